@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Create .venv (if missing) and install sitesift into it with the given extras.
+# Usage: scripts/setup.sh [EXTRAS]   e.g. scripts/setup.sh test
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PYTHON="${PYTHON:-python3}"
+if [ ! -x .venv/bin/python ]; then
+    "$PYTHON" -m venv .venv
+fi
+.venv/bin/python -m pip install --quiet --upgrade pip >/dev/null 2>&1 || true
+if [ -n "${1:-}" ]; then
+    .venv/bin/python -m pip install --quiet -e ".[$1]"
+else
+    .venv/bin/python -m pip install --quiet -e .
+fi

@@ -1,0 +1,109 @@
+"""Turn a page plus per-node verdicts into labelled text blocks.
+
+Every cleaner decides about DOM nodes; this module is the one place that turns those
+decisions into text, so all methods render text the same way and are compared fairly.
+A verdict on a node holds for its whole subtree until a deeper verdict overrides it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sitesift.dom import BLOCK_TAGS, DomNode
+from sitesift.result import CONTENT, NOISE, Block
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """A method's decision about one DOM node (and, by default, its subtree)."""
+
+    label: str      # CONTENT or NOISE
+    score: float    # content score in [0, 1]
+    reason: str
+
+
+KEEP = Verdict(CONTENT, 1.0, "no verdict: kept")
+
+
+class _Leave:
+    """Stack marker: the walk leaves `node` and restores the state outside it."""
+
+    __slots__ = ("decider", "node", "tag", "verdict")
+
+    def __init__(self, node: DomNode, verdict: Verdict, decider: DomNode, tag: str) -> None:
+        self.node, self.verdict, self.decider, self.tag = node, verdict, decider, tag
+
+
+def render_blocks(root: DomNode, verdicts: dict[int, Verdict], default: Verdict = KEEP,
+                  *, with_paths: bool = True) -> list[Block]:
+    """Blocks of the page in document order, each labelled by the nearest verdict above it
+    (`with_paths=False` skips the readable node addresses when only the text matters)."""
+    blocks: list[Block] = []
+    parts: list[str] = []
+    paths: dict[int, str] = {}
+    verdict, decider, tag = default, root, "body"
+
+    def flush() -> None:
+        text = " ".join("".join(parts).split())
+        parts.clear()
+        if text:
+            blocks.append(Block(text, tag, verdict.label, verdict.score, verdict.reason,
+                                decider.nid, _path(decider, paths) if with_paths else ""))
+
+    stack: list[DomNode | str | _Leave] = [root]
+    pop, push, extend = stack.pop, stack.append, stack.extend
+    while stack:
+        item = pop()
+        if item.__class__ is str:
+            if parts or not item.isspace():
+                parts.append(item)
+            continue
+        if item.__class__ is _Leave:
+            assert isinstance(item, _Leave)
+            if parts and (item.node.tag in BLOCK_TAGS or item.verdict is not verdict):
+                flush()
+            verdict, decider, tag = item.verdict, item.decider, item.tag
+            continue
+        assert isinstance(item, DomNode)
+        node = item
+        found = verdicts.get(node.nid)
+        is_block = node.tag in BLOCK_TAGS
+        if parts and (found is not None or is_block):
+            flush()
+        if found is not None or is_block:  # inline elements change no state: no marker
+            push(_Leave(node, verdict, decider, tag))
+            if found is not None:
+                verdict, decider = found, node
+            if is_block:
+                tag = node.tag
+        extend(reversed(node.children))
+    if parts:
+        flush()
+    return blocks
+
+
+def _path(node: DomNode, cache: dict[int, str]) -> str:
+    """`body/div#main/p`: the node's readable address, memoised along the way up."""
+    found = cache.get(node.nid)
+    if found is not None:
+        return found
+    if node.parent is None or node.tag == "#root":
+        return ""
+    parent = _path(node.parent, cache) if node.parent.tag != "#root" else ""
+    label = node.tag
+    attrs = node.attrs
+    if attrs:
+        if attrs.get("id"):
+            label += "#" + str(attrs["id"]).strip()
+        elif attrs.get("class"):
+            label += "." + ".".join(str(attrs["class"]).split())
+    path = f"{parent}/{label}" if parent else label
+    cache[node.nid] = path
+    return path
+
+
+def content_text(blocks: list[Block]) -> str:
+    return "\n".join(b.text for b in blocks if b.label == CONTENT)
+
+
+__all__ = ["CONTENT", "KEEP", "NOISE", "Verdict", "content_text", "render_blocks"]

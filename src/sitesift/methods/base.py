@@ -1,0 +1,95 @@
+"""The interface every method shares, and the registry of method names.
+
+`fit(pages)` learns from pages of one site (page-level methods learn nothing),
+`score(page)` returns verdicts on DOM nodes, `clean(page)` renders them into a Result.
+The CLI, the evaluation and the batch jobs only ever see this interface.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, ClassVar, TypeVar
+
+from sitesift.errors import NotFittedError, UnknownMethodError
+from sitesift.extract import KEEP, Verdict, render_blocks
+from sitesift.page import Page
+from sitesift.result import Result
+
+NodeScores = dict[int, Verdict]
+"""Verdicts keyed by DomNode.nid; a verdict covers the node's subtree."""
+
+
+class Cleaner:
+    """Base class: subclasses set `name`, `site_level`, and implement `score`."""
+
+    name: ClassVar[str] = ""
+    site_level: ClassVar[bool] = False
+
+    def fit(self, pages: Sequence[Page]) -> Cleaner:
+        """Learn from pages of one site. Page-level methods learn nothing."""
+        return self
+
+    @property
+    def fitted(self) -> bool:
+        return True
+
+    def check_fitted(self) -> None:
+        if not self.fitted:
+            raise NotFittedError(f"{self.name}: call fit() on pages of the site first")
+
+    def score(self, page: Page) -> NodeScores:
+        raise NotImplementedError
+
+    def clean(self, page: Page) -> Result:
+        verdicts = self.score(page)
+        blocks = render_blocks(page.root, verdicts, KEEP)
+        return Result(blocks, self.name, page.id, page.url, page.site, page.title)
+
+    def to_state(self) -> dict[str, Any]:
+        """The fitted state as plain JSON data (site-level methods override)."""
+        return {}
+
+    @classmethod
+    def from_state(cls, params: dict[str, Any], state: dict[str, Any]) -> Cleaner:
+        return cls(**params)
+
+    def get_params(self) -> dict[str, Any]:
+        return {}
+
+
+C = TypeVar("C", bound=type[Cleaner])
+_REGISTRY: dict[str, Callable[..., Cleaner]] = {}
+
+
+def register(cls: C) -> C:
+    """Class decorator: make a cleaner available by its `name`."""
+    if not cls.name:
+        raise ValueError(f"{cls.__name__} has no name")
+    _REGISTRY[cls.name] = cls
+    return cls
+
+
+def get_cleaner(name: str, **params: Any) -> Cleaner:
+    """A new cleaner of the named method."""
+    _load_builtin_methods()
+    try:
+        factory = _REGISTRY[name]
+    except KeyError:
+        known = ", ".join(sorted(_REGISTRY))
+        raise UnknownMethodError(f"unknown method {name!r}; known: {known}") from None
+    return factory(**params)
+
+
+def get_class(name: str) -> type[Cleaner]:
+    cleaner = get_cleaner(name)
+    return type(cleaner)
+
+
+def method_names() -> list[str]:
+    _load_builtin_methods()
+    return sorted(_REGISTRY)
+
+
+def _load_builtin_methods() -> None:
+    # Imported on first use, not at package import, so `import sitesift` stays cheap.
+    from sitesift.methods import alltext, sst  # noqa: F401

@@ -1,0 +1,157 @@
+"""The Site Style Tree cleaner (`--method sst`): fit on a site's pages, clean any page of it."""
+
+from __future__ import annotations
+
+import gc
+import random
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, fields, replace
+from typing import Any
+
+from sitesift.errors import ModelError
+from sitesift.extract import KEEP, render_blocks
+from sitesift.methods.base import Cleaner, NodeScores, register
+from sitesift.methods.sst.importance import mark_local_noise, score_tree
+from sitesift.methods.sst.mapping import map_page
+from sitesift.methods.sst.serialize import tree_from_state, tree_to_state
+from sitesift.methods.sst.tree import ElementNode, TreeBuilder, walk
+from sitesift.page import Page
+from sitesift.result import NOISE, Result
+from sitesift.text import normalise_line
+
+
+@contextmanager
+def paused_gc() -> Iterator[None]:
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+@dataclass(frozen=True, slots=True)
+class SSTParams:
+    """Every parameter of the method, with where its default comes from."""
+
+    gamma: float = 0.9
+    """Attenuating factor of composite importance: the paper's value."""
+    threshold: float = 0.3
+    """Noise threshold t (lost from the seed's text): chosen by measurement, see README."""
+    sample_size: int = 500
+    """Pages sampled to build the tree (seeded); the paper found a few hundred enough."""
+    seed: int = 0
+    merge: bool = True
+    """Enhancement 1: merge element nodes of different style nodes with similar contents."""
+    merge_similarity: float = 0.5
+    """Jaccard overlap of characteristic features needed to merge (lost; measured)."""
+    cf_min_share: float = 0.5
+    """A characteristic feature occurs in at least this share of the node's pages (lost;
+    measured)."""
+    virtual_leaves: bool = True
+    """Enhancement 2: parents of actual leaf tags are the leaves."""
+    local_noise: bool = True
+    """Enhancement 3: delete locally noisy blocks inside meaningful nodes."""
+    local_threshold: float = 0.5
+    """A block is locally noisy when 1 - H(block) is below this (lost; measured)."""
+    align_unmatched: float | None = 0.5
+    """Our extension: align unseen child sequences to the closest known style node when
+    their key sequences agree at least this much (difflib ratio); None keeps the paper's
+    rule (an unseen sequence keeps the page node whole)."""
+
+    def __post_init__(self) -> None:
+        for name in ("gamma", "threshold", "merge_similarity", "cf_min_share",
+                     "local_threshold"):
+            value = getattr(self, name)
+            if not 0.0 <= value <= 1.0:
+                raise ValueError(f"sst: {name} must be in [0, 1], got {value!r}")
+        if self.sample_size < 1:
+            raise ValueError("sst: sample_size must be at least 1")
+
+
+@register
+class SiteStyleTree(Cleaner):
+    """Yi, Liu & Li (KDD 2003): noise elimination with a Site Style Tree."""
+
+    name = "sst"
+    site_level = True
+
+    def __init__(self, params: SSTParams | None = None, **overrides: Any) -> None:
+        self.params = replace(params or SSTParams(), **overrides)
+        self.tree_: ElementNode | None = None
+        self.n_pages_ = 0
+
+    @property
+    def fitted(self) -> bool:
+        return self.tree_ is not None
+
+    def get_params(self) -> dict[str, Any]:
+        return asdict(self.params)
+
+    def fit(self, pages: Sequence[Page]) -> SiteStyleTree:
+        with paused_gc():  # the tree is many small long-lived objects: GC passes only cost
+            return self._fit(pages)
+
+    def _fit(self, pages: Sequence[Page]) -> SiteStyleTree:
+        p = self.params
+        sample = list(pages)
+        if len(sample) > p.sample_size:
+            sample = random.Random(p.seed).sample(sample, p.sample_size)
+        builder = TreeBuilder(merge=p.merge, merge_similarity=p.merge_similarity,
+                              cf_min_share=p.cf_min_share, virtual_leaves=p.virtual_leaves)
+        for page in sample:
+            builder.add_page(page.root)
+        score_tree(builder.root, p.gamma, p.threshold)
+        if p.local_noise:
+            mark_local_noise(builder.root, p.local_threshold)
+        for node in walk(builder.root):  # page nodes are not part of the model
+            node.instances = []
+            node.leaf_counts = []
+        self.tree_ = builder.root
+        self.n_pages_ = builder.n_pages
+        return self
+
+    def score(self, page: Page) -> NodeScores:
+        return self._map(page)[0]
+
+    def _map(self, page: Page) -> tuple[NodeScores, dict[int, frozenset[str]]]:
+        self.check_fitted()
+        assert self.tree_ is not None
+        p = self.params
+        return map_page(self.tree_, page.root, virtual_leaves=p.virtual_leaves,
+                        align_min=p.align_unmatched)
+
+    def clean(self, page: Page) -> Result:
+        verdicts, local = self._map(page)
+        blocks = render_blocks(page.root, verdicts, KEEP)
+        if local:
+            for block in blocks:
+                lines = local.get(block.nid)
+                if lines and block.label != NOISE and normalise_line(block.text) in lines:
+                    block.label = NOISE
+                    block.reason = "SST locally noisy block inside a meaningful node"
+        return Result(blocks, self.name, page.id, page.url, page.site, page.title)
+
+    def to_state(self) -> dict[str, Any]:
+        self.check_fitted()
+        assert self.tree_ is not None
+        return {"n_pages": self.n_pages_, **tree_to_state(self.tree_)}
+
+    @classmethod
+    def from_state(cls, params: dict[str, Any], state: dict[str, Any]) -> SiteStyleTree:
+        known = {f.name for f in fields(SSTParams)}
+        unknown = set(params) - known
+        if unknown:
+            raise ModelError(f"unknown sst parameters: {sorted(unknown)}")
+        try:
+            cleaner = cls(SSTParams(**params))
+        except (TypeError, ValueError) as exc:
+            raise ModelError(f"bad sst parameters: {exc}") from None
+        n_pages = state.get("n_pages")
+        if not isinstance(n_pages, int) or n_pages < 0:
+            raise ModelError("sst state: n_pages must be a non-negative integer")
+        cleaner.tree_ = tree_from_state(state)
+        cleaner.n_pages_ = n_pages
+        return cleaner

@@ -1,0 +1,95 @@
+"""Saving and loading fitted cleaners as versioned, validated JSON (never pickle).
+
+The file is one JSON object: a format tag and version, the method name, its parameters,
+its fitted state, and a SHA-256 over the canonical parameters and state, so truncation and
+tampering are reported instead of silently producing a different cleaner.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from sitesift import __version__
+from sitesift.errors import ModelError, UnknownMethodError
+from sitesift.methods.base import Cleaner, get_class
+
+FORMAT = "sitesift-model"
+FORMAT_VERSION = 1
+MAX_BYTES = 512 * 1024 * 1024
+
+
+def _digest(method: str, params: dict[str, Any], state: dict[str, Any]) -> str:
+    canonical = json.dumps({"method": method, "params": params, "state": state}, sort_keys=True,
+                           separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def save_model(cleaner: Cleaner, path: str | Path) -> Path:
+    """Write a fitted cleaner; `.gz` in the name compresses it. Written atomically."""
+    cleaner.check_fitted()
+    path = Path(path)
+    params, state = cleaner.get_params(), cleaner.to_state()
+    doc = {
+        "format": FORMAT, "format_version": FORMAT_VERSION, "method": cleaner.name,
+        "sitesift_version": __version__, "params": params, "state": state,
+        "sha256": _digest(cleaner.name, params, state),
+    }
+    data = json.dumps(doc, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    if path.suffix == ".gz":
+        data = gzip.compress(data, mtime=0)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_bytes(data)
+    os.replace(tmp, path)
+    return path
+
+
+def load_model(path: str | Path, *, max_bytes: int = MAX_BYTES) -> Cleaner:
+    """Read and validate a model file; every problem is a ModelError naming the file."""
+    path = Path(path)
+    try:
+        return _load(path, max_bytes)
+    except ModelError as exc:
+        raise ModelError(f"{path}: {exc}") from None
+
+
+def _load(path: Path, max_bytes: int) -> Cleaner:
+    try:
+        size = path.stat().st_size
+        if size > max_bytes:
+            raise ModelError(f"file of {size:,} bytes exceeds the limit of {max_bytes:,}")
+        raw = path.read_bytes()
+        if raw[:2] == b"\x1f\x8b":
+            with gzip.open(path, "rb") as fh:
+                raw = fh.read(max_bytes + 1)
+            if len(raw) > max_bytes:
+                raise ModelError(f"unpacks to more than {max_bytes:,} bytes")
+    except OSError as exc:  # also gzip.BadGzipFile and EOFError's OSError kin
+        raise ModelError(f"cannot read: {exc}") from None
+    except EOFError:
+        raise ModelError("truncated gzip data") from None
+    try:
+        doc = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ModelError(f"not a sitesift model (corrupt or truncated JSON: {exc})") from None
+    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
+        raise ModelError("not a sitesift model (missing format tag)")
+    version = doc.get("format_version")
+    if version != FORMAT_VERSION:
+        raise ModelError(f"model format version {version!r}; this sitesift reads "
+                         f"version {FORMAT_VERSION}")
+    params, state, method = doc.get("params"), doc.get("state"), doc.get("method")
+    if not isinstance(params, dict) or not isinstance(state, dict) or not isinstance(method,
+                                                                                    str):
+        raise ModelError("'method', 'params' and 'state' must be a string and two objects")
+    if doc.get("sha256") != _digest(method, params, state):
+        raise ModelError("checksum mismatch: the file was altered or damaged")
+    try:
+        cls = get_class(method)
+    except UnknownMethodError as exc:
+        raise ModelError(str(exc)) from None
+    return cls.from_state(params, state)

@@ -1,0 +1,120 @@
+"""A page, parsed once: bytes -> text -> Lexbor tree -> the shared DomNode tree."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from selectolax.lexbor import LexborHTMLParser
+
+from sitesift.decode import decode_file, decode_html
+from sitesift.dom import DomNode, build_dom
+from sitesift.errors import InputError
+
+# Lexbor's time grows with the square of element nesting (20 s at 100,000 levels), so very
+# deep documents are refused before parsing. Counting '<' is cheap; the exact scan below
+# runs only on pages with enough tags to be that deep.
+MAX_NESTING = 5000
+MAX_CHARS = 32 * 1024 * 1024
+_TAG = re.compile(r"<(/?)([a-zA-Z][a-zA-Z0-9-]*)[^>]*?(/?)>")
+# Void elements never nest; elements with implied end tags or formatting elements that the
+# parser closes or caps itself are left out too, so old pages of unclosed <p> and <td> pass.
+_NOT_NESTING = frozenset((
+    "area base br col embed hr img input link meta param source track wbr p li td th tr dt dd "
+    "option optgroup tbody thead tfoot colgroup caption a b i u s em strong font small big tt "
+    "nobr code"
+).split())
+
+
+@dataclass(slots=True)
+class Page:
+    """One parsed page and what is known about it."""
+
+    root: DomNode
+    html: str
+    url: str | None = None
+    site: str | None = None
+    id: str | None = None
+    title: str | None = None
+    encoding: str | None = None
+    meta: dict[str, object] = field(default_factory=dict)
+
+    @property
+    def name(self) -> str:
+        """How errors and reports refer to this page."""
+        return self.id or self.url or "<page>"
+
+    @classmethod
+    def from_html(
+        cls,
+        html: str,
+        *,
+        url: str | None = None,
+        site: str | None = None,
+        id: str | None = None,
+        encoding: str | None = None,
+    ) -> Page:
+        """Parse already decoded HTML."""
+        if not html or html.isspace():
+            raise InputError(f"{id or url or 'page'}: empty page")
+        if len(html) > MAX_CHARS:
+            raise InputError(f"{id or url or 'page'}: page of {len(html):,} characters exceeds "
+                             f"the limit of {MAX_CHARS:,}")
+        if "\x00" in html:
+            html = html.replace("\x00", "")
+        depth = _nesting_depth(html)
+        if depth > MAX_NESTING:
+            raise InputError(f"{id or url or 'page'}: elements nested {depth:,} deep "
+                             f"(limit {MAX_NESTING:,})")
+        tree = LexborHTMLParser(html)
+        body = tree.body
+        if body is None:
+            raise InputError(f"{id or url or 'page'}: no document body after parsing")
+        title_node = tree.css_first("title")
+        title = title_node.text(strip=True) if title_node is not None else None
+        return cls(build_dom(body), html, url, site, id, title or None, encoding)
+
+    @classmethod
+    def from_bytes(
+        cls,
+        data: bytes,
+        *,
+        url: str | None = None,
+        site: str | None = None,
+        id: str | None = None,
+        content_type: str | None = None,
+    ) -> Page:
+        """Decode (BOM, HTTP header, meta charset, detection) and parse."""
+        try:
+            decoded = decode_html(data, content_type)
+        except InputError as exc:
+            raise InputError(f"{id or url or 'page'}: {exc}") from None
+        return cls.from_html(decoded.text, url=url, site=site, id=id, encoding=decoded.encoding)
+
+    @classmethod
+    def from_file(cls, path: str | Path, *, url: str | None = None, site: str | None = None,
+                  id: str | None = None) -> Page:
+        """Read a page from disk (`.gz` is unpacked)."""
+        path = Path(path)
+        try:
+            decoded = decode_file(path)
+        except (OSError, InputError) as exc:
+            raise InputError(f"{path}: {exc}") from None
+        return cls.from_html(decoded.text, url=url, site=site, id=id or path.name,
+                             encoding=decoded.encoding)
+
+
+def _nesting_depth(html: str) -> int:
+    """Deepest element nesting (void and self-closed tags ignored); cheap for small pages."""
+    if html.count("<") <= MAX_NESTING:
+        return 0
+    depth = deepest = 0
+    for match in _TAG.finditer(html):
+        closing, tag, selfclose = match.groups()
+        if closing:
+            depth = max(depth - 1, 0)
+        elif not selfclose and tag.lower() not in _NOT_NESTING:
+            depth += 1
+            deepest = max(deepest, depth)
+    return deepest

@@ -1,0 +1,84 @@
+"""What cleaning returns: labelled blocks, and their renderings as text, markdown, HTML, JSON."""
+
+from __future__ import annotations
+
+import html as htmllib
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+CONTENT = "content"
+NOISE = "noise"
+
+
+@dataclass(slots=True)
+class Block:
+    """A run of text between block-level boundaries, with the verdict on it."""
+
+    text: str
+    tag: str            # the nearest block-level element (p, li, h2, td, ...)
+    label: str          # CONTENT or NOISE
+    score: float        # the method's content score in [0, 1] for the deciding node
+    reason: str         # which node and rule decided
+    nid: int            # document-order id of the deciding DomNode
+    path: str = ""      # readable address of the block's element
+
+
+@dataclass(slots=True)
+class Result:
+    """A cleaned page."""
+
+    blocks: list[Block]
+    method: str
+    id: str | None = None
+    url: str | None = None
+    site: str | None = None
+    title: str | None = None
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def content(self) -> list[Block]:
+        return [b for b in self.blocks if b.label == CONTENT]
+
+    @property
+    def text(self) -> str:
+        """Main content, one block per line."""
+        return "\n".join(b.text for b in self.content)
+
+    def markdown(self) -> str:
+        lines: list[str] = []
+        for b in self.content:
+            if len(b.tag) == 2 and b.tag[0] == "h" and b.tag[1].isdigit():
+                lines.append("#" * int(b.tag[1]) + " " + b.text)
+            elif b.tag == "li":
+                lines.append("- " + b.text)
+            elif b.tag == "blockquote":
+                lines.append("> " + b.text)
+            else:
+                lines.append(b.text)
+        return "\n\n".join(lines)
+
+    def html(self) -> str:
+        """The main content as a small, clean HTML document."""
+        out = ["<!DOCTYPE html>", '<html><head><meta charset="utf-8">']
+        if self.title:
+            out.append(f"<title>{htmllib.escape(self.title)}</title>")
+        out.append("</head><body>")
+        in_list = False
+        for b in self.content:
+            tag = b.tag if b.tag in {"h1", "h2", "h3", "h4", "h5", "h6", "li", "pre",
+                                     "blockquote"} else "p"
+            if (tag == "li") != in_list:
+                out.append("<ul>" if tag == "li" else "</ul>")
+                in_list = tag == "li"
+            out.append(f"<{tag}>{htmllib.escape(b.text)}</{tag}>")
+        if in_list:
+            out.append("</ul>")
+        out.append("</body></html>")
+        return "\n".join(out)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id, "url": self.url, "site": self.site, "method": self.method,
+            "title": self.title, "text": self.text, "meta": self.meta,
+            "blocks": [asdict(b) for b in self.blocks],
+        }

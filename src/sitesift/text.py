@@ -1,0 +1,52 @@
+"""Tokens and content features, defined once for every method and for the metrics.
+
+A token is a lowercased `\\w+` match (Unicode word characters), the unit of the evaluation
+metric. A *feature* is what the Site Style Tree paper counts in a leaf: words, image
+sources (`img:`) and link targets (`a:`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+from sitesift.dom import DomNode
+
+TOKEN = re.compile(r"\w+")
+_DIGITS = re.compile(r"\d+")
+_SPACES = re.compile(r"\s+")
+
+
+def tokens(text: str) -> list[str]:
+    """Lowercased `\\w+` tokens: the unit of token precision/recall/F1."""
+    return TOKEN.findall(text.lower())
+
+
+def normalise_line(text: str) -> str:
+    """A text block as a repeatable feature: case, digits and spacing folded."""
+    return _DIGITS.sub("#", _SPACES.sub(" ", text.strip().lower()))
+
+
+def node_features(node: DomNode) -> Counter[str]:
+    """Words, image sources and link targets in a node's subtree (cached on the node)."""
+    cached = node._features
+    if cached is not None:
+        return cached
+    words: list[str] = []
+    extra: list[str] = []
+    for sub in node.iter():
+        if sub.src:
+            extra.append("img:" + sub.src)
+        if sub.href:
+            extra.append("a:" + sub.href)
+        for child in sub.children:
+            if isinstance(child, str):
+                words.append(child)
+    feats: Counter[str] = Counter(TOKEN.findall(" ".join(words).lower()))
+    feats.update(extra)
+    node._features = feats
+    return feats
+
+
+def text_features(text: str) -> Counter[str]:
+    return Counter(TOKEN.findall(text.lower()))
