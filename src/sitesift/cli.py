@@ -67,7 +67,8 @@ def write_outcomes(outcomes: Iterable[Outcome], out: Path, fmt: str) -> tuple[in
 def cmd_clean(args: argparse.Namespace) -> int:
     groups = collect_sources(Path(args.path), args.group_by)
     outcomes = run_groups(groups, args.method, _params(args.set), model=args.model,
-                          workers=args.workers, progress=not args.quiet)
+                          workers=args.workers, progress=not args.quiet,
+                          noise=args.format == "json")
     ok, failed = write_outcomes(outcomes, Path(args.out), args.format)
     print(f"sitesift clean: {ok} pages cleaned, {failed} errors (see {args.out}/errors.jsonl), "
           f"{len(groups)} site groups, method {args.method}", file=sys.stderr)

@@ -35,10 +35,6 @@ from functools import lru_cache
 
 from sitesift.errors import InputError
 
-__all__ = [
-    "Decoded", "charset_from_content_type", "decode_file", "decode_html", "split_http_response"
-]
-
 
 @dataclass(frozen=True, slots=True)
 class Decoded:
@@ -50,8 +46,9 @@ class Decoded:
 _MAX_BYTES = 64 * 1024 * 1024
 _META_WINDOW = 8 * 1024  # the standard prescans 1 KiB, then still obeys metas the parser meets
 _SNIFF_WINDOW = 4 * 1024
-_DETECT_SAMPLE = 64 * 1024  # charset-normalizer gets slow on large inputs
+_DETECT_SAMPLE = 65536  # charset-normalizer gets slow on large inputs
 _MIN_EVIDENCE = 16  # non-ASCII bytes below which a statistical guess loses to cp1252
+_ASCII = bytes(range(128))
 # The detector may only answer the web's legacy encodings: unrestricted, it picks DOS and Mac
 # code pages (cp775, cp1125, mac_iceland) for plain Western pages.
 _DETECTABLE = (
@@ -83,7 +80,9 @@ _ALIASES = {
         "cp1252": "x-user-defined",  # the standard's decoder differs in 0x80-0xFF only
     }.items()
     for label in labels.split()
-} | {f"iso8859{n}": f"iso8859-{n}" for n in range(1, 17)} | {f"x-cp125{n}": f"cp125{n}" for n in range(9)}
+}
+_ALIASES |= {f"iso8859{n}": f"iso8859-{n}" for n in range(1, 17)}
+_ALIASES |= {f"x-cp125{n}": f"cp125{n}" for n in range(9)}
 # Python codec -> the superset the standard's decoder for that label really implements.
 _REMAP = {
     "ascii": "cp1252", "iso8859-1": "cp1252", "iso8859-9": "cp1254", "iso8859-11": "cp874",
@@ -141,7 +140,9 @@ _HTTP_HEAD = re.compile(
     # ("Date: Mcp: No match.\n96 00:28:41 GMT"); the first field is checked strictly below.
     rb"(?P<fields>(?:[^\r\n:<]*:[^\r\n]*\r?\n(?:[ \t][^\r\n]*\r?\n)*)+)\r?\n"
 )
-_FIELD = re.compile(rb"^([!#$%&'*+.^_`|~0-9A-Za-z-]+)[ \t]*:([^\r\n]*(?:\r?\n[ \t]+[^\r\n]*)*)", re.M)
+_FIELD = re.compile(
+    rb"^([!#$%&'*+.^_`|~0-9A-Za-z-]+)[ \t]*:([^\r\n]*(?:\r?\n[ \t]+[^\r\n]*)*)", re.MULTILINE
+)
 # Without a status line the first field must be a response header, or "Note: x" text would do.
 _RESPONSE_FIELDS = frozenset(
     b"mime-version server date content-type content-length last-modified location connection "
@@ -279,13 +280,14 @@ def _decode(data: bytes, codec: str) -> str | None:
         return text
     # Mostly UTF-8 with a minority of broken sequences (cut, pasted-in bytes): still UTF-8.
     text = data.decode("utf-8", "replace")
-    bad = text.count("\ufffd") - data.count(b"\xef\xbf\xbd")
-    return text if len(text) - len(text.encode("ascii", "ignore")) - bad > bad else None
+    bad = text.count("\ufffd")
+    non_ascii = len(text) - len(data) + len(data.translate(None, _ASCII))  # ASCII maps 1:1
+    return text if non_ascii - bad > bad else None
 
 
 def _detect(data: bytes) -> str | None:
     sample = data[:_DETECT_SAMPLE]
-    if len(sample.translate(None, bytes(range(128)))) < _MIN_EVIDENCE:
+    if len(sample.translate(None, _ASCII)) < _MIN_EVIDENCE:
         return None
     if len(data) > len(sample) and (cut := sample.rfind(b"\n")) > len(sample) // 2:
         sample = sample[:cut]  # don't end the sample inside a multi-byte character
@@ -301,7 +303,9 @@ def _detect(data: bytes) -> str | None:
     return _codec_for_label(best.encoding)
 
 
-def decode_html(data: bytes, content_type: str | None = None, *, max_bytes: int = _MAX_BYTES) -> Decoded:
+def decode_html(
+    data: bytes, content_type: str | None = None, *, max_bytes: int = _MAX_BYTES
+) -> Decoded:
     """Decode page bytes to text; see the module docstring for the decision order."""
     if len(data) > max_bytes:
         raise InputError(f"input too large: {len(data)} bytes > max_bytes={max_bytes}")
@@ -318,20 +322,22 @@ def decode_html(data: bytes, content_type: str | None = None, *, max_bytes: int 
 
 
 def _choose(data: bytes, content_type: str | None) -> Decoded:
-    for bom, codec in _BOMS:
+    for bom, bom_codec in _BOMS:
         if data.startswith(bom):
             body = data[len(bom) :]
-            return Decoded(_strict(body, codec) or body.decode(codec, "replace"), codec, "bom")
+            decoded = _strict(body, bom_codec) or body.decode(bom_codec, "replace")
+            return Decoded(decoded, bom_codec, "bom")
     head = data[:_SNIFF_WINDOW]
     if (wide := _sniff_wide(head)) is not None:
         return Decoded(_strict(data, wide) or data.decode(wide, "replace"), wide, "detected")
     _check_binary(head)
     ascii = data.isascii()
+    # ISO-2022-JP is 7-bit and would pass as UTF-8; the one-byte search runs as a fast memchr.
+    jis = ascii and b"\x1b" in data and b"\x1b$" in data
     steps: tuple[tuple[str, Callable[[], str | None]], ...] = (
         ("http", lambda: charset_from_content_type(content_type)),
         ("meta", lambda: _prescan(data)),
-        # ISO-2022-JP is 7-bit and would pass as UTF-8; one-byte search first (memchr is fast)
-        ("detected", lambda: "iso2022_jp" if ascii and b"\x1b" in data and b"\x1b$" in data else None),
+        ("detected", lambda: "iso2022_jp" if jis else None),
         ("utf-8", lambda: "utf-8"),
         ("detected", lambda: None if ascii else _detect(data)),
     )
@@ -342,11 +348,11 @@ def _choose(data: bytes, content_type: str | None) -> Decoded:
         if codec is None or codec in _WIDE or codec in tried:  # UTF-16 labels on 8-bit bytes lie
             continue
         tried.add(codec)
-        if source in ("http", "meta") and codec != "utf-8" and not ascii:
-            # Stale legacy labels on UTF-8 pages are common: in the shared corpora UTF-8 was right
-            # on all 27 pages whose legacy label met valid non-ASCII UTF-8.
-            if (text := _strict(data, "utf-8")) is not None:
-                return Decoded(text, "utf-8", "utf-8")
+        # Stale legacy labels on UTF-8 pages are common: in the shared corpora UTF-8 was right
+        # on all 27 pages whose legacy label met valid non-ASCII UTF-8.
+        stale = source in ("http", "meta") and codec != "utf-8" and not ascii
+        if stale and (text := _strict(data, "utf-8")) is not None:
+            return Decoded(text, "utf-8", "utf-8")
         if (text := _decode(data, codec)) is not None:
             return Decoded(text, codec, source)
         loose = loose or (None if codec == "utf-8" else (codec, source))
@@ -371,7 +377,7 @@ def split_http_response(data: bytes) -> tuple[dict[str, str], bytes]:
 
 
 def decode_file(path: str | os.PathLike[str], *, max_bytes: int = _MAX_BYTES) -> Decoded:
-    """Read and decode a page file: gunzips ``*.gz``, drops a saved HTTP header, uses its charset."""
+    """Read a page file (gunzipping ``*.gz``, dropping a saved HTTP header) and decode it."""
     try:
         if os.fspath(path).endswith(".gz"):
             with gzip.open(path, "rb") as f:

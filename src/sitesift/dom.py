@@ -1,11 +1,10 @@
 """A light, read-only DOM that every method shares.
 
-The Lexbor tree (selectolax) is walked once per page into `DomNode`s: the tag, the
-presentation *style key* (tag plus normalised display attributes), the children in
-document order (text runs as plain `str`), a document-order id and the parent. Invisible
-parts (scripts, styles, comments, `hidden` elements) never enter it, so no method has to
-remember to skip them, and nothing below recurses in Python, so absurd nesting cannot
-overflow the stack.
+The Lexbor tree (selectolax) is read into `DomNode`s: the tag, the presentation *style
+key* (tag plus normalised display attributes), the children in document order (text runs
+as plain `str`), an id and the parent. Invisible parts (scripts, styles, comments, `hidden`
+elements) never enter it, so no method has to remember to skip them, and nothing below
+recurses in Python, so absurd nesting cannot overflow the stack.
 """
 
 from __future__ import annotations
@@ -42,24 +41,55 @@ STYLE_ATTRS = (
 MAX_DEPTH = 256
 
 _DIGITS = re.compile(r"\d+")
+_MAYBE_HIDDEN = frozenset({"hidden", "aria-hidden", "style"})
 _HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.I)
 
 
 class DomNode:
-    """One element of a page, with its children in document order."""
+    """One element of a page, with its children in document order.
 
-    __slots__ = ("_features", "_key", "_leaf", "attrs", "children", "nid", "parent", "tag")
+    Children are read from the Lexbor tree the first time they are asked for, so cleaning
+    never pays for subtrees it deletes unseen (a noisy sidebar, a footer).
+    """
+
+    __slots__ = ("_children", "_doc", "_features", "_key", "_leaf", "_lnode", "attrs", "depth",
+                 "nid", "parent", "tag")
 
     def __init__(self, tag: str, attrs: dict[str, str | None] | None, nid: int,
-                 parent: DomNode | None) -> None:
+                 parent: DomNode | None, lnode: Any = None, doc: _Doc | None = None) -> None:
         self.tag = tag
         self.attrs = attrs  # as the parser gave them; None when the element has none
-        self.nid = nid
+        self.nid = nid      # unique within the page (creation order)
         self.parent = parent
-        self.children: list[DomNode | str] = []
+        self.depth: int = parent.depth + 1 if parent is not None else 0
+        self._lnode = lnode
+        self._doc = doc
+        self._children: list[DomNode | str] | None = None if lnode is not None else []
         self._key: str | None = None
         self._leaf: bool | None = None
         self._features: Any = None
+
+    @property
+    def children(self) -> list[DomNode | str]:
+        kids = self._children
+        if kids is None:
+            assert self._doc is not None
+            kids = self._children = self._doc.expand(self)
+            self._lnode = None
+        return kids
+
+    @property
+    def unread(self) -> bool:
+        """True while the children have not been read from the parser."""
+        return self._children is None
+
+    def text_blocks(self, tag: str) -> list[tuple[str, str]]:
+        """(block tag, text) of the subtree, read straight from the parser without making
+        DomNodes: the renderer's fast path for subtrees no method looks inside. Same rules
+        as `children` (invisible parts skipped) and as the renderer (blocks split at
+        block-level elements)."""
+        assert self._lnode is not None
+        return _lexbor_blocks(self._lnode, tag)
 
     @property
     def key(self) -> str:
@@ -135,63 +165,117 @@ def _hidden(attrs: dict[str, str | None]) -> bool:
     return bool(style and _HIDDEN_STYLE.search(style))
 
 
-def build_dom(lexbor_root: Any) -> DomNode:
-    """Walk a Lexbor element (normally `<body>`) into a DomNode tree under a virtual root.
+class _Doc:
+    """Per-page state of the lazy tree: the id counter and how to read children."""
 
-    Lexbor's own pre-order traversal is the fastest way through the tree from Python; each
-    node finds its DomNode parent by the Lexbor parent's identity, so a node whose parent was
-    skipped (inside a script, a comment, a hidden element) is skipped with it.
-    """
-    root = DomNode("#root", None, 0, None)
-    counter = 1
-    with_text: list[DomNode] = []
-    top = lexbor_root.parent
-    owner: dict[int, tuple[DomNode, int]] = {top.mem_id if top is not None else -1: (root, 1)}
-    get = owner.get
-    for lnode in lexbor_root.traverse(include_text=True):
-        parent_l = lnode.parent
-        found = get(parent_l.mem_id) if parent_l is not None else None
-        if found is None:
+    __slots__ = ("next_nid",)
+
+    def __init__(self) -> None:
+        self.next_nid = 1
+
+    def expand(self, node: DomNode) -> list[DomNode | str]:
+        lnode = node._lnode
+        if node.depth >= MAX_DEPTH:  # flatten: keep the text, drop the structure
+            return _flat_text(lnode)
+        kids: list[DomNode | str] = []
+        elements = texts = False
+        child = lnode.child
+        while child is not None:
+            tag = child.tag
+            if tag == "-text":
+                text = child.text_content
+                if text:
+                    kids.append(text)
+                    texts = texts or not text.isspace()
+            elif _visible(child, tag):
+                kids.append(DomNode(tag, child.attributes or None, self.next_nid, node, child,
+                                    self))
+                self.next_nid += 1
+                elements = True
+            child = child.next
+        if elements and texts:
+            # Text runs beside elements become `#text` nodes, so a style sequence can name
+            # them (the paper's style trees show TEXT among a node's children).
+            for i, item in enumerate(kids):
+                if isinstance(item, str) and not item.isspace():
+                    wrapped = DomNode("#text", None, self.next_nid, node)
+                    wrapped.children.append(item)
+                    kids[i] = wrapped
+                    self.next_nid += 1
+        return kids
+
+
+def _visible(lnode: Any, tag: str | None) -> bool:
+    if not tag or tag[0] in "-_!" or tag in SKIPPED_TAGS:  # comments, doctype, invisible kinds
+        return False
+    attrs = lnode.attributes
+    return not (attrs and _MAYBE_HIDDEN & attrs.keys() and _hidden(attrs))
+
+
+def _lexbor_blocks(lnode: Any, tag: str) -> list[tuple[str, str]]:
+    out: list[tuple[str, str]] = []
+    parts: list[str] = []
+
+    def flush() -> None:
+        text = " ".join("".join(parts).split())
+        parts.clear()
+        if text:
+            out.append((tag, text))
+
+    # Items: Lexbor nodes to visit, or a str: the block tag to restore on leaving a block.
+    stack: list[Any] = []
+    child = lnode.last_child
+    while child is not None:
+        stack.append(child)
+        child = child.prev
+    while stack:
+        item = stack.pop()
+        if item.__class__ is str:
+            if parts:
+                flush()
+            tag = item
             continue
-        parent, depth = found
-        tag = lnode.tag
-        if tag == "-text":
-            text = lnode.text_content
+        name = item.tag
+        if name == "-text":
+            text = item.text_content
+            if text and (parts or not text.isspace()):
+                parts.append(text)
+            continue
+        if not _visible(item, name):
+            continue
+        if name in BLOCK_TAGS:
+            if parts:
+                flush()
+            stack.append(tag)
+            tag = name
+        child = item.last_child
+        while child is not None:
+            stack.append(child)
+            child = child.prev
+    if parts:
+        flush()
+    return out
+
+
+def _flat_text(lnode: Any) -> list[DomNode | str]:
+    out: list[DomNode | str] = []
+    for sub in lnode.traverse(include_text=True):
+        if sub.tag == "-text" and sub.parent is not None and sub.parent.tag not in SKIPPED_TAGS:
+            text = sub.text_content
             if text:
-                parent.children.append(text)
-                if not text.isspace():
-                    with_text.append(parent)
-            continue
-        if not tag or tag[0] in "-_!" or tag in SKIPPED_TAGS:  # comments, doctype, hidden kinds
-            continue
-        attrs = lnode.attributes
-        if attrs and _hidden(attrs):
-            continue
-        if depth > MAX_DEPTH:
-            owner[lnode.mem_id] = found  # flatten: keep the text, drop the structure
-            continue
-        node = DomNode(tag, attrs or None, counter, parent)
-        counter += 1
-        parent.children.append(node)
-        owner[lnode.mem_id] = (node, depth + 1)
-    _wrap_mixed_text(with_text, counter)
+                out.append(text)
+    return out
+
+
+def build_dom(lexbor_body: Any) -> DomNode:
+    """The DomNode tree of a page: a virtual root above the Lexbor `<body>` element."""
+    doc = _Doc()
+    root = DomNode("#root", None, 0, None)
+    attrs = lexbor_body.attributes
+    body = DomNode(lexbor_body.tag, attrs or None, doc.next_nid, root, lexbor_body, doc)
+    doc.next_nid += 1
+    root.children.append(body)
     return root
-
-
-def _wrap_mixed_text(parents: list[DomNode], counter: int) -> None:
-    """Text runs beside elements become `#text` nodes, so a style sequence can name them
-    (the paper's style trees show TEXT among a node's children)."""
-    done: set[int] = set()
-    for node in parents:
-        if node.nid in done or not any(isinstance(c, DomNode) for c in node.children):
-            continue
-        done.add(node.nid)
-        for i, child in enumerate(node.children):
-            if isinstance(child, str) and not child.isspace():
-                text = DomNode("#text", None, counter, node)
-                text.children.append(child)
-                node.children[i] = text
-                counter += 1
 
 
 def is_leaf(node: DomNode, virtual: bool = True) -> bool:

@@ -39,7 +39,7 @@ def evaluate(datasets: Iterable[Path], methods: Iterable[str], *, grouping: str 
         groups = dataset_groups(root, grouping, min_group_pages)
         for method in methods:
             for outcome in run_groups(groups, method, (params or {}).get(method),
-                                      workers=workers, progress=progress):
+                                      workers=workers, progress=progress, noise=False):
                 gold = read_gold(root, outcome.id) or ""
                 text = outcome.result.text if outcome.result is not None else ""
                 prf = token_prf(text, gold)

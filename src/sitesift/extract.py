@@ -20,6 +20,7 @@ class Verdict:
     label: str      # CONTENT or NOISE
     score: float    # content score in [0, 1]
     reason: str
+    final: bool = False  # no verdict below this node: its text can be read in one go
 
 
 KEEP = Verdict(CONTENT, 1.0, "no verdict: kept")
@@ -35,9 +36,12 @@ class _Leave:
 
 
 def render_blocks(root: DomNode, verdicts: dict[int, Verdict], default: Verdict = KEEP,
-                  *, with_paths: bool = True) -> list[Block]:
-    """Blocks of the page in document order, each labelled by the nearest verdict above it
-    (`with_paths=False` skips the readable node addresses when only the text matters)."""
+                  *, with_paths: bool = True, noise: bool = True) -> list[Block]:
+    """Blocks of the page in document order, each labelled by the nearest verdict above it.
+
+    `with_paths=False` skips the readable node addresses, and `noise=False` skips the noise
+    blocks (their subtrees are then never read), when only the main text matters.
+    """
     blocks: list[Block] = []
     parts: list[str] = []
     paths: dict[int, str] = {}
@@ -70,12 +74,20 @@ def render_blocks(root: DomNode, verdicts: dict[int, Verdict], default: Verdict 
         is_block = node.tag in BLOCK_TAGS
         if parts and (found is not None or is_block):
             flush()
+        if not noise and found is not None and found.label == NOISE:
+            continue
         if found is not None or is_block:  # inline elements change no state: no marker
             push(_Leave(node, verdict, decider, tag))
             if found is not None:
                 verdict, decider = found, node
             if is_block:
                 tag = node.tag
+            if found is not None and found.final and node.unread:
+                for block_tag, text in node.text_blocks(tag):  # fast path, same rules
+                    blocks.append(Block(text, block_tag, verdict.label, verdict.score,
+                                        verdict.reason, node.nid,
+                                        _path(node, paths) if with_paths else ""))
+                continue
         extend(reversed(node.children))
     if parts:
         flush()

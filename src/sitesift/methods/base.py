@@ -40,9 +40,11 @@ class Cleaner:
     def score(self, page: Page) -> NodeScores:
         raise NotImplementedError
 
-    def clean(self, page: Page) -> Result:
+    def clean(self, page: Page, *, noise: bool = True) -> Result:
+        """Labelled blocks of the page; `noise=False` returns only the content blocks and
+        skips their node addresses: faster, for callers that want the main text alone."""
         verdicts = self.score(page)
-        blocks = render_blocks(page.root, verdicts, KEEP)
+        blocks = render_blocks(page.root, verdicts, KEEP, noise=noise, with_paths=noise)
         return Result(blocks, self.name, page.id, page.url, page.site, page.title)
 
     def to_state(self) -> dict[str, Any]:

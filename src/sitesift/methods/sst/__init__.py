@@ -123,9 +123,9 @@ class SiteStyleTree(Cleaner):
         return map_page(self.tree_, page.root, virtual_leaves=p.virtual_leaves,
                         align_min=p.align_unmatched)
 
-    def clean(self, page: Page) -> Result:
+    def clean(self, page: Page, *, noise: bool = True) -> Result:
         verdicts, local = self._map(page)
-        blocks = render_blocks(page.root, verdicts, KEEP)
+        blocks = render_blocks(page.root, verdicts, KEEP, noise=noise, with_paths=noise)
         if local:
             for block in blocks:
                 lines = local.get(block.nid)

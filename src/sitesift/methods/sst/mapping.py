@@ -32,17 +32,18 @@ def map_page(
         label = element.label
         if label == NOISY:
             verdicts[node.nid] = Verdict(NOISE, element.comp_imp,
-                                         f"SST noisy node (CompImp {element.comp_imp:.2f})")
+                                         f"SST noisy node (CompImp {element.comp_imp:.2f})", True)
             continue
         if label in (MEANINGFUL, EMPTY):
             verdicts[node.nid] = Verdict(CONTENT, element.comp_imp,
-                                         f"SST {label} node (CompImp {element.comp_imp:.2f})")
+                                         f"SST {label} node (CompImp {element.comp_imp:.2f})", True)
             if element.local_noise:
                 local[node.nid] = element.local_noise
             continue
         kids = style_children(node, virtual_leaves)
         if kids is None:
-            verdicts[node.nid] = Verdict(CONTENT, 1.0, "SST: leaf where the site has structure")
+            verdicts[node.nid] = Verdict(CONTENT, 1.0, "SST: leaf where the site has structure",
+                                         True)
             continue
         style = element.styles.get(tuple(k.key for k in kids))
         if style is not None:
@@ -52,7 +53,7 @@ def map_page(
         matched = {id(k) for _, k in pairs}
         for kid in kids:
             if id(kid) not in matched:
-                verdicts[kid.nid] = Verdict(CONTENT, 1.0, "SST: layout not seen in the site")
+                verdicts[kid.nid] = Verdict(CONTENT, 1.0, "SST: layout not seen in the site", True)
         stack.extend(pairs)
     return verdicts, local
 

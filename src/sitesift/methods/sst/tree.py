@@ -53,8 +53,8 @@ class ElementNode:
     """One element of the site's pages, identified by its place in the tree."""
 
     __slots__ = (
-        "_by_key", "_cf", "_cf_n", "_last_page", "comp_imp", "instances", "key", "label", "leaf_counts",
-        "leaf_pages", "local_noise", "node_imp", "pages", "styles",
+        "_by_key", "_cf", "_cf_n", "_last_page", "comp_imp", "instances", "key", "label",
+        "leaf_counts", "leaf_pages", "local_noise", "node_imp", "pages", "styles",
     )
 
     def __init__(self, key: str) -> None:
