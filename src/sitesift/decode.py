@@ -46,7 +46,7 @@ class Decoded:
 _MAX_BYTES = 64 * 1024 * 1024
 _META_WINDOW = 8 * 1024  # the standard prescans 1 KiB, then still obeys metas the parser meets
 _SNIFF_WINDOW = 4 * 1024
-_DETECT_SAMPLE = 65536  # charset-normalizer gets slow on large inputs
+_DETECT_SAMPLE = 64 * 1024  # charset-normalizer gets slow on large inputs
 _MIN_EVIDENCE = 16  # non-ASCII bytes below which a statistical guess loses to cp1252
 _ASCII = bytes(range(128))
 # The detector may only answer the web's legacy encodings: unrestricted, it picks DOS and Mac

@@ -50,7 +50,7 @@ def render_blocks(root: DomNode, verdicts: dict[int, Verdict], default: Verdict 
     def flush() -> None:
         text = " ".join("".join(parts).split())
         parts.clear()
-        if text:
+        if text and (noise or verdict.label != NOISE):
             blocks.append(Block(text, tag, verdict.label, verdict.score, verdict.reason,
                                 decider.nid, _path(decider, paths) if with_paths else ""))
 
@@ -74,8 +74,8 @@ def render_blocks(root: DomNode, verdicts: dict[int, Verdict], default: Verdict 
         is_block = node.tag in BLOCK_TAGS
         if parts and (found is not None or is_block):
             flush()
-        if not noise and found is not None and found.label == NOISE:
-            continue
+        if not noise and found is not None and found.final and found.label == NOISE:
+            continue  # nothing below can be content: never read it
         if found is not None or is_block:  # inline elements change no state: no marker
             push(_Leave(node, verdict, decider, tag))
             if found is not None:
@@ -83,6 +83,8 @@ def render_blocks(root: DomNode, verdicts: dict[int, Verdict], default: Verdict 
             if is_block:
                 tag = node.tag
             if found is not None and found.final and node.unread:
+                if not noise and found.label == NOISE:
+                    continue
                 for block_tag, text in node.text_blocks(tag):  # fast path, same rules
                     blocks.append(Block(text, block_tag, verdict.label, verdict.score,
                                         verdict.reason, node.nid,

@@ -1,0 +1,68 @@
+"""The command line on the bundled sample site (and a slice of a shared corpus)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from sitesift.cli import SAMPLE_SITE, main
+from sitesift.datasets import read_index
+from tests.conftest import shared_dataset
+
+IDS = [r["id"] for r in read_index(SAMPLE_SITE)]
+
+
+def test_clean_dataset_folder_writes_one_file_per_index_row(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    assert main(["clean", str(SAMPLE_SITE), "--method", "sst", "--group-by", "site",
+                 "--format", "json", "--out", str(out), "--workers", "1", "--quiet"]) == 0
+    assert sorted(p.stem for p in out.glob("*.json")) == sorted(IDS)
+    assert (out / "errors.jsonl").read_text() == ""
+    doc = json.loads((out / "hg-001.json").read_text())
+    labels = {b["label"] for b in doc["blocks"]}
+    assert labels == {"content", "noise"} and doc["method"] == "sst"
+    assert all(b["reason"] and b["path"] for b in doc["blocks"])
+
+
+@pytest.mark.parametrize(("fmt", "suffix"), [("text", ".txt"), ("markdown", ".md")])
+def test_fit_then_clean_with_saved_model(tmp_path: Path, fmt: str, suffix: str) -> None:
+    model = tmp_path / "site.sst.json"
+    assert main(["fit", str(SAMPLE_SITE / "pages"), "--out", str(model)]) == 0
+    out = tmp_path / "out"
+    assert main(["clean", str(SAMPLE_SITE / "pages"), "--model", str(model), "--format", fmt,
+                 "--out", str(out), "--quiet", "--workers", "1"]) == 0
+    text = (out / f"hg-001{suffix}").read_text()
+    gold = (SAMPLE_SITE / "gold" / "hg-001.txt").read_text().splitlines()
+    assert gold[0] in text                      # the headline is kept
+    assert "Advertisement" not in text          # the template is gone
+    assert "All rights reserved" not in text
+
+
+def test_unknown_method_and_missing_path_fail_cleanly(tmp_path: Path,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["clean", str(SAMPLE_SITE), "--method", "nope", "--out", str(tmp_path)])
+    assert main(["clean", str(tmp_path / "absent"), "--out", str(tmp_path / "o")]) == 2
+    assert "no such file" in capsys.readouterr().err
+
+
+def test_demo_fits_cleans_and_scores(tmp_path: Path) -> None:
+    assert main(["demo", "--out", str(tmp_path)]) == 0
+    assert (tmp_path / "sample_site.sst.json").is_file()
+    assert len(list((tmp_path / "pages").glob("*.txt"))) == len(IDS)
+    rows = (tmp_path / "summary.md").read_text().splitlines()
+    f1 = {r.split("|")[2].strip(): float(r.split("|")[5]) for r in rows[2:]}
+    assert f1["sst"] > f1["alltext"] + 0.1
+
+
+def test_evaluate_on_a_shared_corpus_slice(tmp_path: Path) -> None:
+    root = shared_dataset("cleanportaleval")
+    out = tmp_path / "eval"
+    assert main(["evaluate", str(root), "--method", "alltext", "--method", "sst",
+                 "--out", str(out), "--quiet", "--workers", "2"]) == 0
+    rows = [json.loads(line) for line in (out / "pages.jsonl").read_text().splitlines()]
+    mean = {m: sum(r["f1"] for r in rows if r["method"] == m) / 70 for m in ("alltext", "sst")}
+    assert len(rows) == 140 and not any(r["error"] for r in rows)
+    assert mean["sst"] > mean["alltext"] + 0.15
