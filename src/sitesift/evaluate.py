@@ -52,20 +52,21 @@ def evaluate(datasets: Iterable[Path], methods: Iterable[str], *, grouping: str 
 
 
 def summary_table(rows: list[dict[str, Any]]) -> str:
-    """Markdown: one line per (corpus, method) with mean/median F1, mean P and R, ms."""
+    """Markdown: one line per (corpus, method): mean and median F1, P and R; median ms."""
     keys = sorted({(r["corpus"], r["method"]) for r in rows})
     lines = [
-        "| corpus | method | pages | errors | mean F1 | median F1 | mean P | mean R | median ms |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| corpus | method | pages | errors | mean F1 | median F1 | mean P | median P "
+        "| mean R | median R | median ms |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for corpus, method in keys:
         sel = [r for r in rows if r["corpus"] == corpus and r["method"] == method]
-        f1 = [r["f1"] for r in sel]
+        cells = []
+        for metric in ("f1", "precision", "recall"):
+            values = [r[metric] for r in sel]
+            cells += [f"{statistics.fmean(values):.3f}", f"{statistics.median(values):.3f}"]
         lines.append(
-            f"| {corpus} | {method} | {len(sel)} | {sum(1 for r in sel if r['error'])} "
-            f"| {statistics.fmean(f1):.3f} | {statistics.median(f1):.3f} "
-            f"| {statistics.fmean(r['precision'] for r in sel):.3f} "
-            f"| {statistics.fmean(r['recall'] for r in sel):.3f} "
-            f"| {statistics.median(r['ms'] for r in sel):.2f} |"
+            f"| {corpus} | {method} | {len(sel)} | {sum(1 for r in sel if r['error'])} | "
+            + " | ".join(cells) + f" | {statistics.median(r['ms'] for r in sel):.2f} |"
         )
     return "\n".join(lines)

@@ -93,5 +93,21 @@ def method_names() -> list[str]:
 
 
 def _load_builtin_methods() -> None:
-    # Imported on first use, not at package import, so `import sitesift` stays cheap.
-    from sitesift.methods import alltext, sst  # noqa: F401
+    """Import every module of `sitesift.methods` once, so each registers its cleaners.
+
+    Done on first use, not at package import, so `import sitesift` stays cheap; method
+    modules import heavy libraries (scikit-learn, SciPy) inside their functions."""
+    if _LOADED:
+        return
+    import importlib
+    import pkgutil
+
+    import sitesift.methods as package
+
+    for info in pkgutil.iter_modules(package.__path__):
+        if info.name != "base":
+            importlib.import_module(f"sitesift.methods.{info.name}")
+    _LOADED.append(True)
+
+
+_LOADED: list[bool] = []
