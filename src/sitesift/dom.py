@@ -78,6 +78,18 @@ class DomNode:
             self._lnode = None
         return kids
 
+    def has_elements(self) -> bool:
+        """Whether any child is an element; asks the parser without reading the children, so
+        a leaf test on the parent leaves this subtree unread for the fast text path."""
+        if self._children is None and self._lnode is not None and self.depth < MAX_DEPTH:
+            child = self._lnode.child
+            while child is not None:
+                if child.tag != "-text" and _visible(child, child.tag):
+                    return True
+                child = child.next
+            return False
+        return any(isinstance(c, DomNode) for c in self.children)
+
     @property
     def unread(self) -> bool:
         """True while the children have not been read from the parser."""
@@ -292,7 +304,7 @@ def is_leaf(node: DomNode, virtual: bool = True) -> bool:
             if not virtual:
                 leaf = False
                 break
-            if any(isinstance(c, DomNode) for c in child.children):
+            if child.has_elements():
                 leaf = False
                 break
     if virtual:
