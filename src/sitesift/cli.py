@@ -19,6 +19,7 @@ from sitesift.methods.base import get_cleaner, method_names
 
 FORMATS = {"text": ".txt", "markdown": ".md", "json": ".json"}
 SAMPLE_SITE = Path(__file__).parent / "data" / "sample_site"
+SHARED_DATASETS = Path(__file__).resolve().parents[2].parent / "shared" / "datasets"
 
 
 def _params(pairs: Iterable[str]) -> dict[str, Any]:
@@ -105,7 +106,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     methods = args.method or ["alltext", "sst"]
     rows = evaluate([Path(d) for d in args.datasets], methods, grouping=args.group_by,
                     min_group_pages=args.min_site_pages, workers=args.workers,
-                    progress=not args.quiet)
+                    progress=not args.quiet, folds=args.folds)
     table = summary_table(rows)
     print(table)
     if args.out:
@@ -116,6 +117,142 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
             for row in rows:
                 fh.write(json.dumps(row) + "\n")
     return 0
+
+
+def _names(value: str, known: list[str], what: str) -> list[str]:
+    """A comma-separated list: `all`, `none`, or names."""
+    if value == "all":
+        return list(known)
+    if value == "none":
+        return []
+    names = [n.strip() for n in value.split(",") if n.strip()]
+    if what == "method" and (unknown := [n for n in names if n not in known]):
+        raise SystemExit(f"sitesift bench: unknown method(s) {', '.join(unknown)}; "
+                         f"known: {', '.join(known)}")
+    return names
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    """sitesift's methods and the peers on the same pages: summary.md, pages.jsonl, plots."""
+    from sitesift.bench.peers import PEERS
+    from sitesift.bench.report import load_run, method_order, overview, write_report
+    from sitesift.bench.runner import run_bench
+    from sitesift.datasets import is_dataset
+
+    out = Path(args.out)
+    if args.from_pages:
+        rows, info = load_run(out)
+        write_report(rows, info, out, info.get("command"), plots=not args.no_plots)
+        print(overview(rows, method_order(rows, info)))
+        return 0
+    if not args.datasets:
+        raise SystemExit("sitesift bench: give dataset folders (or --from-pages)")
+    for d in args.datasets:
+        if not is_dataset(Path(d)):
+            raise SystemExit(f"sitesift bench: {d} is not a dataset (index.jsonl + pages/)")
+    methods = _names(args.methods, method_names(), "method")
+    peers = _names(args.peers, list(PEERS), "peer")
+    command = " ".join(["sitesift bench", *args.datasets, "--methods", args.methods, "--peers",
+                        args.peers, "--group-by", args.group_by, "--workers", str(args.workers)]
+                       + (["--min-site-pages", str(args.min_site_pages)]
+                          if args.min_site_pages > 1 else [])
+                       + (["--limit", str(args.limit)] if args.limit else [])
+                       + ["--out", args.out])
+    out.mkdir(parents=True, exist_ok=True)
+    with open(out / "pages.jsonl", "w", encoding="utf-8") as fh:
+        def write_row(row: dict[str, Any]) -> None:
+            fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+            fh.flush()
+
+        run = run_bench([Path(d) for d in args.datasets], methods, peers,
+                        grouping=args.group_by, min_group_pages=args.min_site_pages,
+                        workers=args.workers, limit=args.limit, progress=not args.quiet,
+                        on_row=write_row)
+    for name, reason in run.skipped.items():
+        print(f"sitesift bench: skipped {name}: {reason}", file=sys.stderr)
+    write_report(run.rows, run.info(), out, command, plots=not args.no_plots)
+    print(overview(run.rows, method_order(run.rows, run.info())))
+    print(f"sitesift bench: {len(run.rows)} rows in {run.meta['seconds']} s -> "
+          f"{out / 'summary.md'}, {out / 'pages.jsonl'}", file=sys.stderr)
+    return 0
+
+
+def cmd_gate(args: argparse.Namespace) -> int:
+    """Check sitesift's methods against the F1 floors on the CI slice, or rewrite them."""
+    from sitesift.bench import gate
+
+    datasets = Path(args.datasets)
+    if not datasets.is_dir():
+        raise SystemExit(f"sitesift gate: no corpora at {datasets}")
+    if args.reslice:
+        gate.write_slice(gate.choose_slice(datasets))
+        print(f"sitesift gate: wrote {gate.SLICE_FILE}; now pin floors with --write",
+              file=sys.stderr)
+        if not args.write:
+            return 0
+    if args.write:
+        known = gate.Floors.load().floors if gate.FLOORS_FILE.is_file() else {}
+        methods = list(dict.fromkeys([*known, *(args.method or [])]))
+        try:
+            floors, result = gate.rewrite_floors(methods, datasets, args.allow_lower)
+        except ValueError as exc:
+            raise SystemExit(f"sitesift gate: {exc}") from None
+        print(result.table(floors))
+        print(f"sitesift gate: wrote {gate.FLOORS_FILE}: review the change", file=sys.stderr)
+        return 0
+    floors = gate.Floors.load()
+    try:
+        result = gate.run_gate(datasets, floors, methods=args.method)
+    except gate.SliceChanged as exc:
+        print(f"sitesift gate: {exc}", file=sys.stderr)
+        return 1
+    print(result.table(floors))
+    for failure in result.failures:
+        print(f"FAIL {failure}", file=sys.stderr)
+    return 1 if result.failures else 0
+
+
+def crawl_settings(args: argparse.Namespace) -> tuple[Any, Any]:
+    """The CrawlConfig and Limits that `sitesift crawl` arguments ask for."""
+    from sitesift.guards import Limits
+    from sitesift.sitework import CrawlConfig
+
+    cfg = CrawlConfig(
+        method=args.method, params=_params(args.set), fallback=args.fallback,
+        grouping=args.group_by, min_site_pages=args.min_site_pages, fit_sample=args.fit_sample,
+        seed=args.seed, markdown=args.markdown, html=args.html,
+        max_record_bytes=int(args.max_record_mb * 1024 * 1024), models=args.models,
+        refit=args.refit)
+    limits = Limits(page_seconds=args.page_timeout, fit_seconds=args.fit_timeout,
+                    memory_mb=args.memory_mb)
+    return cfg, limits
+
+
+def cmd_crawl(args: argparse.Namespace) -> int:
+    """Clean a crawl, one model per site; every input record is accounted for."""
+    try:
+        cfg, limits = crawl_settings(args)
+        if args.engine == "spark":
+            from sitesift.spark import local_session, run_spark
+
+            spark = local_session(args.workers)
+            try:
+                summary = run_spark(spark, [str(Path(p).resolve()) for p in args.inputs],
+                                    args.out, cfg, limits)
+            finally:
+                spark.stop()
+        else:
+            from sitesift.crawl import run_crawl
+
+            summary = run_crawl(args.inputs, args.out, cfg, limits, fmt=args.format,
+                                workers=args.workers, progress=not args.quiet,
+                                keep_work=args.keep_work)
+    except ValueError as exc:
+        raise SystemExit(f"sitesift crawl: {exc}") from None
+    print(f"sitesift crawl: {summary['records_in']} records in = {summary['results']} results "
+          f"+ {summary['errors']} errors + {summary['skipped']} skipped; {summary['sites']} "
+          f"sites -> {args.out}", file=sys.stderr)
+    return 0 if summary["balanced"] else 1
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
@@ -173,10 +310,77 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--method", action="append", choices=methods)
     p.add_argument("--group-by", default="site", choices=GROUPINGS)
     p.add_argument("--min-site-pages", type=int, default=1)
+    p.add_argument("--folds", type=int, default=1,
+                   help="clean each page with a site model fitted on the other folds of its "
+                        "site (pages the model never saw); 1 = fit on all pages")
     p.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     p.add_argument("--out")
     p.add_argument("--quiet", action="store_true")
     p.set_defaults(func=cmd_evaluate)
+
+    p = sub.add_parser("bench", help="sitesift's methods beside peer extractors, same pages")
+    p.add_argument("datasets", nargs="*", help="dataset folders (index.jsonl + pages/ + gold/)")
+    p.add_argument("--methods", default="all",
+                   help="comma-separated sitesift methods, or all / none (default all)")
+    p.add_argument("--peers", default="all",
+                   help="comma-separated peers, or all / none (default all): "
+                        "trafilatura, trafilatura-precision, resiliparse, readability-lxml, "
+                        "justext, boilerpy3, goose3, html-text, rs-trafilatura")
+    p.add_argument("--group-by", default="auto", choices=("auto", *GROUPINGS),
+                   help="site groups for site-level methods; auto: site,year where the "
+                        "corpus has years, else site")
+    p.add_argument("--min-site-pages", type=int, default=1,
+                   help="leave out pages of smaller site groups (for every method)")
+    p.add_argument("--workers", type=int, default=1,
+                   help="processes for sitesift's methods (peers run in this one)")
+    p.add_argument("--limit", type=int, help="only the first N pages with gold per corpus")
+    p.add_argument("--out", required=True)
+    p.add_argument("--no-plots", action="store_true")
+    p.add_argument("--from-pages", action="store_true",
+                   help="render summary.md and plots again from OUT/pages.jsonl, run nothing")
+    p.add_argument("--quiet", action="store_true")
+    p.set_defaults(func=cmd_bench)
+
+    p = sub.add_parser("gate", help="the CI gate: F1 floors on a fixed slice of the corpora")
+    p.add_argument("--datasets", default=str(SHARED_DATASETS),
+                   help="the shared corpora (default ../shared/datasets beside the checkout)")
+    p.add_argument("--method", action="append", choices=methods,
+                   help="check (or with --write: pin) this method too")
+    p.add_argument("--write", action="store_true", help="measure and rewrite the floors")
+    p.add_argument("--allow-lower", action="store_true", help="let --write lower a floor")
+    p.add_argument("--reslice", action="store_true",
+                   help="choose the slice again by its rule (changes its hash)")
+    p.set_defaults(func=cmd_gate)
+
+    p = sub.add_parser("crawl", help="clean a crawl (WARC, JSONL, folders), a model per site")
+    p.add_argument("inputs", nargs="+", metavar="INPUT",
+                   help=".warc[.gz], .jsonl[.gz] of {url, html}, a folder or dataset folder")
+    p.add_argument("--out", required=True, help="results, errors, summary; resumable")
+    p.add_argument("--method", default="sst", choices=methods)
+    p.add_argument("--fallback", default="alltext", choices=methods,
+                   help="page-level method for sites with fewer than --min-site-pages")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
+    p.add_argument("--format", default="jsonl", choices=("jsonl", "parquet"))
+    p.add_argument("--group-by", default="domain", choices=("domain", "host"),
+                   help="site = registrable domain (public suffix list) or host")
+    p.add_argument("--min-site-pages", type=int, default=5)
+    p.add_argument("--fit-sample", type=int, default=50,
+                   help="pages per site the model is fitted on (a seeded sample)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--markdown", action="store_true", help="add markdown to the results")
+    p.add_argument("--html", action="store_true", help="add cleaned HTML to the results")
+    p.add_argument("--models", help="model store folder: reuse stored site models, store new")
+    p.add_argument("--refit", action="store_true", help="fit even where a model is stored")
+    p.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    p.add_argument("--page-timeout", type=float, default=10.0, metavar="SECONDS")
+    p.add_argument("--fit-timeout", type=float, default=300.0, metavar="SECONDS")
+    p.add_argument("--memory-mb", type=int, default=2048, help="per worker; 0: no limit")
+    p.add_argument("--max-record-mb", type=float, default=16.0)
+    p.add_argument("--engine", default="local", choices=("local", "spark"),
+                   help="spark: a local Spark with --workers cores (Parquet out)")
+    p.add_argument("--keep-work", action="store_true", help="keep OUT/work (spill, parts)")
+    p.add_argument("--quiet", action="store_true")
+    p.set_defaults(func=cmd_crawl)
 
     p = sub.add_parser("demo", help="fit, clean and score the bundled sample site")
     p.add_argument("--out", default="sitesift-demo")

@@ -8,18 +8,30 @@ clean scores as empty output, and the error is kept in its row.
 from __future__ import annotations
 
 import statistics
-from collections.abc import Iterable
+from collections.abc import Callable, Container, Iterable
 from pathlib import Path
 from typing import Any
 
-from sitesift.batch import Source, run_groups
+from sitesift.batch import Outcome, Source, run_groups
 from sitesift.datasets import group_rows, read_gold, read_index
 from sitesift.metrics import token_prf
 
+Scorer = Callable[[Path, Outcome, str, str], dict[str, Any]]
+"""(corpus root, outcome, output text, gold text) -> the score fields of the page's row."""
+
+
+def token_scores(root: Path, outcome: Outcome, text: str, gold: str) -> dict[str, Any]:
+    prf = token_prf(text, gold)
+    return {"precision": prf.precision, "recall": prf.recall, "f1": prf.f1}
+
 
 def dataset_groups(root: Path, grouping: str, min_group_pages: int = 1,
-                   only_gold: bool = True) -> dict[str, list[Source]]:
+                   only_gold: bool = True,
+                   ids: Container[str] | None = None) -> dict[str, list[Source]]:
+    """Site groups of a corpus' pages (those with gold; only `ids` when given)."""
     rows = read_index(root)
+    if ids is not None:
+        rows = [r for r in rows if r["id"] in ids]
     if only_gold:
         rows = [r for r in rows if (root / "gold" / f"{r['id']}.txt").is_file()]
     groups = group_rows(rows, grouping)
@@ -31,22 +43,27 @@ def dataset_groups(root: Path, grouping: str, min_group_pages: int = 1,
 
 def evaluate(datasets: Iterable[Path], methods: Iterable[str], *, grouping: str = "site",
              min_group_pages: int = 1, workers: int = 1, progress: bool = False,
-             params: dict[str, dict[str, Any]] | None = None) -> list[dict[str, Any]]:
-    """One row per (corpus, page, method) with precision, recall, f1, ms and any error."""
+             params: dict[str, dict[str, Any]] | None = None,
+             ids: Container[str] | None = None,
+             scorer: Scorer = token_scores, folds: int = 1) -> list[dict[str, Any]]:
+    """One row per (corpus, page, method) with precision, recall, f1, ms and any error;
+    `ids` limits the pages, `scorer` makes the score fields (it may also override `ms`);
+    `folds` > 1 cleans every page with a site model fitted on the other folds of its
+    group (pages the model never saw)."""
     rows: list[dict[str, Any]] = []
     for root in datasets:
         root = Path(root)
-        groups = dataset_groups(root, grouping, min_group_pages)
+        groups = dataset_groups(root, grouping, min_group_pages, ids=ids)
         for method in methods:
             for outcome in run_groups(groups, method, (params or {}).get(method),
-                                      workers=workers, progress=progress, noise=False):
+                                      workers=workers, progress=progress, noise=False,
+                                      folds=folds):
                 gold = read_gold(root, outcome.id) or ""
                 text = outcome.result.text if outcome.result is not None else ""
-                prf = token_prf(text, gold)
                 rows.append({
                     "corpus": root.name, "id": outcome.id, "method": method,
-                    "group": outcome.group, "precision": prf.precision, "recall": prf.recall,
-                    "f1": prf.f1, "ms": round(outcome.ms, 3), "error": outcome.error,
+                    "group": outcome.group, "ms": round(outcome.ms, 3), "error": outcome.error,
+                    **scorer(root, outcome, text, gold),
                 })
     return rows
 

@@ -100,7 +100,8 @@ class SiteStyleTree(Cleaner):
         if len(sample) > p.sample_size:
             sample = random.Random(p.seed).sample(sample, p.sample_size)
         builder = TreeBuilder(merge=p.merge, merge_similarity=p.merge_similarity,
-                              cf_min_share=p.cf_min_share, virtual_leaves=p.virtual_leaves)
+                              cf_min_share=p.cf_min_share, virtual_leaves=p.virtual_leaves,
+                              align_min=p.align_unmatched)
         for page in sample:
             builder.add_page(page.root)
         score_tree(builder.root, p.gamma, p.threshold)

@@ -12,11 +12,16 @@ Children that align to nothing stay: a layout never seen is never dropped.
 
 from __future__ import annotations
 
-from difflib import SequenceMatcher
-
 from sitesift.dom import DomNode
 from sitesift.extract import Verdict
-from sitesift.methods.sst.tree import EMPTY, MEANINGFUL, NOISY, ElementNode, style_children
+from sitesift.methods.sst.tree import (
+    EMPTY,
+    MEANINGFUL,
+    NOISY,
+    ElementNode,
+    align,
+    style_children,
+)
 from sitesift.result import CONTENT, NOISE
 
 
@@ -56,28 +61,3 @@ def map_page(
                 verdicts[kid.nid] = Verdict(CONTENT, 1.0, "SST: layout not seen in the site", True)
         stack.extend(pairs)
     return verdicts, local
-
-
-def align(element: ElementNode, kids: list[DomNode], min_ratio: float
-          ) -> list[tuple[ElementNode, DomNode]]:
-    """Pair page children with the element nodes of the most similar known style node."""
-    keys = [k.key for k in kids]
-    best: list[tuple[ElementNode, DomNode]] = []
-    best_ratio = min_ratio
-    matcher = SequenceMatcher(None, autojunk=False)
-    matcher.set_seq2(keys)
-    for signature, style in element.styles.items():
-        matcher.set_seq1(list(signature))
-        if matcher.real_quick_ratio() < best_ratio or matcher.quick_ratio() < best_ratio:
-            continue
-        ratio = matcher.ratio()
-        if ratio < best_ratio:
-            continue
-        pairs = [
-            (style.elements[block.a + i], kids[block.b + i])
-            for block in matcher.get_matching_blocks()
-            for i in range(block.size)
-        ]
-        if ratio > best_ratio or not best:
-            best, best_ratio = pairs, ratio
-    return best

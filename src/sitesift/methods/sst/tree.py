@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator
+from difflib import SequenceMatcher
 
 from sitesift.dom import DomNode, is_leaf
 from sitesift.text import node_features
@@ -117,12 +118,13 @@ class TreeBuilder:
     """Merges page DOM trees into one Site Style Tree."""
 
     def __init__(self, *, merge: bool, merge_similarity: float, cf_min_share: float,
-                 virtual_leaves: bool) -> None:
+                 virtual_leaves: bool, align_min: float | None = None) -> None:
         self.root = ElementNode("#root")
         self.merge = merge
         self.merge_similarity = merge_similarity
         self.cf_min_share = cf_min_share
         self.virtual_leaves = virtual_leaves
+        self.align_min = align_min
         self.n_pages = 0
 
     def add_page(self, root: DomNode) -> None:
@@ -153,10 +155,20 @@ class TreeBuilder:
         elements: list[ElementNode] = []
         used: set[int] = set()
         index = parent._by_key
+        aligned: dict[int, ElementNode] = {}
+        if self.align_min is not None and parent.styles:
+            # Our extension, the fit-time twin of the mapping's alignment: a child that the
+            # closest known style node pairs with an element node (same key, same place in
+            # the sequence) is that element node, as it would be in an identical sequence.
+            aligned = {id(kid): element for element, kid in align(parent, kids, self.align_min)}
         for kid in kids:
             key = kid.key
-            same_key = index.get(key) if self.merge else None
-            match = self._merge_candidate(same_key, kid, used) if same_key else None
+            match = aligned.get(id(kid))
+            if match is not None and id(match) in used:
+                match = None
+            same_key = index.get(key) if self.merge and match is None else None
+            if same_key:
+                match = self._merge_candidate(same_key, kid, used)
             if match is None:
                 match = ElementNode(key)
                 index.setdefault(key, []).append(match)
@@ -193,3 +205,32 @@ def walk(root: ElementNode) -> Iterator[ElementNode]:
             if id(child) not in seen:
                 seen.add(id(child))
                 stack.append(child)
+
+
+def align(element: ElementNode, kids: list[DomNode], min_ratio: float, limit: int = 16
+          ) -> list[tuple[ElementNode, DomNode]]:
+    """Pair page children with the element nodes of the most similar known style node (among
+    the `limit` most used ones: rare styles are one-off pages, and the search stays cheap)."""
+    keys = [k.key for k in kids]
+    best: list[tuple[ElementNode, DomNode]] = []
+    best_ratio = min_ratio
+    matcher = SequenceMatcher(None, autojunk=False)
+    matcher.set_seq2(keys)
+    styles = element.styles.items()
+    if len(element.styles) > limit:
+        styles = sorted(styles, key=lambda kv: -kv[1].count)[:limit]  # type: ignore[assignment]
+    for signature, style in styles:
+        matcher.set_seq1(list(signature))
+        if matcher.real_quick_ratio() < best_ratio or matcher.quick_ratio() < best_ratio:
+            continue
+        ratio = matcher.ratio()
+        if ratio < best_ratio:
+            continue
+        pairs = [
+            (style.elements[block.a + i], kids[block.b + i])
+            for block in matcher.get_matching_blocks()
+            for i in range(block.size)
+        ]
+        if ratio > best_ratio or not best:
+            best, best_ratio = pairs, ratio
+    return best
