@@ -13,7 +13,6 @@ from collections import Counter
 from sitesift.dom import DomNode
 
 TOKEN = re.compile(r"\w+")
-_DIGITS = re.compile(r"\d+")
 _SPACES = re.compile(r"\s+")
 
 
@@ -23,8 +22,9 @@ def tokens(text: str) -> list[str]:
 
 
 def normalise_line(text: str) -> str:
-    """A text block as a repeatable feature: case, digits and spacing folded."""
-    return _DIGITS.sub("#", _SPACES.sub(" ", text.strip().lower()))
+    """A text block as a repeatable feature: case and spacing folded. Digits are kept: an
+    ISBN or a price is content even where its label repeats on every page."""
+    return _SPACES.sub(" ", text.strip().lower())
 
 
 def node_features(node: DomNode) -> Counter[str]:

@@ -109,7 +109,7 @@ def mark_local_noise(root: ElementNode, threshold: float) -> None:
     """Enhancement 3: inside maximal meaningful nodes, text blocks whose entropy across the
     node's pages is high (1 - H below `threshold`) are locally noisy ("Share this", "Posted
     in", a repeated disclaimer). Blocks are the unit because word-level deletion would cut
-    stop words out of sentences; the blocks are stored normalised (case, digits, spaces)."""
+    stop words out of sentences; the blocks are stored normalised (case, spacing)."""
     for node in maximal(root, MEANINGFUL):
         m = len(node.instances)
         if m < 2:
