@@ -9,6 +9,7 @@ recurses in Python, so absurd nesting cannot overflow the stack.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -108,7 +109,8 @@ class DomNode:
         """The style key (computed on first use: cleaning visits few nodes)."""
         key = self._key
         if key is None:
-            key = self._key = style_key(self.tag, self.attrs) if self.attrs else self.tag
+            key = self._key = (_cached_style_key(self.tag, tuple(self.attrs.items()))
+                               if self.attrs else self.tag)
         return key
 
     @property
@@ -168,6 +170,13 @@ def style_key(tag: str, attrs: dict[str, str | None]) -> str:
         if value:
             parts.append(f"{name}={value}")
     return "|".join(parts)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _cached_style_key(tag: str, items: tuple[tuple[str, str | None], ...]) -> str:
+    # Pages of one site repeat the same containers with the same attributes: a bounded
+    # memo saves the folding and sorting on every page after the first.
+    return style_key(tag, dict(items))
 
 
 def _hidden(attrs: dict[str, str | None]) -> bool:
