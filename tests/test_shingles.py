@@ -1,0 +1,111 @@
+"""Word shingles and min-hash fingerprints on hand-checked cases."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from sitesift.shingles import (
+    _PRIME,
+    _family,
+    combine,
+    fingerprint,
+    minhash,
+    normalise_tokens,
+    resemblance,
+    shingle_ids,
+)
+
+
+@pytest.mark.parametrize(
+    ("tokens", "w", "expected"),
+    [
+        (["a", "b", "c", "d"], 2, 3),       # ab bc cd
+        (["a", "b", "a", "b"], 2, 2),       # ab ba ab: a set, so 2
+        (["a", "b", "c", "d"], 4, 1),
+        (["a", "b"], 5, 1),                 # shorter than w: the whole text is one shingle
+        (["a", "b", "c", "d"], 1, 4),
+        ([], 3, 0),
+    ],
+    ids=["w2", "repeats-once", "w-equals-length", "short-text", "w1", "empty"],
+)
+def test_shingle_counts(tokens: list[str], w: int, expected: int) -> None:
+    ids = shingle_ids(tokens, w)
+    assert ids.size == expected
+    assert np.all(ids < _PRIME)
+
+
+def test_minhash_is_the_minimum_of_each_hash_function() -> None:
+    ids = np.asarray([5, 17, 123456], dtype=np.uint64)
+    a, b = _family(3, seed=7)
+    expected = tuple(min((int(ai) * x + int(bi)) % _PRIME for x in (5, 17, 123456))
+                     for ai, bi in zip(a, b, strict=True))
+    assert minhash(ids, 3, seed=7) == expected
+
+
+def test_minhash_of_a_superset_is_never_larger() -> None:
+    small = shingle_ids("the quick brown fox".split(), 2)
+    large = shingle_ids("the quick brown fox jumps over".split(), 2)
+    assert all(x <= y for x, y in zip(minhash(large, 8), minhash(small, 8), strict=True))
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "same"),
+    [
+        ("home news sport weather contact", "home news sport weather contact", True),
+        ("home news sport weather contact", "contact weather sport news home", False),
+        ("home news sport weather contact", "alpha beta gamma delta epsilon", False),
+    ],
+    ids=["identical", "reordered", "unrelated"],
+)
+def test_fingerprint_groups_identical_texts_only(a: str, b: str, same: bool) -> None:
+    fa, fb = fingerprint(a.split(), 2, 4), fingerprint(b.split(), 2, 4)
+    assert (fa == fb) is same
+
+
+def test_fingerprint_of_nothing_is_none_and_values_fit_63_bits() -> None:
+    assert fingerprint([], 3, 4) is None
+    fp = fingerprint("a b c".split(), 2, 4)
+    assert fp is not None and 0 <= fp < 1 << 63
+    assert combine([1, 2, 3]) == combine((1, 2, 3))
+
+
+def test_resemblance_estimate_tracks_jaccard() -> None:
+    # Shingles 0..99 and 50..149: Jaccard 50/150 = 1/3.
+    a = np.arange(0, 100, dtype=np.uint64)
+    b = np.arange(50, 150, dtype=np.uint64)
+    est = resemblance(minhash(a, 400, seed=1), minhash(b, 400, seed=1))
+    assert est == pytest.approx(1 / 3, abs=0.08)
+
+
+@pytest.mark.parametrize(
+    ("sig_a", "sig_b", "expected"),
+    [((1, 2, 3, 4), (1, 2, 0, 4), 0.75), ((1, 2), (3, 4), 0.0), ((9,), (9,), 1.0)],
+    ids=["three-of-four", "none", "one-of-one"],
+)
+def test_resemblance_is_the_share_of_agreeing_minhashes(
+        sig_a: tuple[int, ...], sig_b: tuple[int, ...], expected: float) -> None:
+    assert resemblance(sig_a, sig_b) == expected
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: shingle_ids(["a"], 0), "width"),
+        (lambda: minhash(np.asarray([1], dtype=np.uint64), 0), "min-hashes"),
+        (lambda: resemblance((1, 2), (1,)), "equal length"),
+    ],
+    ids=["zero-width", "zero-hashes", "unequal-signatures"],
+)
+def test_bad_arguments(call: object, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        call()  # type: ignore[operator]
+
+
+@pytest.mark.parametrize(
+    ("fold", "expected"),
+    [(True, ["copyright", "#", "acme"]), (False, ["copyright", "2005", "acme"])],
+    ids=["folded", "kept"],
+)
+def test_normalise_tokens(fold: bool, expected: list[str]) -> None:
+    assert normalise_tokens(["Copyright", "2005", "ACME"], fold) == expected
