@@ -72,7 +72,8 @@ def cmd_clean(args: argparse.Namespace) -> int:
                           noise=args.format == "json")
     ok, failed = write_outcomes(outcomes, Path(args.out), args.format)
     print(f"sitesift clean: {ok} pages cleaned, {failed} errors (see {args.out}/errors.jsonl), "
-          f"{len(groups)} site groups, method {args.method}", file=sys.stderr)
+          f"{len(groups)} site groups, "
+          + (f"model {args.model}" if args.model else f"method {args.method}"), file=sys.stderr)
     return 0
 
 
