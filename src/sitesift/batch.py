@@ -121,15 +121,20 @@ def _prepare(method: str, params: dict[str, Any], model: str | None, pages: list
 
 
 def clean_source(cleaner: Cleaner, group: str, src: Source, page: Page | None = None,
-                 noise: bool = True) -> Outcome:
+                 noise: bool = True, passthrough: tuple[type[BaseException], ...] = ()
+                 ) -> Outcome:
     """One input cleaned with a prepared cleaner (loading it unless `page` is given), as one
-    Outcome: the crawl's per-page step, which runs each page under its own guard."""
+    Outcome: the crawl's per-page step, which runs each page under its own guard.
+    Exceptions of the `passthrough` types propagate (the crawl restarts a worker whose
+    memory ran out, rather than go on with a heap it cannot trust)."""
     start = time.perf_counter()
     try:
         if page is None:
             page = src.load()
         start = time.perf_counter()
         result = cleaner.clean(page, noise=noise)
+    except passthrough:
+        raise
     except Exception as exc:  # recorded, never swallowed: the batch edge
         return Outcome(src.id, group, error=_reason(exc), source=src.row)
     return Outcome(src.id, group, result=result, ms=(time.perf_counter() - start) * 1000,

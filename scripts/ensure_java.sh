@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Spark (the `spark` extra: tests/test_spark.py, `sitesift crawl --engine spark`) needs a Java
+# runtime. Install Debian's default headless JRE where `java` is missing; a no-op otherwise.
+set -euo pipefail
+if command -v java >/dev/null 2>&1; then
+    exit 0
+fi
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+    SUDO="sudo"
+fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends default-jre-headless >/dev/null
+java -version 2>&1 | head -1

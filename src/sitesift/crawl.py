@@ -1,0 +1,203 @@
+"""The local crawl job: `sitesift crawl INPUT... --out DIR`.
+
+1. Ingest: each input is read once and its pages spilled to disk by site (in parallel over
+   inputs), so the crawl is grouped without being held in memory.
+2. Clean: each site is a task for guarded worker processes (`sitesift.sitework`), largest
+   sites first; its records go to per-site part files.
+3. Finish: the parts become `results.jsonl` (or `.parquet`), `errors.jsonl`,
+   `sites.jsonl` (how each site was cleaned) and `summary.json` (the accounting:
+   records in = results + error records + skipped).
+
+Resuming: DIR/job.json names the inputs and the settings that decide the output; a rerun
+with the same ones continues where a kill stopped it. Inputs with an ingest report are not
+read again (a half-read input is read again from the start); sites in `work/done.jsonl`
+are not cleaned again (a site is entered there only after its parts were renamed into
+place, and a half-done site is redone from scratch); finishing rewrites the final files
+from the parts. So a rerun neither loses nor duplicates a record.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing as mp
+import time
+from collections import Counter
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from pathlib import Path
+from typing import Any
+
+from sitesift.errors import InputError
+from sitesift.guards import Limits, Lost, Supervisor
+from sitesift.io.ingest import IngestReport, errors_path, ingest_input, load_report, spill_path
+from sitesift.io.sinks import (
+    FORMATS,
+    PartStore,
+    concat,
+    dumps,
+    jsonl_to_parquet,
+    remove_tree,
+    result_schema,
+    write_atomic,
+)
+from sitesift.io.sources import input_kind
+from sitesift.sitework import CrawlConfig, SiteDone, SiteTask, drive
+
+HANDLER = "sitesift.sitework:process_site"
+
+
+def run_crawl(inputs: Sequence[str], out: str | Path, cfg: CrawlConfig,
+              limits: Limits | None = None, *, fmt: str = "jsonl", workers: int = 1,
+              progress: bool = False, keep_work: bool = False) -> dict[str, Any]:
+    """Run (or resume, or just report) the crawl of `inputs` into `out`; its summary."""
+    cfg.check()
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown format {fmt!r}; use one of {', '.join(FORMATS)}")
+    limits = limits or Limits()
+    out = Path(out)
+    paths = [str(Path(p)) for p in inputs]
+    if not paths:
+        raise InputError("no inputs given")
+    job = {"inputs": [_fingerprint(p) for p in paths], "format": fmt, "config": cfg.identity()}
+    _claim(out, job)
+    if (out / "summary.json").is_file():
+        summary: dict[str, Any] = json.loads((out / "summary.json").read_text("utf-8"))
+        return summary
+    start = time.perf_counter()
+    work = out / "work"
+    reports = _ingest_all(paths, work, cfg, workers, progress)
+    done, losses = _clean_all(reports, work, cfg, limits, workers, progress)
+    summary = _finish(out, work, reports, done, fmt)
+    summary["worker_restarts"] = losses
+    summary["seconds"] = round(time.perf_counter() - start, 3)
+    write_atomic(out / "summary.json", json.dumps(summary, indent=1) + "\n")
+    if not keep_work:
+        remove_tree(work)
+    return summary
+
+
+def _fingerprint(path: str) -> dict[str, Any]:
+    kind = input_kind(path)  # InputError for a missing or unknown input, before any work
+    entry: dict[str, Any] = {"path": str(Path(path).resolve()), "kind": kind}
+    if kind in ("warc", "jsonl"):
+        stat = Path(path).stat()
+        entry |= {"size": stat.st_size, "mtime_ns": stat.st_mtime_ns}
+    return entry
+
+
+def _claim(out: Path, job: dict[str, Any]) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / "job.json"
+    if path.is_file():
+        if json.loads(path.read_text("utf-8")) != job:
+            raise InputError(f"{out} holds a different crawl (see its job.json): use another "
+                             "--out, or delete it to start over")
+        return
+    write_atomic(path, json.dumps(job, indent=1) + "\n")
+
+
+def _bar(total: int, enabled: bool, unit: str, desc: str) -> Any:
+    from tqdm import tqdm
+
+    return tqdm(total=total, unit=unit, desc=desc, disable=not enabled, dynamic_ncols=True)
+
+
+def _ingest_all(paths: list[str], work: Path, cfg: CrawlConfig, workers: int,
+                progress: bool) -> list[IngestReport]:
+    pending = [i for i in range(len(paths)) if load_report(work, i) is None]
+    with _bar(len(pending), progress, "input", "reading") as bar:
+        if len(pending) > 1 and workers > 1:
+            with ProcessPoolExecutor(min(workers, len(pending)),
+                                     mp_context=mp.get_context("spawn")) as pool:
+                futures = [pool.submit(ingest_input, i, paths[i], work, cfg.grouping,
+                                       cfg.max_record_bytes) for i in pending]
+                for future in as_completed(futures):
+                    future.result()
+                    bar.update(1)
+        else:
+            for i in pending:
+                ingest_input(i, paths[i], work, cfg.grouping, cfg.max_record_bytes)
+                bar.update(1)
+    reports = [load_report(work, i) for i in range(len(paths))]
+    assert all(r is not None for r in reports)
+    return [r for r in reports if r is not None]
+
+
+def _read_manifest(path: Path) -> dict[str, dict[str, Any]]:
+    done: dict[str, dict[str, Any]] = {}
+    if path.is_file():
+        for line in path.read_text("utf-8").splitlines():
+            try:
+                entry = json.loads(line)
+            except json.JSONDecodeError:  # a line cut by a crash: that site is redone
+                continue
+            done[entry["site"]] = entry
+    return done
+
+
+def _clean_all(reports: list[IngestReport], work: Path, cfg: CrawlConfig, limits: Limits,
+               workers: int, progress: bool) -> tuple[dict[str, dict[str, Any]], int]:
+    counts: Counter[str] = Counter()
+    spills: dict[str, list[str]] = {}
+    for report in reports:  # in input order, so a site's pages keep the crawl's order
+        for site, n in report.sites.items():
+            counts[site] += n
+            spills.setdefault(site, []).append(str(spill_path(work, report.index, site)))
+    manifest = work / "done.jsonl"
+    done = _read_manifest(manifest)
+    parts = PartStore(work / "parts")
+    todo = sorted((s for s in counts if s not in done), key=lambda s: (-counts[s], s))
+    tasks = [SiteTask(site, counts[site], spills[site]) for site in todo]
+    tallies: dict[str, list[int]] = {}
+    losses: list[Lost] = []
+    supervisor: Supervisor[SiteTask] = Supervisor(HANDLER, cfg, workers, limits)
+    with _bar(sum(counts[s] for s in todo), progress, "page", "cleaning") as bar, \
+            open(manifest, "a", encoding="utf-8") as log:
+        try:
+            for task, message in drive(supervisor, tasks, lambda t, lost: losses.append(lost)):
+                tally = tallies.setdefault(task.site, [0, 0])
+                if isinstance(message, SiteDone):
+                    parts.commit(task.site)
+                    entry = {"site": task.site, "pages": message.pages,
+                             "method": message.method, "model": message.model,
+                             "note": message.note, "results": tally[0], "errors": tally[1]}
+                    log.write(dumps(entry))
+                    log.flush()  # the site counts as done from here on
+                    done[task.site] = entry
+                    del tallies[task.site]
+                else:
+                    parts.write(task.site, message)
+                    tally[0 if "text" in message else 1] += 1
+                    bar.update(1)
+        finally:
+            parts.close()
+    return done, len(losses)
+
+
+def _finish(out: Path, work: Path, reports: list[IngestReport], done: dict[str, dict[str, Any]],
+            fmt: str) -> dict[str, Any]:
+    """Write the final files from the parts, and the accounting."""
+    results_parts, error_parts = PartStore(work / "parts").parts(done)
+    read_errors = [errors_path(work, r.index) for r in reports]
+    errors = concat(read_errors + error_parts, out / "errors.jsonl")
+    if fmt == "parquet":
+        results = jsonl_to_parquet(results_parts, out / "results.parquet", result_schema())
+    else:
+        results = concat(results_parts, out / "results.jsonl")
+    write_atomic(out / "sites.jsonl", "".join(dumps(done[s]) for s in sorted(done)))
+    skipped: Counter[str] = Counter()
+    for report in reports:
+        skipped.update(report.skipped)
+    records_in = sum(r.records_in for r in reports)
+    pages = sum(r.pages for r in reports)
+    models = Counter(entry["model"] for entry in done.values())
+    return {
+        "inputs": len(reports), "records_in": records_in, "pages": pages,
+        "results": results, "errors": errors, "skipped": sum(skipped.values()),
+        "read_errors": sum(r.read_errors for r in reports),
+        "page_errors": sum(e["errors"] for e in done.values()),
+        "skipped_by_reason": dict(sorted(skipped.items())), "sites": len(done),
+        "sites_by_model": dict(sorted(models.items())),
+        "balanced": (records_in == results + errors + sum(skipped.values())
+                     and pages == sum(e["results"] + e["errors"] for e in done.values())),
+    }

@@ -1,0 +1,305 @@
+"""Per-page time and memory limits, and worker processes that survive pathological pages.
+
+Two layers, because a timer cannot interrupt C code:
+
+- inside a worker, `time_limit` arms an interval timer around one page; Python code that
+  runs too long gets `PageTimeout`, and the page becomes an error record;
+- outside, `Supervisor` runs tasks in spawned worker processes, each with an address-space
+  limit (RLIMIT_AS). A worker announces each unit of work with `Busy`; one that stays silent
+  past the unit's budget plus a grace period (stuck in a parser), or dies (a failed
+  allocation in C, a segfault), is killed and restarted, and the caller learns which unit
+  it was working on, so that unit alone can be recorded as an error and the task retried.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import multiprocessing as mp
+import os
+import pickle
+import signal
+import threading
+import time
+from collections import deque
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from multiprocessing.connection import Connection, wait
+from typing import Any, Generic, TypeVar
+
+from sitesift.errors import SitesiftError
+
+# BLAS and OpenMP pools would start one thread per core in every worker: the workers are
+# the parallelism, and idle pools only inflate the address space the memory limit counts.
+_THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+class PageTimeout(SitesiftError):
+    """A page (or a site's fit) ran past its time limit."""
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """How long and how large one unit of work may get."""
+
+    page_seconds: float = 10.0  # decode, parse and clean one page
+    fit_seconds: float = 300.0  # fit one site's model on its sample
+    memory_mb: int = 2048  # address space a worker may add to what it has at start
+    grace_seconds: float = 5.0  # then the supervisor kills the worker (C code ignores timers)
+    startup_seconds: float = 180.0  # a new worker imports NumPy, SciPy, ... on a busy machine
+
+    def __post_init__(self) -> None:
+        if min(self.page_seconds, self.fit_seconds, self.grace_seconds) <= 0:
+            raise ValueError("time limits must be positive")
+        if self.memory_mb < 0:
+            raise ValueError("memory_mb must be >= 0 (0: no limit)")
+
+
+@contextlib.contextmanager
+def time_limit(seconds: float, what: str = "page") -> Iterator[None]:
+    """Raise PageTimeout in this block after `seconds` (main thread only; elsewhere no-op)."""
+    if seconds <= 0 or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def expire(signum: int, frame: object) -> None:
+        raise PageTimeout(f"{what} exceeded the time limit of {seconds:g} s")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _address_space() -> int:
+    """This process's current virtual size in bytes (0 where /proc is missing)."""
+    try:
+        with open("/proc/self/statm") as fh:
+            return int(fh.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def limit_memory(memory_mb: int) -> None:
+    """Let this process grow by `memory_mb` MiB of address space: past it, allocations fail
+    (MemoryError in Python; a crash in C, which the supervisor turns into an error record)."""
+    if memory_mb <= 0:
+        return
+    import resource
+
+    base = _address_space()
+    if base == 0:
+        return
+    hard = resource.getrlimit(resource.RLIMIT_AS)[1]
+    limit = base + memory_mb * 1024 * 1024
+    if hard != resource.RLIM_INFINITY:
+        limit = min(limit, hard)
+    resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+
+
+@dataclass(frozen=True, slots=True)
+class Busy:
+    """Worker -> supervisor: starting `unit` (e.g. a page's number), for at most `seconds`."""
+
+    unit: int
+    stage: str
+    seconds: float
+
+
+@dataclass(frozen=True, slots=True)
+class Lost:
+    """Supervisor -> caller: the task's worker failed while busy with `busy` (None: between
+    units); what it had sent before stays valid."""
+
+    busy: Busy | None
+    reason: str
+
+
+class End:
+    """Supervisor -> caller: the task is complete."""
+
+
+END = End()
+T = TypeVar("T")
+
+
+def _worker_main(conn: Connection, handler_ref: str, config_blob: bytes, limits: Limits) -> None:
+    for var in _THREAD_VARS:  # before anything imports NumPy
+        os.environ.setdefault(var, "1")
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the supervisor's to handle
+    module_name, _, name = handler_ref.partition(":")
+    module = importlib.import_module(module_name)
+    handler = getattr(module, name)
+    config = pickle.loads(config_blob)
+    if (prepare := getattr(module, "prepare_worker", None)) is not None:
+        prepare()  # heavy imports before the limit: it is meant for pages, not libraries
+    limit_memory(limits.memory_mb)
+    while True:
+        try:
+            task = conn.recv()
+        except (EOFError, OSError):
+            return
+        if task is None:
+            return
+        try:
+            for message in handler(task, config, limits):
+                conn.send(message)
+            conn.send(END)
+        except MemoryError:  # the heap is not to be trusted now: a fresh worker takes over
+            conn.send(Lost(None, f"out of memory (limit {limits.memory_mb} MiB)"))
+            return
+        except Exception as exc:  # a bug in the handler: reported, and a fresh worker follows
+            conn.send(Lost(None, f"internal error ({type(exc).__name__}): {exc}"))
+            return
+
+
+@dataclass(slots=True)
+class _Worker(Generic[T]):
+    proc: Any
+    conn: Connection
+    task: T | None = None
+    busy: Busy | None = None
+    deadline: float = float("inf")
+    started: bool = False  # has answered at least once
+
+
+class Supervisor(Generic[T]):
+    """Run tasks through `handler` ("module:function", called as handler(task, config,
+    limits) and yielding messages) in up to `workers` spawned processes. A module-level
+    `prepare_worker()` beside the handler runs first, before the memory limit is set.
+
+    `run` yields (task, message) for every message a handler yields, (task, END) when a task
+    is done, and (task, Lost) when its worker died or hung; the caller may then `retry` a
+    changed task (it runs next). Busy messages are consumed here: they set the deadline.
+    """
+
+    def __init__(self, handler: str, config: object, workers: int, limits: Limits) -> None:
+        self.handler = handler
+        self.config_blob = pickle.dumps(config)
+        self.workers = max(1, workers)
+        self.limits = limits
+        self._retries: deque[T] = deque()
+        self._ctx = mp.get_context("spawn")  # no inherited threads, locks or BLAS pools
+
+    def retry(self, task: T) -> None:
+        self._retries.append(task)
+
+    def _start(self) -> _Worker[T]:
+        parent, child = self._ctx.Pipe(duplex=True)
+        proc = self._ctx.Process(target=_worker_main, daemon=True,
+                                 args=(child, self.handler, self.config_blob, self.limits))
+        proc.start()
+        child.close()  # so that the worker's death reads as EOF here
+        return _Worker(proc, parent)
+
+    def _stop(self, worker: _Worker[T], kill: bool) -> None:
+        if kill:
+            worker.proc.kill()
+        else:
+            with contextlib.suppress(OSError):
+                worker.conn.send(None)
+        worker.proc.join(timeout=None if kill else 10)
+        if worker.proc.is_alive():
+            worker.proc.kill()
+            worker.proc.join()
+        worker.conn.close()
+
+    def _death(self, worker: _Worker[T], killed: bool) -> str:
+        busy = worker.busy
+        what = f"{busy.stage} of unit {busy.unit}" if busy else "between pages"
+        if killed and busy is not None:
+            return (f"{busy.stage} exceeded the time limit of {busy.seconds:g} s "
+                    f"(worker stopped after {busy.seconds + self.limits.grace_seconds:g} s)")
+        if killed:
+            return f"worker did not answer in time ({what}); stopped"
+        code = worker.proc.exitcode
+        how = signal.Signals(-code).name if code is not None and code < 0 else f"exit {code}"
+        return (f"worker died ({how}) during {what}; memory limit "
+                f"{self.limits.memory_mb} MiB")
+
+    def run(self, tasks: Iterable[T]) -> Iterator[tuple[T, object]]:
+        pending = iter(tasks)
+        pool: list[_Worker[T]] = []
+        exhausted = False
+        try:
+            while True:
+                for worker in [w for w in pool if w.task is None] + [None] * (
+                        self.workers - len(pool)):
+                    if self._retries:
+                        task = self._retries.popleft()
+                    elif not exhausted:
+                        nxt = next(pending, None)
+                        if nxt is None:
+                            exhausted = True
+                            break
+                        task = nxt
+                    else:
+                        break
+                    if worker is None:
+                        worker = self._start()
+                        pool.append(worker)
+                    worker.task, worker.busy = task, None
+                    worker.conn.send(task)
+                    budget = (self.limits.page_seconds if worker.started
+                              else self.limits.startup_seconds)
+                    worker.deadline = time.monotonic() + budget + self.limits.grace_seconds
+                active = [w for w in pool if w.task is not None]
+                if not active:
+                    return
+                timeout = max(0.0, min(w.deadline for w in active) - time.monotonic())
+                ready = set(wait([w.conn for w in active], timeout))
+                for worker in active:
+                    if worker.conn in ready:
+                        yield from self._receive(worker, pool)
+                    elif time.monotonic() > worker.deadline:
+                        yield from self._lose(worker, pool, killed=True)
+        finally:
+            for worker in pool:
+                self._stop(worker, kill=worker.task is not None)
+
+    def _receive(self, worker: _Worker[T], pool: list[_Worker[T]]) -> Iterator[tuple[T, object]]:
+        for _ in range(256):  # drain what is there, but let other workers have their turn
+            try:
+                message = worker.conn.recv()
+            except (EOFError, OSError):
+                yield from self._lose(worker, pool, killed=False)
+                return
+            worker.started = True
+            task = worker.task
+            assert task is not None
+            now = time.monotonic()
+            if isinstance(message, Busy):
+                worker.busy = message
+                worker.deadline = now + message.seconds + self.limits.grace_seconds
+            elif isinstance(message, Lost):  # the handler failed; its worker has quit
+                lost = Lost(worker.busy, message.reason)
+                self._stop(worker, kill=False)
+                pool.remove(worker)
+                yield task, lost
+                return
+            elif isinstance(message, End):
+                worker.task = None
+                yield task, END
+                return
+            else:  # an output: the unit it belongs to is complete
+                worker.busy = None
+                worker.deadline = now + self.limits.page_seconds + self.limits.grace_seconds
+                yield task, message
+            if not worker.conn.poll():
+                return
+
+    def _lose(self, worker: _Worker[T], pool: list[_Worker[T]],
+              killed: bool) -> Iterator[tuple[T, object]]:
+        task = worker.task
+        if killed:
+            worker.proc.kill()
+        worker.proc.join()
+        reason = self._death(worker, killed)
+        busy = worker.busy
+        self._stop(worker, kill=True)
+        pool.remove(worker)
+        assert task is not None
+        yield task, Lost(busy, reason)

@@ -1,0 +1,1 @@
+"""Crawl input and output: WARC, JSONL and folder sources, site keys, spill files, sinks."""

@@ -1,0 +1,97 @@
+"""HTTP payloads of crawled responses: is it an HTML page, and its body with transfer and
+content codings removed, never inflated past a byte limit (a gzip bomb is an error)."""
+
+from __future__ import annotations
+
+import re
+import zlib
+
+from sitesift.errors import InputError
+
+HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
+_SNIFF = re.compile(rb"^(?:\xef\xbb\xbf)?\s*(?:<!doctype\s+html|<html|<head|<body|<!--)", re.I)
+_CHUNK_SIZE = re.compile(rb"([0-9A-Fa-f]+)[^\r\n]*\r?\n")
+
+
+def mime_type(content_type: str | None) -> str:
+    """'Text/HTML; charset=utf-8' -> 'text/html'; '' when absent."""
+    return (content_type or "").split(";", 1)[0].strip().lower()
+
+
+def looks_like_html(body: bytes) -> bool:
+    """For responses without a Content-Type: markup at the start, as browsers sniff."""
+    return _SNIFF.match(body[:1024]) is not None
+
+
+def skip_reason(status: int | None, content_type: str | None) -> str | None:
+    """Why a response is not a page to clean (None: it is one, or may be once sniffed)."""
+    if status is not None and not 200 <= status < 300:
+        return f"HTTP status {status}"
+    mime = mime_type(content_type)
+    if mime and mime not in HTML_TYPES:
+        return f"content type {mime}"
+    return None
+
+
+def _inflate(data: bytes, wbits: int, name: str, limit: int) -> bytes:
+    inflater = zlib.decompressobj(wbits)
+    try:
+        out = inflater.decompress(data, limit + 1)
+    except zlib.error as exc:
+        raise InputError(f"bad {name} content coding: {exc}") from None
+    if len(out) > limit:
+        raise InputError(f"{name} content coding inflates past the limit of {limit:,} bytes "
+                         "(a decompression bomb?)")
+    return out
+
+
+def _brotli(data: bytes, limit: int) -> bytes:
+    try:
+        import brotli  # installed with FastWARC
+    except ImportError:
+        raise InputError("br content coding, but the brotli module is not installed") from None
+    try:
+        out = brotli.Decompressor().process(data, output_buffer_limit=limit + 1)
+    except brotli.error as exc:
+        raise InputError(f"bad br content coding: {exc}") from None
+    if len(out) > limit:
+        raise InputError(f"br content coding inflates past the limit of {limit:,} bytes "
+                         "(a decompression bomb?)")
+    return bytes(out)
+
+
+def _dechunk(data: bytes) -> bytes:
+    out, pos = bytearray(), 0
+    while (m := _CHUNK_SIZE.match(data, pos)) is not None:
+        size = int(m[1], 16)
+        if size == 0:
+            return bytes(out)
+        out += data[m.end() : m.end() + size]
+        pos = m.end() + size
+        pos += 2 if data[pos : pos + 2] == b"\r\n" else 1 if data[pos : pos + 1] == b"\n" else 0
+    if pos == 0:
+        raise InputError("malformed chunked transfer coding")
+    return bytes(out)  # cut short: keep what arrived, as browsers do
+
+
+def decode_payload(body: bytes, content_encoding: str | None, transfer_encoding: str | None,
+                   limit: int) -> bytes:
+    """The body with its transfer and content codings undone."""
+    if transfer_encoding and "chunked" in transfer_encoding.lower():
+        body = _dechunk(body)
+    codings = [c.strip().lower() for c in (content_encoding or "").split(",") if c.strip()]
+    for coding in reversed(codings):  # applied in the order listed, so undone backwards
+        if coding in ("identity", "none"):
+            continue
+        if looks_like_html(body):  # labelled compressed but sent plain: common, harmless
+            return body
+        if coding in ("gzip", "x-gzip"):
+            body = _inflate(body, 16 + zlib.MAX_WBITS, coding, limit)
+        elif coding == "deflate":  # zlib-wrapped per the RFC; raw deflate in practice too
+            wbits = zlib.MAX_WBITS if body[:1] == b"\x78" else -zlib.MAX_WBITS
+            body = _inflate(body, wbits, coding, limit)
+        elif coding == "br":
+            body = _brotli(body, limit)
+        else:
+            raise InputError(f"unsupported content coding {coding!r}")
+    return body

@@ -1,0 +1,79 @@
+"""What readers yield and what sinks write.
+
+A reader turns each input record into exactly one item: a `PageRecord` (an HTML page to
+clean), a `Skipped` record (not a page: a request, an image, a redirect; counted by reason)
+or a `Failed` one (meant to be a page but unreadable: truncated, too large, a bomb). Cleaning
+turns each page into one result or one error record, so that
+
+    records in = results + error records + skipped
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from sitesift.result import Result
+
+RESULT_FIELDS = ("url", "site", "method", "input", "position", "offset", "title", "text",
+                 "markdown", "html", "blocks", "content_blocks")
+ERROR_FIELDS = ("url", "site", "input", "position", "offset", "stage", "reason")
+
+
+@dataclass(frozen=True, slots=True)
+class PageRecord:
+    """One HTML response: where it came from and its (content-decoded) body."""
+
+    input_index: int  # which input of the job
+    position: int  # record number within that input (0-based)
+    input: str  # the input's path (for a folder: the page file)
+    url: str | None
+    content_type: str | None
+    body: bytes
+    offset: int | None = None  # byte offset of the WARC record, where there is one
+    site: str = ""
+
+    @property
+    def order(self) -> tuple[int, int]:
+        return (self.input_index, self.position)
+
+
+@dataclass(frozen=True, slots=True)
+class Skipped:
+    input_index: int
+    position: int
+    input: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Failed:
+    input_index: int
+    position: int
+    input: str
+    url: str | None
+    offset: int | None
+    reason: str
+
+
+Item = PageRecord | Skipped | Failed
+
+
+def error_record(where: PageRecord | Failed, site: str, stage: str, reason: str) -> dict[str, Any]:
+    return {"url": where.url, "site": site, "input": where.input, "position": where.position,
+            "offset": where.offset, "stage": stage, "reason": reason}
+
+
+def result_record(page: PageRecord, result: Result, *, markdown: bool = False,
+                  html: bool = False) -> dict[str, Any]:
+    return {
+        "url": page.url, "site": page.site, "method": result.method, "input": page.input,
+        "position": page.position, "offset": page.offset, "title": result.title,
+        "text": result.text, "markdown": result.markdown() if markdown else None,
+        "html": result.html() if html else None, "blocks": len(result.blocks),
+        "content_blocks": len(result.content),
+    }
+
+
+def is_result(record: dict[str, Any]) -> bool:
+    return "text" in record

@@ -1,0 +1,294 @@
+"""The local crawl job: accounting, guards, resume after a kill, model store, CLI."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from sitesift.cli import SAMPLE_SITE, main
+from sitesift.crawl import run_crawl
+from sitesift.datasets import read_index, read_page_bytes
+from sitesift.decode import decode_html
+from sitesift.errors import InputError
+from sitesift.guards import END, Busy, Limits, Lost, PageTimeout, Supervisor, time_limit
+from sitesift.io.warc import HttpResponse, warc_record, write_warc
+from sitesift.methods.base import method_names
+from sitesift.sitework import CrawlConfig
+
+BODIES = [read_page_bytes(SAMPLE_SITE, r) for r in read_index(SAMPLE_SITE)]
+CFG = CrawlConfig(fit_sample=10)
+HOST = "www.hillgazette.example"
+
+
+def pages(host: str, n: int, start: int = 0) -> list[HttpResponse]:
+    return [HttpResponse(f"http://{host}/{k}.html", BODIES[(start + k) % len(BODIES)])
+            for k in range(n)]
+
+
+def lines(path: Path) -> list[dict[str, object]]:
+    return [json.loads(line) for line in path.read_text("utf-8").splitlines()]
+
+
+def by_site(out: Path) -> dict[str, dict[str, object]]:
+    return {str(e["site"]): e for e in lines(out / "sites.jsonl")}
+
+
+def huge_page(n: int) -> bytes:
+    """Several MB of small elements: seconds to parse and clean, hundreds of MB of tree."""
+    return b"<html><body>" + b"<div class=c><p>word here</p><span>x</span></div>" * n
+
+
+# -- guards ---------------------------------------------------------------------------------
+
+def guard_handler(task: str, config: object, limits: Limits) -> Iterator[object]:
+    """A worker handler for the tests: each comma-separated action is one unit."""
+    for unit, action in enumerate(task.split(",")):
+        yield Busy(unit, action, limits.page_seconds)
+        try:
+            with time_limit(limits.page_seconds):
+                if action == "slow":  # Python code: the in-process timer stops it
+                    time.sleep(60)
+                elif action == "stuck":  # as if inside C code: only the supervisor can stop it
+                    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})
+                    time.sleep(60)
+                elif action == "hog":
+                    bytearray(8 << 30)
+                elif action == "crash":
+                    os.kill(os.getpid(), signal.SIGSEGV)
+            yield f"{unit}:ok"
+        except PageTimeout:
+            yield f"{unit}:timeout"
+        except MemoryError:
+            yield f"{unit}:oom"
+
+
+def test_supervisor_survives_hangs_hogs_and_crashes() -> None:
+    limits = Limits(page_seconds=0.5, grace_seconds=1.0, memory_mb=512)
+    supervisor: Supervisor[str] = Supervisor("tests.test_crawl:guard_handler", None, 1, limits)
+    events: dict[str, list[str]] = {}
+    for task, message in supervisor.run(["ok,slow,ok", "ok,hog,ok", "ok,stuck,ok",
+                                         "ok,crash,ok", "ok"]):
+        if isinstance(message, Lost):
+            assert message.busy is not None
+            message = f"lost {message.busy.unit}:{message.busy.stage}: {message.reason}"
+        events.setdefault(task, []).append("end" if message is END else str(message))
+    assert events["ok,slow,ok"] == ["0:ok", "1:timeout", "2:ok", "end"]
+    assert events["ok,hog,ok"] == ["0:ok", "1:oom", "2:ok", "end"]
+    assert events["ok,stuck,ok"][0] == "0:ok" and len(events["ok,stuck,ok"]) == 2
+    assert events["ok,stuck,ok"][1].startswith("lost 1:stuck: stuck exceeded the time limit")
+    assert events["ok,crash,ok"][1].startswith("lost 1:crash: worker died (SIGSEGV)")
+    assert events["ok"] == ["0:ok", "end"]  # a fresh worker took over
+
+
+def test_time_limit_stops_python_code_and_disarms() -> None:
+    with pytest.raises(PageTimeout, match=r"time limit of 0\.05 s"), time_limit(0.05):
+        while True:
+            pass
+    with time_limit(5):
+        pass
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+
+
+# -- the local job --------------------------------------------------------------------------
+
+def crawl_inputs(root: Path) -> list[str]:
+    """A WARC.gz (one site of 12 pages, one of 2, non-pages, a gzip bomb, and cut off
+    inside its last record), a JSONL file and a folder of pages without URLs: 25 records,
+    18 of them pages to clean, 3 unreadable, 4 to skip."""
+    warc = root / "crawl.warc.gz"
+    bomb = gzip.compress(b"\0" * (40 << 20), 9)
+    write_warc(warc, [
+        *pages(HOST, 12), *pages("news.small.example", 2, 12),
+        HttpResponse("http://a.example/q", b"", record_type="request"),
+        HttpResponse("http://a.example/logo.png", b"\x89PNG\r\n", "image/png"),
+        HttpResponse("http://a.example/gone", BODIES[0], status=404),
+        HttpResponse("http://a.example/bomb", bomb, headers=(("Content-Encoding", "gzip"),)),
+    ])
+    last = gzip.compress(warc_record(HttpResponse(f"http://{HOST}/cut.html", BODIES[5])))
+    with open(warc, "ab") as fh:
+        fh.write(last[: len(last) // 2])
+    jsonl = root / "more.jsonl"
+    rows = [json.dumps({"url": f"http://hillgazette.example/j{k}",
+                        "html": decode_html(BODIES[k]).text}) for k in (12, 13)]
+    rows.append('{"url": "http://hillgazette.example/j3", "html": ')  # cut short: bad JSON
+    jsonl.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    folder = root / "pages"
+    folder.mkdir()
+    for k in (1, 2):
+        (folder / f"p{k}.html").write_bytes(b"<html><body><p>Local page %d.</p></body>" % k)
+    return [str(warc), str(jsonl), str(folder)]
+
+
+@pytest.fixture(scope="module")
+def inputs(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
+    return crawl_inputs(tmp_path_factory.mktemp("inputs"))
+
+
+def test_crawl_accounts_for_every_record(tmp_path: Path, inputs: list[str]) -> None:
+    summary = run_crawl(inputs, tmp_path, CFG, workers=2)
+    assert summary["balanced"]
+    assert summary["records_in"] == 20 + 3 + 2
+    assert summary["records_in"] == summary["results"] + summary["errors"] + summary["skipped"]
+    assert (summary["results"], summary["errors"], summary["skipped"]) == (18, 3, 4)
+    assert summary["skipped_by_reason"] == {
+        "HTTP status 404": 1, "WARC request record": 1, "WARC warcinfo record": 1,
+        "content type image/png": 1}
+    results = lines(tmp_path / "results.jsonl")
+    errors = lines(tmp_path / "errors.jsonl")
+    assert len(results) == 18 and len(errors) == 3
+    reasons = {str(e["url"]): str(e["reason"]) for e in errors}
+    assert "decompression bomb" in reasons["http://a.example/bomb"]
+    assert "truncated" in reasons[f"http://{HOST}/cut.html"]
+    assert any("bad JSON" in r for r in reasons.values())
+    sites = by_site(tmp_path)
+    assert sites["hillgazette.example"]["model"] == "fitted"
+    assert sites["hillgazette.example"]["pages"] == 14  # WARC and JSONL pages, one site
+    assert sites["small.example"]["model"] == sites["(no url)"]["model"] == "fallback"
+    main_site = [r for r in results if r["site"] == "hillgazette.example"]
+    assert {r["method"] for r in main_site} == {"sst"}
+    assert all("All rights reserved" not in str(r["text"]) for r in main_site)
+    assert all(int(r["content_blocks"]) <= int(r["blocks"]) for r in results)  # type: ignore[call-overload]
+    assert not (tmp_path / "work").exists()
+
+
+@pytest.mark.parametrize(("limits", "words"), [
+    (Limits(page_seconds=1.0, grace_seconds=1.0), ("time limit",)),
+    (Limits(memory_mb=300), ("memory",)),
+], ids=["time", "memory"])
+def test_pathological_page_becomes_an_error_record(tmp_path: Path, limits: Limits,
+                                                   words: tuple[str, ...]) -> None:
+    warc = tmp_path / "patho.warc"
+    write_warc(warc, [*pages(HOST, 6), HttpResponse(f"http://{HOST}/huge", huge_page(200_000)),
+                      *pages(HOST, 3, 6)])
+    summary = run_crawl([str(warc)], tmp_path / "out", CFG, limits, workers=1)
+    assert summary["balanced"] and summary["results"] == 9 and summary["errors"] == 1
+    (error,) = lines(tmp_path / "out" / "errors.jsonl")
+    assert error["url"] == f"http://{HOST}/huge"
+    assert any(w in str(error["reason"]) for w in words), error["reason"]
+    assert by_site(tmp_path / "out")["hillgazette.example"]["model"] == "fitted"
+
+
+def _many_sites(path: Path, sites: int) -> str:
+    write_warc(path, [p for k in range(sites) for p in pages(f"site{k:02d}.example", 6, k)])
+    return str(path)
+
+
+def _outputs(out: Path) -> list[bytes]:
+    return [(out / name).read_bytes() for name in ("results.jsonl", "errors.jsonl",
+                                                  "sites.jsonl")]
+
+
+def test_killed_crawl_resumes_without_losing_or_duplicating(tmp_path: Path) -> None:
+    warc = _many_sites(tmp_path / "many.warc.gz", 14)
+    whole = run_crawl([warc], tmp_path / "whole", CFG, workers=1)
+    out = tmp_path / "killed"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "sitesift.cli", "crawl", warc, "--out", str(out),
+         "--fit-sample", "10", "--workers", "1", "--quiet"],
+        start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    manifest = out / "work" / "done.jsonl"
+    try:
+        deadline = time.monotonic() + 300
+        while proc.poll() is None and time.monotonic() < deadline:
+            if manifest.is_file() and len(manifest.read_text().splitlines()) >= 3:
+                os.killpg(proc.pid, signal.SIGKILL)  # the job and its workers, mid-run
+                break
+            time.sleep(0.05)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    assert not (out / "summary.json").exists(), "the job finished before it could be killed"
+    resumed = run_crawl([warc], out, CFG, workers=1)
+    assert resumed["balanced"] and resumed["results"] == whole["results"] == 84
+    assert _outputs(out) == _outputs(tmp_path / "whole")
+
+
+def test_resume_redoes_exactly_the_unfinished_parts(tmp_path: Path) -> None:
+    """Cut state by hand as a kill would leave it: an input half read, a manifest line cut
+    short, stale part files; the rerun gives the uninterrupted run's files."""
+    first = _many_sites(tmp_path / "one.warc", 3)
+    second = _many_sites(tmp_path / "two.warc.gz", 2)
+    whole = run_crawl([first, second], tmp_path / "whole", CFG, workers=2)
+    out = tmp_path / "cut"
+    run_crawl([first, second], out, CFG, workers=2, keep_work=True)
+    work = out / "work"
+    for name in ("summary.json", "results.jsonl", "errors.jsonl", "sites.jsonl"):
+        (out / name).unlink()
+    (work / "ingest" / "1.json").unlink()  # input 1 counts as unread ...
+    (work / "spill" / "1" / "junk.spill").write_bytes(b"half-written")  # ... and half spilled
+    done = (work / "done.jsonl").read_text().splitlines()
+    (work / "done.jsonl").write_text("\n".join(done[:2]) + "\n" + done[2][:15])
+    (work / "parts" / "stale.results.jsonl.tmp").write_text('{"text": "stale"}\n')
+    resumed = run_crawl([first, second], out, CFG, workers=2)
+    assert resumed["records_in"] == whole["records_in"] and resumed["balanced"]
+    assert _outputs(out) == _outputs(tmp_path / "whole")
+
+
+def test_a_different_job_in_the_same_folder_is_refused(tmp_path: Path) -> None:
+    warc = _many_sites(tmp_path / "a.warc", 1)
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "job.json").write_text('{"inputs": [], "format": "jsonl"}')
+    with pytest.raises(InputError, match="holds a different crawl"):
+        run_crawl([warc], tmp_path / "out", CFG)
+
+
+def test_model_store_reuses_refits_and_replaces_damaged_models(tmp_path: Path) -> None:
+    warc = _many_sites(tmp_path / "a.warc", 1)
+    models = tmp_path / "models"
+    cfg = CrawlConfig(fit_sample=10, models=str(models))
+    run_crawl([warc], tmp_path / "fit", cfg, workers=1)
+    (stored,) = models.glob("site00.example-*.sst.json.gz")
+    run_crawl([warc], tmp_path / "reuse", cfg, workers=1)
+    assert by_site(tmp_path / "reuse")["site00.example"]["model"] == "stored"
+    assert _outputs(tmp_path / "reuse")[:2] == _outputs(tmp_path / "fit")[:2]
+    run_crawl([warc], tmp_path / "refit", CrawlConfig(fit_sample=10, models=str(models),
+                                                       refit=True), workers=1)
+    assert by_site(tmp_path / "refit")["site00.example"]["model"] == "fitted"
+    stored.write_bytes(stored.read_bytes()[:100])  # damaged: refitted, and said so
+    run_crawl([warc], tmp_path / "damaged", cfg, workers=1)
+    entry = by_site(tmp_path / "damaged")["site00.example"]
+    assert entry["model"] == "fitted" and "stored model unusable" in str(entry["note"])
+
+
+@pytest.mark.parametrize("fallback", ["alltext", "cetr-km"])
+def test_small_sites_use_the_fallback_cleaner(tmp_path: Path, fallback: str) -> None:
+    if fallback not in method_names():
+        pytest.skip(f"{fallback} is not registered")
+    warc = tmp_path / "small.warc"
+    write_warc(warc, pages("tiny.example", 3))
+    run_crawl([str(warc)], tmp_path / "out", CrawlConfig(fallback=fallback), workers=1)
+    results = lines(tmp_path / "out" / "results.jsonl")
+    assert {r["method"] for r in results} == {fallback} and len(results) == 3
+    assert by_site(tmp_path / "out")["tiny.example"]["note"] == "3 pages, fewer than 5"
+
+
+def test_site_level_fallback_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="must be a page-level method"):
+        run_crawl([str(tmp_path)], tmp_path / "out", CrawlConfig(fallback="sst"))
+
+
+def test_cli_crawl_writes_parquet_and_reruns_as_done(tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    pq = pytest.importorskip("pyarrow.parquet")
+    warc = _many_sites(tmp_path / "a.warc.gz", 2)
+    args = ["crawl", warc, "--out", str(tmp_path / "out"), "--format", "parquet",
+            "--workers", "1", "--markdown", "--quiet"]
+    assert main(args) == 0
+    table = pq.read_table(tmp_path / "out" / "results.parquet")
+    assert table.num_rows == 12 and all(table.column("markdown").to_pylist())
+    assert "13 records in = 12 results + 0 errors + 1 skipped" in capsys.readouterr().err
+    shutil.rmtree(tmp_path / "out" / "work", ignore_errors=True)
+    assert main(args) == 0  # complete already: reported, nothing redone
+    assert main([*args[:-1], "--method", "alltext"]) == 2
+    assert "holds a different crawl" in capsys.readouterr().err

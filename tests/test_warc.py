@@ -1,0 +1,221 @@
+"""Crawl inputs: WARC reading and writing, payload decoding, sites, JSONL and folders, spill."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import zlib
+from pathlib import Path
+
+import pytest
+
+from sitesift.errors import InputError
+from sitesift.io.http import decode_payload
+from sitesift.io.records import Failed, Item, PageRecord, Skipped
+from sitesift.io.sites import UNKNOWN, site_key
+from sitesift.io.sources import input_kind, read_input
+from sitesift.io.spill import SpillWriter, read_spill
+from sitesift.io.warc import HttpResponse, read_warc, warc_record, write_warc
+
+LIMIT = 1 << 20
+
+
+def html(i: int, words: int = 40) -> bytes:
+    return (b"<html><head><title>t</title></head><body>"
+            + b"<p>paragraph %d of the page with words</p>" % i * words + b"</body></html>")
+
+
+def read(path: Path, limit: int = LIMIT) -> list[Item]:
+    return list(read_warc(str(path), 0, limit))
+
+
+def kinds(items: list[Item]) -> str:
+    return "".join(type(i).__name__[0] for i in items)  # P(age), S(kipped), F(ailed)
+
+
+@pytest.mark.parametrize("name", ["a.warc", "a.warc.gz"], ids=["plain", "gzip"])
+def test_written_warc_reads_back_page_for_page(tmp_path: Path, name: str) -> None:
+    pages = [HttpResponse(f"http://www.site{i % 2}.example/p{i}", html(i)) for i in range(5)]
+    assert write_warc(tmp_path / name, pages) == 6
+    items = read(tmp_path / name)
+    assert kinds(items) == "SPPPPP"  # warcinfo first
+    got = [i for i in items if isinstance(i, PageRecord)]
+    assert [(p.url, p.body, p.position) for p in got] == [
+        (p.url, p.body, n) for n, p in enumerate(pages, 1)]
+    assert len({p.offset for p in got}) == 5  # each record found at its own offset
+
+
+@pytest.mark.parametrize(("response", "reason"), [
+    (HttpResponse("http://a.example/q", b"", record_type="request"), "WARC request record"),
+    (HttpResponse("http://a.example/m", b"k: v\r\n", "application/warc-fields",
+                  record_type="metadata"), "WARC metadata record"),
+    (HttpResponse("http://a.example/i.png", b"\x89PNG\r\n", "image/png"), "content type image/png"),
+    (HttpResponse("http://a.example/x", b"{}", "application/json"),
+     "content type application/json"),
+    (HttpResponse("http://a.example/gone", html(1), status=404), "HTTP status 404"),
+    (HttpResponse("http://a.example/moved", b"", None, status=301), "HTTP status 301"),
+    (HttpResponse("http://a.example/blob", b"\x00\x01binary", None),
+     "no content type, and not HTML"),
+], ids=["request", "metadata", "image", "json", "404", "redirect", "untyped-binary"])
+def test_non_pages_are_skipped_with_a_reason(tmp_path: Path, response: HttpResponse,
+                                             reason: str) -> None:
+    write_warc(tmp_path / "a.warc.gz", [response, HttpResponse("http://a.example/", html(0))])
+    items = read(tmp_path / "a.warc.gz")
+    assert kinds(items) == "SSP"
+    assert isinstance(items[1], Skipped) and items[1].reason == reason
+
+
+def test_untyped_html_and_xhtml_are_pages(tmp_path: Path) -> None:
+    write_warc(tmp_path / "a.warc", [
+        HttpResponse("http://a.example/1", b"  <!DOCTYPE html><html><body>x</body></html>", None),
+        HttpResponse("http://a.example/2", html(2), "application/xhtml+xml"),
+    ])
+    assert kinds(read(tmp_path / "a.warc")) == "SPP"
+
+
+def _members(records: list[bytes], gz: bool) -> list[int]:
+    """Where each record ends in the file write_warc makes of them."""
+    ends, pos = [], 0
+    for data in records:
+        pos += len(gzip.compress(data, 6, mtime=0) if gz else data)
+        ends.append(pos)
+    return ends
+
+
+@pytest.mark.parametrize("name", ["cut.warc", "cut.warc.gz"], ids=["plain", "gzip"])
+def test_truncated_file_loses_no_record_at_any_cut(tmp_path: Path, name: str) -> None:
+    """Cut anywhere: every record that ends before the cut is read whole, the one the cut
+    falls in is either whole (only its trailer was lost) or one Failed item, and that is all."""
+    pages = [HttpResponse(f"http://a.example/{i}", html(i, 20)) for i in range(3)]
+    full = tmp_path / ("full" + name[3:])
+    write_warc(full, pages)
+    data = full.read_bytes()
+    info = data[: len(data) - sum(
+        len(gzip.compress(warc_record(p), 6, mtime=0) if name.endswith(".gz") else warc_record(p))
+        for p in pages)]
+    ends = [len(info)] + [len(info) + e for e in _members([warc_record(p) for p in pages],
+                                                           name.endswith(".gz"))]
+    for cut in range(1, len(data), 5):
+        (tmp_path / name).write_bytes(data[:cut])
+        items = read(tmp_path / name)
+        whole = sum(1 for end in ends if end <= cut)
+        assert all(not isinstance(i, Failed) for i in items[:whole]), cut
+        assert whole <= len(items) <= whole + 1, (cut, kinds(items))
+        assert all(not isinstance(i, Failed) for i in items[:-1]), (cut, kinds(items))
+        bodies = [i.body for i in items if isinstance(i, PageRecord)]
+        assert bodies == [p.body for p in pages][: len(bodies)], cut
+
+
+def test_gzip_bomb_in_a_record_is_an_error_and_reading_goes_on(tmp_path: Path) -> None:
+    bomb = gzip.compress(b"\0" * (50 * LIMIT), 9)  # 50 MiB of zeros in ~50 KB
+    write_warc(tmp_path / "bomb.warc.gz", [
+        HttpResponse("http://a.example/bomb", bomb, headers=(("Content-Encoding", "gzip"),)),
+        HttpResponse("http://a.example/after", html(1)),
+    ])
+    items = read(tmp_path / "bomb.warc.gz")
+    assert kinds(items) == "SFP"
+    assert isinstance(items[1], Failed) and "decompression bomb" in items[1].reason
+    assert items[1].url == "http://a.example/bomb"
+
+
+def test_oversized_record_is_an_error_without_being_read(tmp_path: Path) -> None:
+    write_warc(tmp_path / "big.warc.gz", [
+        HttpResponse("http://a.example/big", b"<p>" + b"x" * (3 * LIMIT)),
+        HttpResponse("http://a.example/after", html(1)),
+    ])
+    items = read(tmp_path / "big.warc.gz")
+    assert kinds(items) == "SFP"
+    assert isinstance(items[1], Failed) and "exceeds the limit" in items[1].reason
+
+
+def test_garbage_is_one_error_not_a_crash(tmp_path: Path) -> None:
+    (tmp_path / "junk.warc").write_bytes(b"this is not a WARC file\r\n\r\n" * 20)
+    items = read(tmp_path / "junk.warc")
+    assert kinds(items) == "F"
+
+
+def _deflate_raw(data: bytes) -> bytes:
+    packer = zlib.compressobj(6, zlib.DEFLATED, -zlib.MAX_WBITS)
+    return packer.compress(data) + packer.flush()
+
+
+@pytest.mark.parametrize(("body", "encoding", "transfer"), [
+    (gzip.compress(html(1)), "gzip", None),
+    (zlib.compress(html(1)), "deflate", None),
+    (_deflate_raw(html(1)), "deflate", None),
+    (html(1), "gzip", None),  # labelled compressed, sent plain
+    (b"%x\r\n%s\r\n0\r\n\r\n" % (len(html(1)), html(1)), None, "chunked"),
+    (html(1), "identity", None),
+], ids=["gzip", "deflate-zlib", "deflate-raw", "mislabelled", "chunked", "identity"])
+def test_payload_codings_are_undone(body: bytes, encoding: str | None,
+                                    transfer: str | None) -> None:
+    assert decode_payload(body, encoding, transfer, LIMIT) == html(1)
+
+
+def test_brotli_bomb_and_unknown_coding_are_input_errors() -> None:
+    brotli = pytest.importorskip("brotli")
+    with pytest.raises(InputError, match="decompression bomb"):
+        decode_payload(brotli.compress(b"\0" * (8 * LIMIT)), "br", None, LIMIT)
+    with pytest.raises(InputError, match="unsupported content coding"):
+        decode_payload(b"\x01\x02", "compress", None, LIMIT)
+
+
+@pytest.mark.parametrize(("url", "domain", "host"), [
+    ("http://news.bbc.co.uk/a", "bbc.co.uk", "news.bbc.co.uk"),
+    ("https://WWW.Example.COM./x", "example.com", "example.com"),
+    ("http://someone.blogspot.com/p", "someone.blogspot.com", "someone.blogspot.com"),
+    ("http://192.168.1.7:8080/", "192.168.1.7", "192.168.1.7"),
+    ("http://localhost/x", "localhost", "localhost"),
+    (None, UNKNOWN, UNKNOWN),
+    ("http://[broken/", UNKNOWN, UNKNOWN),
+], ids=["ccSLD", "www-case-dot", "private-suffix", "ip", "localhost", "none", "malformed"])
+def test_site_keys(url: str | None, domain: str, host: str) -> None:
+    assert site_key(url, "domain") == domain
+    assert site_key(url, "host") == host
+
+
+def test_jsonl_input_yields_one_item_per_non_blank_line(tmp_path: Path) -> None:
+    lines = [json.dumps({"url": "http://a.example/1", "html": "<p>caf\u00e9</p>"}), "",
+             "{not json", json.dumps({"url": "http://a.example/2"}),
+             json.dumps({"url": "http://a.example/3", "html": "<p>three</p>"})]
+    path = tmp_path / "pages.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    items = list(read_input(str(path), 3, LIMIT))
+    assert kinds(items) == "PFFP"
+    assert [i.position for i in items] == [0, 1, 2, 3]
+    first = items[0]
+    assert isinstance(first, PageRecord) and first.body == "<p>caf\u00e9</p>".encode()
+    assert isinstance(items[2], Failed) and "needs a string 'html'" in items[2].reason
+
+
+def test_folder_input_reads_pages_and_their_declared_urls(tmp_path: Path) -> None:
+    (tmp_path / "a.html").write_bytes(
+        b'<html><head><link rel="canonical" href="http://x.example/a"></head><body>a</body>')
+    (tmp_path / "b.html.gz").write_bytes(gzip.compress(b"<html><body>b</body></html>"))
+    (tmp_path / "notes.txt").write_text("not a page")
+    assert input_kind(tmp_path) == "folder"
+    items = list(read_input(str(tmp_path), 0, LIMIT))
+    assert kinds(items) == "PP"
+    assert [i.url for i in items if isinstance(i, PageRecord)] == ["http://x.example/a", None]
+
+
+def test_unknown_input_kind_is_an_input_error(tmp_path: Path) -> None:
+    (tmp_path / "x.csv").write_text("a,b")
+    with pytest.raises(InputError, match="not a WARC"):
+        input_kind(tmp_path / "x.csv")
+    with pytest.raises(InputError, match="no such file"):
+        input_kind(tmp_path / "missing.warc")
+
+
+@pytest.mark.parametrize(("budget", "words"), [(2000, 5), (64 << 20, 20_000)],
+                         ids=["many-small-flushes", "one-flush-over-4-MiB"])
+def test_spill_keeps_each_sites_pages_in_order(tmp_path: Path, budget: int, words: int) -> None:
+    writer = SpillWriter(tmp_path, budget=budget)
+    pages = [PageRecord(0, n, "in.warc", f"http://s{n % 3}.example/{n}", "text/html",
+                        html(n, words), n * 10, f"s{n % 3}.example") for n in range(30)]
+    for page in pages:
+        writer.add(page)
+    assert writer.close() == {f"s{k}.example": 10 for k in range(3)}
+    for k in range(3):
+        files = list(tmp_path.glob(f"s{k}.example-*.spill"))
+        assert list(read_spill(files)) == [p for p in pages if p.site == f"s{k}.example"]
