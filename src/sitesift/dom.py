@@ -155,10 +155,17 @@ class DomNode:
 
 
 _STYLE_ORDER = {name: i for i, name in enumerate(STYLE_ATTRS)}
+_PAGE_ROOTS = frozenset({"body", "html"})
 
 
 def style_key(tag: str, attrs: dict[str, str | None]) -> str:
-    """Tag plus display attributes, digits folded so `post-123` and `post-456` look alike."""
+    """Tag plus display attributes, digits folded so `post-123` and `post-456` look alike.
+
+    `<body>` and `<html>` are their tag alone: CMSs put the page's own type, section and id
+    in their classes (`single category-sport postid-9`), and a key that changes with every
+    section would make the whole page look like a layout the site never had."""
+    if tag in _PAGE_ROOTS:
+        return tag
     parts = [tag]
     for name in sorted(attrs.keys() & _STYLE_ORDER.keys(), key=_STYLE_ORDER.__getitem__):
         value = attrs[name]

@@ -168,3 +168,17 @@ def test_alignment_extension_pools_a_shifted_sequence_at_fit_time() -> None:
     mains = {id(s.elements[-1]) for s in body.styles.values()}
     assert len(navs) == 1 and len(mains) == 1
     assert sst.clean(pages[2]).text.split() == ["sale", "omega"]
+
+
+def test_page_specific_body_classes_do_not_hide_the_template() -> None:
+    # CMSs put the section in <body class>: a page of a section the fit never saw still
+    # maps onto the site's tree
+    sections = ["news", "sport", "arts", "news"]
+    pages = [page(f'<body class="section-{s}"><div class="nav">home news</div>'
+                  f'<div class="main"><p>story {w}</p></div></body>')
+             for s, w in zip(sections, ["alpha beta", "gamma delta", "eps zeta", "eta theta"],
+                             strict=True)]
+    sst = get_cleaner("sst").fit(pages[:3])
+    new = page('<body class="section-weather"><div class="nav">home news</div>'
+               '<div class="main"><p>rain tomorrow</p></div></body>')
+    assert sst.clean(new).text.split() == ["rain", "tomorrow"]
