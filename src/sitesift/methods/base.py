@@ -7,6 +7,7 @@ The CLI, the evaluation and the batch jobs only ever see this interface.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar, TypeVar
 
@@ -57,6 +58,17 @@ class Cleaner:
 
     def get_params(self) -> dict[str, Any]:
         return {}
+
+
+T = TypeVar("T")
+
+
+def seeded_sample(items: Sequence[T], size: int, seed: int) -> list[T]:
+    """At most `size` of `items`, the same ones for the same seed: a site-level method's
+    reproducible fit sample."""
+    if len(items) <= size:
+        return list(items)
+    return random.Random(seed).sample(list(items), size)
 
 
 C = TypeVar("C", bound=type[Cleaner])

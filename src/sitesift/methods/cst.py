@@ -53,7 +53,6 @@ cut the extraction benchmark needs; the paper itself only weights).
 
 from __future__ import annotations
 
-import random
 from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, fields, replace
 from typing import TYPE_CHECKING, Any
@@ -68,7 +67,7 @@ from sitesift.methods._cst_tree import (
     tree_from_state,
     tree_to_state,
 )
-from sitesift.methods.base import Cleaner, NodeScores, register
+from sitesift.methods.base import Cleaner, NodeScores, register, seeded_sample
 from sitesift.methods.sst.tree import style_children
 from sitesift.page import Page
 from sitesift.result import CONTENT, NOISE
@@ -157,9 +156,7 @@ class CompressedStructureTree(Cleaner):
 
     def fit(self, pages: Sequence[Page]) -> CompressedStructureTree:
         p = self.params
-        sample = list(pages)
-        if len(sample) > p.sample_size:
-            sample = random.Random(p.seed).sample(sample, p.sample_size)
+        sample = seeded_sample(pages, p.sample_size, p.seed)
         self.tree_ = build_cst([page.root for page in sample], p.virtual_leaves)
         self.n_pages_ = len(sample)
         return self

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import gc
-import random
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, fields, replace
@@ -11,7 +10,7 @@ from typing import Any
 
 from sitesift.errors import ModelError
 from sitesift.extract import KEEP, render_blocks
-from sitesift.methods.base import Cleaner, NodeScores, register
+from sitesift.methods.base import Cleaner, NodeScores, register, seeded_sample
 from sitesift.methods.sst.importance import mark_local_noise, score_tree
 from sitesift.methods.sst.mapping import map_page
 from sitesift.methods.sst.serialize import tree_from_state, tree_to_state
@@ -101,9 +100,7 @@ class SiteStyleTree(Cleaner):
 
     def _fit(self, pages: Sequence[Page]) -> SiteStyleTree:
         p = self.params
-        sample = list(pages)
-        if len(sample) > p.sample_size:
-            sample = random.Random(p.seed).sample(sample, p.sample_size)
+        sample = seeded_sample(pages, p.sample_size, p.seed)
         builder = TreeBuilder(merge=p.merge, merge_similarity=p.merge_similarity,
                               cf_min_share=p.cf_min_share, virtual_leaves=p.virtual_leaves,
                               align_min=p.align_unmatched)
