@@ -1,0 +1,41 @@
+"""rs-trafilatura worker: run by a CPython 3.12 interpreter (its wheels exist only for 3.12).
+
+Started by `sitesift.bench.py312.Worker` as `python -I rs_worker.py`; imports nothing of
+sitesift. Protocol, one JSON object per line: it first writes {"version": ...}; then for each
+{"html": ..., "url": ...} read from stdin it writes {"text": ..., "ms": ...} or
+{"error": ..., "ms": ...}, where ms times the extract call alone.
+"""
+
+import json
+import sys
+import time
+
+
+def main() -> int:
+    out = sys.stdout
+    try:
+        import rs_trafilatura
+    except ImportError as exc:
+        out.write(json.dumps({"error": f"cannot import rs_trafilatura: {exc}"}) + "\n")
+        out.flush()
+        return 1
+    out.write(json.dumps({"version": getattr(rs_trafilatura, "__version__", "?")}) + "\n")
+    out.flush()
+    for line in sys.stdin:
+        request = json.loads(line)
+        start = time.perf_counter()
+        try:
+            result = rs_trafilatura.extract(request["html"], url=request.get("url"))
+            reply = {"text": result.main_content or ""}
+        except BaseException as exc:  # a Rust panic arrives as a BaseException subclass
+            if isinstance(exc, KeyboardInterrupt | SystemExit):
+                raise
+            reply = {"error": f"{type(exc).__name__}: {exc}"}
+        reply["ms"] = (time.perf_counter() - start) * 1000
+        out.write(json.dumps(reply) + "\n")
+        out.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
