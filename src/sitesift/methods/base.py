@@ -25,6 +25,7 @@ class Cleaner:
 
     name: ClassVar[str] = ""
     site_level: ClassVar[bool] = False
+    needs_browser: ClassVar[bool] = False  # renders pages in Chromium (sitesift.render)
 
     def fit(self, pages: Sequence[Page]) -> Cleaner:
         """Learn from pages of one site. Page-level methods learn nothing."""
