@@ -58,6 +58,8 @@ def test_moderately_deep_page_is_flattened_not_lost() -> None:
     assert page.root.text() == "deep text"
     for method in method_names():
         cleaner = get_cleaner(method)
+        if cleaner.needs_browser:  # rendered layout of absurd nesting is the browser's call
+            continue
         if cleaner.site_level:
             cleaner.fit([page, page])
         assert "deep text" in cleaner.clean(page).text or cleaner.site_level
