@@ -135,7 +135,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--warcs", type=Path, default=Path("/tmp/sitesift-warc"))
     ap.add_argument("--datasets", nargs="+", default=DEFAULT)
-    ap.add_argument("--workers", nargs="+", type=int, default=[1, 2])
+    ap.add_argument("--workers", nargs="*", type=int, default=[1, 2])
     ap.add_argument("--spark-cores", nargs="+", type=int, default=[1, 2])
     ap.add_argument("--no-spark", action="store_true")
     ap.add_argument("--out", type=Path, help="keep the outputs here (default: a temp dir)")

@@ -176,13 +176,24 @@ class Supervisor(Generic[T]):
     changed task (it runs next). Busy messages are consumed here: they set the deadline.
     """
 
-    def __init__(self, handler: str, config: object, workers: int, limits: Limits) -> None:
+    def __init__(self, handler: str, config: object, workers: int, limits: Limits,
+                 keep_workers: bool = False) -> None:
         self.handler = handler
         self.config_blob = pickle.dumps(config)
         self.workers = max(1, workers)
         self.limits = limits
+        # keep_workers: idle workers outlive `run`, for callers that run many small batches
+        # (a Spark task per partition) and would otherwise pay a worker's start-up each time
+        self.keep_workers = keep_workers
+        self._pool: list[_Worker[T]] = []
         self._retries: deque[T] = deque()
         self._ctx = mp.get_context("spawn")  # no inherited threads, locks or BLAS pools
+
+    def close(self) -> None:
+        """Stop the workers kept between runs."""
+        for worker in self._pool:
+            self._stop(worker, kill=worker.task is not None)
+        self._pool.clear()
 
     def retry(self, task: T) -> None:
         self._retries.append(task)
@@ -222,7 +233,7 @@ class Supervisor(Generic[T]):
 
     def run(self, tasks: Iterable[T]) -> Iterator[tuple[T, object]]:
         pending = iter(tasks)
-        pool: list[_Worker[T]] = []
+        pool = self._pool
         exhausted = False
         try:
             while True:
@@ -257,8 +268,10 @@ class Supervisor(Generic[T]):
                     elif time.monotonic() > worker.deadline:
                         yield from self._lose(worker, pool, killed=True)
         finally:
-            for worker in pool:
-                self._stop(worker, kill=worker.task is not None)
+            for worker in list(pool):
+                if worker.task is not None or not self.keep_workers:
+                    self._stop(worker, kill=worker.task is not None)
+                    pool.remove(worker)
 
     def _receive(self, worker: _Worker[T], pool: list[_Worker[T]]) -> Iterator[tuple[T, object]]:
         for _ in range(256):  # drain what is there, but let other workers have their turn

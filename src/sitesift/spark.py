@@ -75,6 +75,18 @@ def _read(entry: tuple[int, str], cfg: CrawlConfig) -> Iterator[Keyed]:
     yield ("count", index), (records_in, dict(skipped))
 
 
+_SUPERVISORS: dict[str, Supervisor[SiteTask]] = {}
+
+
+def _supervisor(cfg: CrawlConfig, limits: Limits) -> Supervisor[SiteTask]:
+    """This Python worker's supervisor: Spark reuses its Python workers across tasks, and so
+    the cleaning process (NumPy, SciPy, ... imported) serves every partition it runs."""
+    key = repr((cfg, limits))
+    if key not in _SUPERVISORS:
+        _SUPERVISORS[key] = Supervisor(HANDLER, cfg, 1, limits, keep_workers=True)
+    return _SUPERVISORS[key]
+
+
 def _clean(groups: Iterable[tuple[tuple[str, Any], Iterable[Any]]], cfg: CrawlConfig,
            limits: Limits) -> Iterator[tuple[str, Any]]:
     """One partition: sites through a guarded worker; accounting items passed through."""
@@ -90,8 +102,7 @@ def _clean(groups: Iterable[tuple[tuple[str, Any], Iterable[Any]]], cfg: CrawlCo
             else:
                 side.extend(("count", value) for value in values)
 
-    supervisor: Supervisor[SiteTask] = Supervisor(HANDLER, cfg, 1, limits)
-    for _task, message in drive(supervisor, tasks()):
+    for _task, message in drive(_supervisor(cfg, limits), tasks()):
         yield from side
         side.clear()
         if isinstance(message, SiteDone):
@@ -101,6 +112,28 @@ def _clean(groups: Iterable[tuple[tuple[str, Any], Iterable[Any]]], cfg: CrawlCo
         else:
             yield ("result" if "text" in message else "error"), message
     yield from side
+
+
+def balanced_bins(weights: dict[str, int], parts: int) -> dict[str, int]:
+    """Sites to partitions, heaviest first onto the lightest partition (LPT scheduling), so
+    partition 0 starts with the heaviest site and no core is left with a long tail: hash
+    partitioning left one of two cores with most of the work. Weight = bytes of the pages
+    (plus a per-page constant): fitting and cleaning are about linear in them."""
+    loads = [0] * parts
+    assigned: dict[str, int] = {}
+    for site, weight in sorted(weights.items(), key=lambda kv: (-kv[1], kv[0])):
+        target = min(range(parts), key=loads.__getitem__)
+        assigned[site] = target
+        loads[target] += weight
+    return assigned
+
+
+def _bin(key: tuple[str, Any], bins: Any) -> int:
+    if key[0] == "site":
+        return int(bins.value.get(key[1], 0))
+    from pyspark.rdd import portable_hash
+
+    return int(portable_hash(key))
 
 
 def _schema(fields: tuple[str, ...]) -> Any:
@@ -129,10 +162,14 @@ def run_spark(spark: Any, inputs: list[str], out: str, cfg: CrawlConfig,
     cfg.check()
     limits = limits or Limits()
     sc = spark.sparkContext
-    parts = partitions or max(2, sc.defaultParallelism)
+    parts = partitions or 4 * max(2, sc.defaultParallelism)
     paths = sc.parallelize(list(enumerate(inputs)), max(1, len(inputs)))
-    outcomes = (paths.flatMap(partial(_read, cfg=cfg))
-                .groupByKey(numPartitions=parts)
+    keyed = paths.flatMap(partial(_read, cfg=cfg)).persist(StorageLevel.MEMORY_AND_DISK)
+    weights = (keyed.filter(lambda x: x[0][0] == "site")
+               .map(lambda x: (x[0][1], len(x[1].body) + 4096)).reduceByKey(lambda a, b: a + b)
+               .collect())
+    bins = sc.broadcast(balanced_bins(dict(weights), parts))
+    outcomes = (keyed.groupByKey(numPartitions=parts, partitionFunc=partial(_bin, bins=bins))
                 .mapPartitions(partial(_clean, cfg=cfg, limits=limits))
                 .persist(StorageLevel.MEMORY_AND_DISK))
     try:
@@ -146,6 +183,7 @@ def run_spark(spark: Any, inputs: list[str], out: str, cfg: CrawlConfig,
         totals = dict(outcomes.flatMap(_tally).reduceByKey(lambda a, b: a + b).collect())
     finally:
         outcomes.unpersist()
+        keyed.unpersist()
     return _summary(totals, len(inputs), out)
 
 
