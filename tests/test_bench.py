@@ -86,6 +86,7 @@ def test_sitesift_rows_are_those_of_evaluate() -> None:
     assert bench == {r["id"]: r["f1"] for r in evaluate([SAMPLE_SITE], ["sst"])}
     assert all(r["ms"] >= r["clean_ms"] + r["parse_ms"] for r in run.rows)
     assert all(r["kind"] == "sitesift" and r["fit_ms"] > 0 for r in run.rows)
+    assert all(0 < r["cpu_ms"] <= 2 * r["ms"] + 5 for r in run.rows)
 
 
 def test_limit_takes_the_first_pages_in_index_order() -> None:
@@ -139,7 +140,8 @@ def _rows() -> list[dict[str, object]]:
         for i, page_type in enumerate(("article", "forum", "forum")):
             rows.append({"corpus": "c", "id": str(i), "method": method, "page_type": page_type,
                          "kind": "sitesift" if method == "m" else "peer",
-                         "f1": f1 - 0.1 * i, "precision": f1, "recall": 1.0, "ms": ms,
+                         "f1": f1 - 0.1 * i, "precision": f1, "recall": 1.0, "ms": 3 * ms,
+                         "cpu_ms": ms,
                          "rouge_l_f1": f1, "shingle_f1": f1, "error": "x" if i == 2 else None})
     return rows
 
@@ -148,7 +150,8 @@ def test_corpus_table_speed_ratios_and_errors() -> None:
     lines = corpus_table(_rows(), ["m", "trafilatura", "resiliparse"]).splitlines()
     m = [c.strip() for c in lines[2].split("|")[1:-1]]
     assert m[:5] == ["m", "3", "1", "0.800", "0.800"]   # pages, errors, mean F1, median F1
-    assert m[-3:] == ["5.0", "2.00", "0.40"]            # median ms, x trafilatura, x resiliparse
+    # median wall ms, median CPU ms, x trafilatura and x resiliparse (by CPU time)
+    assert m[-4:] == ["15.0", "5.0", "2.00", "0.40"]
     assert m[11:13] == ["-", "-"]                       # no snippet gold: no snippet rates
 
 

@@ -7,7 +7,6 @@ too, with its type, so one bad page never stops the batch and nothing is dropped
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
@@ -19,6 +18,7 @@ from sitesift.errors import SitesiftError
 from sitesift.methods.base import Cleaner, get_cleaner
 from sitesift.page import Page
 from sitesift.result import Result
+from sitesift.timing import Stopwatch
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +56,8 @@ class Outcome:
     ms: float = 0.0  # cleaning, after parsing
     source: dict[str, Any] = field(default_factory=dict)
     fit_ms: float = 0.0  # this page's share of its group's fit time
+    cpu_ms: float = 0.0  # CPU time of the cleaning (sitesift.timing)
+    fit_cpu_ms: float = 0.0  # CPU time of this page's share of the fit
 
 
 def _reason(exc: BaseException) -> str:
@@ -84,40 +86,40 @@ def clean_group(method: str, params: dict[str, Any], group: str, sources: Sequen
     for fold in range(n):
         test = [sp for i, sp in enumerate(pages) if i % n == fold]
         train = [p for i, (_, p) in enumerate(pages) if n == 1 or i % n != fold]
-        cleaner, fit_ms, fit_error = _prepare(method, params, model, train)
+        cleaner, fit, fit_error = _prepare(method, params, model, train)
         for src, page in test:
             if cleaner is None:
                 outcomes[src.id] = Outcome(src.id, group, error=fit_error, source=src.row)
                 continue
-            start = time.perf_counter()
+            watch = Stopwatch()
             try:
                 result = cleaner.clean(page, noise=noise)
-                outcomes[src.id] = Outcome(src.id, group, result=result,
-                                           ms=(time.perf_counter() - start) * 1000,
-                                           source=src.row, fit_ms=fit_ms)
+                outcomes[src.id] = Outcome(src.id, group, result=result, ms=watch.ms,
+                                           cpu_ms=watch.cpu_ms, source=src.row,
+                                           fit_ms=fit[0], fit_cpu_ms=fit[1])
             except Exception as exc:
                 outcomes[src.id] = Outcome(src.id, group, error=_reason(exc), source=src.row)
     return [outcomes[s.id] for s in sources]
 
 
 def _prepare(method: str, params: dict[str, Any], model: str | None, pages: list[Page]
-             ) -> tuple[Cleaner | None, float, str | None]:
+             ) -> tuple[Cleaner | None, tuple[float, float], str | None]:
     """The cleaner for a group: loaded, or made and (site-level) fitted on `pages`; with the
-    fit time per page, or the reason it could not be had."""
+    fit's wall and CPU ms per page, or the reason it could not be had."""
     try:
         if model is not None:
             from sitesift.model_io import load_model
 
-            return load_model(model), 0.0, None
+            return load_model(model), (0.0, 0.0), None
         cleaner = get_cleaner(method, **params)
-        fit_ms = 0.0
+        fit = (0.0, 0.0)
         if cleaner.site_level:
-            start = time.perf_counter()
+            watch = Stopwatch()
             cleaner.fit(pages)
-            fit_ms = (time.perf_counter() - start) * 1000 / max(len(pages), 1)
-        return cleaner, fit_ms, None
+            fit = (watch.ms / max(len(pages), 1), watch.cpu_ms / max(len(pages), 1))
+        return cleaner, fit, None
     except Exception as exc:
-        return None, 0.0, f"preparing the {method} model failed: {_reason(exc)}"
+        return None, (0.0, 0.0), f"preparing the {method} model failed: {_reason(exc)}"
 
 
 def clean_source(cleaner: Cleaner, group: str, src: Source, page: Page | None = None,
@@ -127,17 +129,16 @@ def clean_source(cleaner: Cleaner, group: str, src: Source, page: Page | None = 
     Outcome: the crawl's per-page step, which runs each page under its own guard.
     Exceptions of the `passthrough` types propagate (the crawl restarts a worker whose
     memory ran out, rather than go on with a heap it cannot trust)."""
-    start = time.perf_counter()
     try:
         if page is None:
             page = src.load()
-        start = time.perf_counter()
+        watch = Stopwatch()
         result = cleaner.clean(page, noise=noise)
     except passthrough:
         raise
     except Exception as exc:  # recorded, never swallowed: the batch edge
         return Outcome(src.id, group, error=_reason(exc), source=src.row)
-    return Outcome(src.id, group, result=result, ms=(time.perf_counter() - start) * 1000,
+    return Outcome(src.id, group, result=result, ms=watch.ms, cpu_ms=watch.cpu_ms,
                    source=src.row)
 
 

@@ -8,11 +8,12 @@ each library is imported only when its adapter is built, and a missing one raise
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import metadata
 from typing import Any
+
+from sitesift.timing import Stopwatch
 
 Extract = Callable[[str, str | None], str]
 
@@ -32,15 +33,16 @@ class Peer:
     extract: Extract
     close: Callable[[], None] = field(default=_noop)
     # Peers in another process time their own call there, so IPC is not counted.
-    timed: Callable[[str, str | None], tuple[str, float]] | None = None
+    timed: Callable[[str, str | None], tuple[str, float, float]] | None = None
 
-    def run(self, html: str, url: str | None) -> tuple[str, float]:
-        """(text, ms of the peer's own call). Exceptions propagate: the caller records them."""
+    def run(self, html: str, url: str | None) -> tuple[str, float, float]:
+        """(text, wall ms, CPU ms of the peer's own call). Exceptions propagate: the caller
+        records them."""
         if self.timed is not None:
             return self.timed(html, url)
-        start = time.perf_counter()
+        watch = Stopwatch()
         text = self.extract(html, url)
-        return text or "", (time.perf_counter() - start) * 1000
+        return text or "", watch.ms, watch.cpu_ms
 
 
 def _version(dist: str) -> str:

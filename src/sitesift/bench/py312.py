@@ -117,8 +117,9 @@ class Worker:
         reply: dict[str, Any] = json.loads(line)
         return reply
 
-    def run(self, html: str, url: str | None) -> tuple[str, float]:
-        """(text, ms of the extract call in the worker); raises on the page's error."""
+    def run(self, html: str, url: str | None) -> tuple[str, float, float]:
+        """(text, wall and CPU ms of the extract call in the worker); raises on the page's
+        error."""
         if self.proc is None:
             self._spawn()
         assert self.proc is not None and self.proc.stdin is not None
@@ -131,7 +132,7 @@ class Worker:
         reply = self._read(PAGE_TIMEOUT_S)
         if "error" in reply:
             raise RuntimeError(reply["error"])
-        return str(reply["text"]), float(reply["ms"])
+        return str(reply["text"]), float(reply["ms"]), float(reply.get("cpu_ms", reply["ms"]))
 
     def close(self) -> None:
         if self.proc is None:

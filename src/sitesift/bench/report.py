@@ -18,10 +18,11 @@ subsequence over whitespace tokens. Shingle F1: sets of 4-token shingles. `with 
 `without kept`: share of WCXB's must-keep snippets found in the output (higher is better) and
 of its boilerplate snippets wrongly kept (lower is better), over pages that have snippets.
 Exact definitions: `sitesift.metrics`. A page a method fails on scores as empty output.
-`ms`: median time per page of the method's own call on the decoded page (peers: their extract
-call; sitesift: parse + clean + the page's share of its site group's fit). `x trafilatura` /
-`x resiliparse`: that peer's median ms divided by the method's, measured in the same run
-(above 1: faster)."""
+`ms`: median wall time per page of the method's own call on the decoded page (peers: their
+extract call; sitesift: parse + clean + the page's share of its site group's fit). `CPU ms`:
+the same calls' CPU time (of the calling thread; rs-trafilatura's in its worker), which other
+jobs on the machine do not inflate. `x trafilatura` / `x resiliparse`: that peer's median CPU
+ms divided by the method's, measured in the same run (above 1: faster)."""
 
 
 def _mean(values: Iterable[float | None]) -> float | None:
@@ -58,8 +59,9 @@ def by_key(rows: list[Row], *keys: str) -> dict[tuple[Any, ...], list[Row]]:
     return out
 
 
-def overview(rows: list[Row], methods: list[str]) -> str:
-    """Mean token F1 (median ms) per corpus and method: the issue's reference table."""
+def overview(rows: list[Row], methods: list[str], time_key: str = "ms") -> str:
+    """Mean token F1 (median `time_key` ms) per corpus and method: the issue's reference
+    table, with wall (`ms`) or CPU (`cpu_ms`) times."""
     cells = by_key(rows, "corpus", "method")
     corpora = list(dict.fromkeys(r["corpus"] for r in rows))
     lines = ["| corpus | pages | " + " | ".join(methods) + " |",
@@ -69,8 +71,8 @@ def overview(rows: list[Row], methods: list[str]) -> str:
         row = []
         for m in methods:
             sel = cells.get((corpus, m), [])
-            row.append(f"{_f(_mean(r['f1'] for r in sel))} ({_ms(_median(r['ms'] for r in sel))})"
-                       if sel else "-")
+            ms = _ms(_median(r.get(time_key) for r in sel))
+            row.append(f"{_f(_mean(r['f1'] for r in sel))} ({ms})" if sel else "-")
         lines.append(f"| {corpus} | {pages} | " + " | ".join(row) + " |")
     return "\n".join(lines)
 
@@ -78,24 +80,24 @@ def overview(rows: list[Row], methods: list[str]) -> str:
 def corpus_table(rows: list[Row], methods: list[str]) -> str:
     """Every metric of one corpus, one line per method."""
     cells = by_key(rows, "method")
-    ref_ms = {ref: _median(r["ms"] for r in cells.get((ref,), [])) for ref in SPEED_REFS}
+    ref_ms = {ref: _median(r.get("cpu_ms") for r in cells.get((ref,), [])) for ref in SPEED_REFS}
     lines = [
         "| method | pages | errors | mean F1 | median F1 | mean P | median P | mean R | median R "
-        "| ROUGE-L F1 | shingle F1 | with found | without kept | median ms | x trafilatura "
-        "| x resiliparse |",
-        "|---|" + "---|" * 15,
+        "| ROUGE-L F1 | shingle F1 | with found | without kept | median ms | median CPU ms "
+        "| x trafilatura | x resiliparse |",
+        "|---|" + "---|" * 16,
     ]
     for m in methods:
         sel = cells.get((m,), [])
         if not sel:
             continue
-        ms = _median(r["ms"] for r in sel)
+        ms = _median(r.get("cpu_ms") for r in sel)
         cols = [m, str(len(sel)), str(sum(1 for r in sel if r.get("error")))]
         for metric in ("f1", "precision", "recall"):
             cols += [_f(_mean(r[metric] for r in sel)), _f(_median(r[metric] for r in sel))]
         cols += [_f(_mean(r.get(k) for r in sel))
                  for k in ("rouge_l_f1", "shingle_f1", "with_found", "without_kept")]
-        cols.append(_ms(ms))
+        cols += [_ms(_median(r["ms"] for r in sel)), _ms(ms)]
         for ref in SPEED_REFS:
             ref_value = ref_ms[ref]
             cols.append(f"{ref_value / ms:.2f}" if ref_value is not None and ms else "-")
@@ -131,6 +133,9 @@ def summary(rows: list[Row], info: dict[str, Any], command: str | None = None) -
     for name, reason in info.get("skipped", {}).items():
         out.append(f"- skipped {name}: {reason}")
     out += ["", NOTES, "", "## Mean token F1 (median ms per page)", "", overview(rows, methods)]
+    if any("cpu_ms" in r for r in rows):
+        out += ["", "## Mean token F1 (median CPU ms per page)", "",
+                overview(rows, methods, "cpu_ms")]
     corpora = info.get("corpora", {})
     for corpus, sel in by_key(rows, "corpus").items():
         name = corpus[0]

@@ -2,7 +2,7 @@
 
 Started by `sitesift.bench.py312.Worker` as `python -I rs_worker.py`; imports nothing of
 sitesift. Protocol, one JSON object per line: it first writes {"version": ...}; then for each
-{"html": ..., "url": ...} read from stdin it writes {"text": ..., "ms": ...} or
+{"html": ..., "url": ...} read from stdin it writes {"text": ..., "ms": ..., "cpu_ms": ...} or
 {"error": ..., "ms": ...}, where ms times the extract call alone.
 """
 
@@ -23,7 +23,7 @@ def main() -> int:
     out.flush()
     for line in sys.stdin:
         request = json.loads(line)
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.thread_time()
         try:
             result = rs_trafilatura.extract(request["html"], url=request.get("url"))
             reply = {"text": result.main_content or ""}
@@ -32,6 +32,7 @@ def main() -> int:
                 raise
             reply = {"error": f"{type(exc).__name__}: {exc}"}
         reply["ms"] = (time.perf_counter() - start) * 1000
+        reply["cpu_ms"] = (time.thread_time() - cpu) * 1000
         out.write(json.dumps(reply) + "\n")
         out.flush()
     return 0

@@ -27,6 +27,7 @@ from sitesift.decode import decode_html
 from sitesift.evaluate import dataset_groups, evaluate
 from sitesift.metrics import rouge_l, shingle_prf, snippet_rates, token_prf
 from sitesift.page import Page
+from sitesift.timing import Stopwatch
 
 AUTO = "auto"
 Row = dict[str, Any]
@@ -101,6 +102,7 @@ class _Page:
     gold: str
     snippets: dict[str, list[str]] | None
     parse_ms: float = 0.0
+    parse_cpu_ms: float = 0.0
 
 
 def _tags(page: _Page, kind: str) -> Row:
@@ -123,22 +125,23 @@ def _run_peers(root: Path, pages: list[_Page], peers: list[Peer], emit: Callable
         except Exception as exc:  # an unreadable page: every peer scores it empty
             error = f"{type(exc).__name__}: {exc}"
         if html is not None:
-            start = time.perf_counter()
+            watch = Stopwatch()
             # sitesift's own rows carry their parse errors; here only the time is wanted
             with contextlib.suppress(Exception):
                 Page.from_html(html)
-            page.parse_ms = (time.perf_counter() - start) * 1000
+            page.parse_ms, page.parse_cpu_ms = watch.ms, watch.cpu_ms
         for peer in peers:
-            text, ms, peer_error = "", 0.0, error
+            text, ms, cpu_ms, peer_error = "", 0.0, 0.0, error
             if html is not None:
-                start = time.perf_counter()
+                watch = Stopwatch()
                 try:
-                    text, ms = peer.run(html, page.row.get("url"))
+                    text, ms, cpu_ms = peer.run(html, page.row.get("url"))
                 except Exception as exc:  # the peer failed on this page: recorded, scored empty
-                    ms = (time.perf_counter() - start) * 1000
+                    ms, cpu_ms = watch.ms, watch.cpu_ms
                     peer_error = describe(exc)
             emit({"corpus": root.name, "id": page.row["id"], "method": peer.name,
-                  "group": page.group, "ms": round(ms, 3), "error": peer_error,
+                  "group": page.group, "ms": round(ms, 3), "cpu_ms": round(cpu_ms, 3),
+                  "error": peer_error,
                   **_tags(page, "peer"), **score(text, page.gold, page.snippets)})
         bar.update(1)
     bar.close()
@@ -160,7 +163,8 @@ def bench_corpus(root: Path, methods: list[str], peers: list[Peer], *, grouping:
     def scorer(root: Path, outcome: Outcome, text: str, gold: str) -> Row:
         page = by_id[outcome.id]
         total = page.parse_ms + outcome.ms + outcome.fit_ms
-        return {**_tags(page, "sitesift"), "ms": round(total, 3),
+        cpu = page.parse_cpu_ms + outcome.cpu_ms + outcome.fit_cpu_ms
+        return {**_tags(page, "sitesift"), "ms": round(total, 3), "cpu_ms": round(cpu, 3),
                 "clean_ms": round(outcome.ms, 3), "parse_ms": round(page.parse_ms, 3),
                 "fit_ms": round(outcome.fit_ms, 3), **score(text, gold, page.snippets)}
 
