@@ -9,12 +9,18 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
-from typing import Any, ClassVar, TypeVar
+from dataclasses import asdict, replace
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar, cast
 
 from sitesift.errors import NotFittedError, UnknownMethodError
 from sitesift.extract import KEEP, Verdict, render_blocks
 from sitesift.page import Page
 from sitesift.result import Result
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
+P = TypeVar("P", bound="DataclassInstance")
 
 NodeScores = dict[int, Verdict]
 """Verdicts keyed by DomNode.nid; a verdict covers the node's subtree."""
@@ -59,6 +65,24 @@ class Cleaner:
 
     def get_params(self) -> dict[str, Any]:
         return {}
+
+
+class ParamsCleaner(Cleaner, Generic[P]):
+    """A cleaner whose settings are one dataclass instance, `params`: what `get_params`
+    returns and the model file stores. `cls(params, **overrides)` takes the defaults of
+    `params_type`, or `params`, with the named fields replaced."""
+
+    params_type: ClassVar[type[Any]]
+
+    def __init__(self, params: P | None = None, **overrides: Any) -> None:
+        self.params: P = replace(params if params is not None else self.default_params(),
+                                 **overrides)
+
+    def default_params(self) -> P:
+        return cast("P", self.params_type())
+
+    def get_params(self) -> dict[str, Any]:
+        return asdict(self.params)
 
 
 T = TypeVar("T")

@@ -34,14 +34,14 @@ from __future__ import annotations
 
 import html as htmllib
 import re
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any
 
 from sitesift.dom import BLOCK_TAGS as RENDER_BLOCK_TAGS
 from sitesift.dom import SKIPPED_TAGS
 from sitesift.methods._source import normalise_text
-from sitesift.methods.base import Cleaner, NodeScores, register
+from sitesift.methods.base import NodeScores, ParamsCleaner, register
 from sitesift.page import Page
 from sitesift.result import CONTENT, NOISE, Block, Result
 
@@ -259,16 +259,14 @@ def main_block(blocks: list[ListBlock]) -> int | None:
 
 
 @register
-class BlockDistribution(Cleaner):
+class BlockDistribution(ParamsCleaner[BlockDistParams]):
     """Qiu et al. 2009: is this a news page, and which block holds the news."""
 
     name = "blockdist"
+    params_type = BlockDistParams
 
     def __init__(self, params: BlockDistParams | None = None, **overrides: Any) -> None:
-        self.params = replace(params or BlockDistParams(), **overrides)
-
-    def get_params(self) -> dict[str, Any]:
-        return asdict(self.params)
+        super().__init__(params, **overrides)
 
     def score(self, page: Page) -> NodeScores:
         raise NotImplementedError("blockdist works on the source stream; call clean()")

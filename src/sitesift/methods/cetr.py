@@ -24,14 +24,14 @@ DOM method, so CETR's output is exactly a subset of the page's visible text.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, replace
-from typing import Any, ClassVar
+from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
 from sitesift.extract import Verdict
 from sitesift.methods._source import Line, align_runs, source_lines
-from sitesift.methods.base import Cleaner, NodeScores, register
+from sitesift.methods.base import NodeScores, ParamsCleaner, register
 from sitesift.page import Page
 from sitesift.result import CONTENT, NOISE
 
@@ -172,16 +172,11 @@ def two_d_labels(smoothed: np.ndarray, sigma: float, alpha: int, k: int, seed: i
     return np.asarray(origin_kmeans(points, k, seed, max_iter) != 0)
 
 
-class _CETR(Cleaner):
+class _CETR(ParamsCleaner[CETRParams]):
     """The shared pipeline: lines, ratios, smoothing, a labelling rule, back to the DOM."""
 
+    params_type = CETRParams
     rule: ClassVar[tuple[str, str]] = ("", "")  # reasons for (content, noise) lines
-
-    def __init__(self, params: CETRParams | None = None, **overrides: Any) -> None:
-        self.params = replace(params or CETRParams(), **overrides)
-
-    def get_params(self) -> dict[str, Any]:
-        return asdict(self.params)
 
     def label_lines(self, smoothed: np.ndarray) -> np.ndarray:
         raise NotImplementedError

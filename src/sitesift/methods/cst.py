@@ -54,7 +54,7 @@ cut the extraction benchmark needs; the paper itself only weights).
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any
 
 from sitesift.dom import DomNode
@@ -67,7 +67,7 @@ from sitesift.methods._cst_tree import (
     tree_from_state,
     tree_to_state,
 )
-from sitesift.methods.base import Cleaner, NodeScores, register, seeded_sample
+from sitesift.methods.base import NodeScores, ParamsCleaner, register, seeded_sample
 from sitesift.methods.sst.tree import style_children
 from sitesift.page import Page
 from sitesift.result import CONTENT, NOISE
@@ -135,24 +135,22 @@ def _style(element: CSTNode | None, signature: tuple[str, ...]
 
 
 @register
-class CompressedStructureTree(Cleaner):
+class CompressedStructureTree(ParamsCleaner[CSTParams]):
     """Yi & Liu (IJCAI 2003): a weight for every word of every page from the style
     entropy of the compressed structure tree."""
 
     name = "cst"
+    params_type = CSTParams
     site_level = True
 
     def __init__(self, params: CSTParams | None = None, **overrides: Any) -> None:
-        self.params = replace(params or CSTParams(), **overrides)
+        super().__init__(params, **overrides)
         self.tree_: CSTNode | None = None
         self.n_pages_ = 0
 
     @property
     def fitted(self) -> bool:
         return self.tree_ is not None
-
-    def get_params(self) -> dict[str, Any]:
-        return asdict(self.params)
 
     def fit(self, pages: Sequence[Page]) -> CompressedStructureTree:
         p = self.params

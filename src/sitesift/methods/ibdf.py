@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -17,7 +17,7 @@ from sitesift.errors import ModelError
 from sitesift.extract import KEEP, Verdict, render_blocks
 from sitesift.methods._blocks import Block, Keywords, add_features, parse_levels, partition
 from sitesift.methods._state import fingerprint, get_int, get_list, params_from_state
-from sitesift.methods.base import Cleaner, NodeScores, register
+from sitesift.methods.base import NodeScores, ParamsCleaner, register
 from sitesift.page import Page
 from sitesift.result import CONTENT, NOISE, Result
 
@@ -83,7 +83,7 @@ def cosine(a: set[str] | frozenset[str], b: set[str] | frozenset[str]) -> float:
 
 
 @register
-class ContentExtractor(Cleaner):
+class ContentExtractor(ParamsCleaner[IBDFParams]):
     """Debnath et al. (TKDE 2005): ContentExtractor with inverse block document frequency.
 
     - GetBlocks (`_blocks.partition`): the page is cut at the first tag of the ordered set
@@ -107,10 +107,11 @@ class ContentExtractor(Cleaner):
     """
 
     name = "ibdf"
+    params_type = IBDFParams
     site_level = True
 
     def __init__(self, params: IBDFParams | None = None, **overrides: Any) -> None:
-        self.params = replace(params or IBDFParams(), **overrides)
+        super().__init__(params, **overrides)
         self.vocab_: list[str] | None = None
         self.blocks_: list[list[int]] = []
         self.block_pages_: list[list[int]] = []
@@ -125,9 +126,6 @@ class ContentExtractor(Cleaner):
     @property
     def fitted(self) -> bool:
         return self.vocab_ is not None
-
-    def get_params(self) -> dict[str, Any]:
-        return asdict(self.params)
 
     def _keywords(self) -> Keywords:
         if self._kw is None:

@@ -6,7 +6,7 @@ Lin & Ho, "Discovering informative content blocks from Web documents", KDD 2002.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -30,7 +30,7 @@ from sitesift.methods._state import (
     get_list,
     params_from_state,
 )
-from sitesift.methods.base import Cleaner, NodeScores, register
+from sitesift.methods.base import NodeScores, ParamsCleaner, register
 from sitesift.page import Page
 from sitesift.result import CONTENT, NOISE
 
@@ -82,7 +82,7 @@ class InfoDiscovererParams:
 
 
 @register
-class InfoDiscoverer(Cleaner):
+class InfoDiscoverer(ParamsCleaner[InfoDiscovererParams]):
     """Lin & Ho (KDD 2002): informative vs redundant content blocks by feature entropy.
 
     - Partition (`_blocks.partition`): a block tree cut at <TABLE> first (the paper's
@@ -112,10 +112,11 @@ class InfoDiscoverer(Cleaner):
     """
 
     name = "infodiscoverer"
+    params_type = InfoDiscovererParams
     site_level = True
 
     def __init__(self, params: InfoDiscovererParams | None = None, **overrides: Any) -> None:
-        self.params = replace(params or InfoDiscovererParams(), **overrides)
+        super().__init__(params, **overrides)
         self.vocab_: list[str] | None = None
         self.sums_ = np.zeros(0)
         self.xlogx_ = np.zeros(0)
@@ -130,9 +131,6 @@ class InfoDiscoverer(Cleaner):
     @property
     def fitted(self) -> bool:
         return self.vocab_ is not None
-
-    def get_params(self) -> dict[str, Any]:
-        return asdict(self.params)
 
     def fit(self, pages: Sequence[Page]) -> InfoDiscoverer:
         trees = [self._tree(page) for page in pages]

@@ -40,13 +40,13 @@ from __future__ import annotations
 import heapq
 import math
 import re
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
 from sitesift.dom import BLOCK_TAGS, DomNode
 from sitesift.extract import Verdict
-from sitesift.methods.base import Cleaner, NodeScores, register
+from sitesift.methods.base import NodeScores, ParamsCleaner, register
 from sitesift.page import Page
 from sitesift.result import CONTENT, NOISE
 
@@ -192,16 +192,14 @@ def mine_blocks(start: DomNode, info: dict[int, Info], k: int, threshold: float,
 
 
 @register
-class KMaxInformativeBlocks(Cleaner):
+class KMaxInformativeBlocks(ParamsCleaner[KMIBParams]):
     """WISDOM k-MIB with block expansion and condensation."""
 
     name = "kmib"
+    params_type = KMIBParams
 
     def __init__(self, params: KMIBParams | None = None, **overrides: Any) -> None:
-        self.params = replace(params or KMIBParams(), **overrides)
-
-    def get_params(self) -> dict[str, Any]:
-        return asdict(self.params)
+        super().__init__(params, **overrides)
 
     def score(self, page: Page) -> NodeScores:
         p = self.params

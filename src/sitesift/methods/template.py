@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import asdict, dataclass, fields
 from typing import Any
 
 from sitesift.dom import DomNode
@@ -37,7 +37,7 @@ from sitesift.errors import ModelError
 from sitesift.extract import Verdict
 from sitesift.links import SiteGraph, page_links
 from sitesift.methods._template_global import MAX_FINGERPRINT, Components, is_int
-from sitesift.methods.base import Cleaner, NodeScores, register
+from sitesift.methods.base import NodeScores, ParamsCleaner, register
 from sitesift.page import Page
 from sitesift.result import NOISE
 from sitesift.shingles import fingerprint, normalise_tokens
@@ -132,14 +132,15 @@ def pagelet_tokens(node: DomNode, fold_digits: bool) -> list[str]:
 
 
 @register
-class TemplateCleaner(Cleaner):
+class TemplateCleaner(ParamsCleaner[TemplateParams]):
     """Bar-Yossef & Rajagopalan (WWW 2002): pagelets whose shingles recur are template."""
 
     name = "template"
+    params_type = TemplateParams
     site_level = True
 
     def __init__(self, params: TemplateParams | None = None, **overrides: Any) -> None:
-        self.params = replace(params or TemplateParams(), **overrides)
+        super().__init__(params, **overrides)
         self.templates_: dict[int, int] | None = None  # fingerprint -> pages owning it
         self.components_: Components | None = None     # global mode only
         self.algorithm_: str = self.params.algorithm

@@ -5,12 +5,12 @@ from __future__ import annotations
 import gc
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import dataclass, fields
 from typing import Any
 
 from sitesift.errors import ModelError
 from sitesift.extract import KEEP, render_blocks
-from sitesift.methods.base import Cleaner, NodeScores, register, seeded_sample
+from sitesift.methods.base import NodeScores, ParamsCleaner, register, seeded_sample
 from sitesift.methods.sst.importance import mark_local_noise, score_tree
 from sitesift.methods.sst.mapping import map_page
 from sitesift.methods.sst.serialize import tree_from_state, tree_to_state
@@ -76,23 +76,21 @@ class SSTParams:
 
 
 @register
-class SiteStyleTree(Cleaner):
+class SiteStyleTree(ParamsCleaner[SSTParams]):
     """Yi, Liu & Li (KDD 2003): noise elimination with a Site Style Tree."""
 
     name = "sst"
+    params_type = SSTParams
     site_level = True
 
     def __init__(self, params: SSTParams | None = None, **overrides: Any) -> None:
-        self.params = replace(params or SSTParams(), **overrides)
+        super().__init__(params, **overrides)
         self.tree_: ElementNode | None = None
         self.n_pages_ = 0
 
     @property
     def fitted(self) -> bool:
         return self.tree_ is not None
-
-    def get_params(self) -> dict[str, Any]:
-        return asdict(self.params)
 
     def fit(self, pages: Sequence[Page]) -> SiteStyleTree:
         with paused_gc():  # the tree is many small long-lived objects: GC passes only cost
