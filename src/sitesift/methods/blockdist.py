@@ -265,8 +265,6 @@ class BlockDistribution(ParamsCleaner[BlockDistParams]):
     name = "blockdist"
     params_type = BlockDistParams
 
-    def __init__(self, params: BlockDistParams | None = None, **overrides: Any) -> None:
-        super().__init__(params, **overrides)
 
     def score(self, page: Page) -> NodeScores:
         raise NotImplementedError("blockdist works on the source stream; call clean()")

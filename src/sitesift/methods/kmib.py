@@ -41,7 +41,6 @@ import heapq
 import math
 import re
 from dataclasses import dataclass
-from typing import Any
 from urllib.parse import urlsplit
 
 from sitesift.dom import BLOCK_TAGS, DomNode
@@ -198,8 +197,6 @@ class KMaxInformativeBlocks(ParamsCleaner[KMIBParams]):
     name = "kmib"
     params_type = KMIBParams
 
-    def __init__(self, params: KMIBParams | None = None, **overrides: Any) -> None:
-        super().__init__(params, **overrides)
 
     def score(self, page: Page) -> NodeScores:
         p = self.params
