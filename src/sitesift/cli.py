@@ -256,6 +256,33 @@ def cmd_crawl(args: argparse.Namespace) -> int:
     return 0 if summary["balanced"] else 1
 
 
+def cmd_report(args: argparse.Namespace) -> int:
+    """The visual report: pages as rendered with their noise shaded, text, F1, style trees."""
+    from sitesift.report import build_report
+
+    methods = list(dict.fromkeys(args.method or ["sst"]))
+    params: dict[str, dict[str, Any]] = {m: {} for m in methods}
+    for key, value in _params(args.set).items():  # `sst.threshold=0.4`, or all methods
+        method, dot, name = key.partition(".")
+        if dot and method not in params:
+            raise SystemExit(f"sitesift report: --set {key}: {method} is not a --method")
+        for m in [method] if dot else methods:
+            params[m][name if dot else key] = value
+    command = " ".join(["sitesift report", args.path, *(f"--method {m}" for m in methods),
+                        *(f"--set {s}" for s in args.set), "--group-by", args.group_by,
+                        *(f"--site {s}" for s in args.site), "--views", str(args.views),
+                        "--out", args.out])
+    report = build_report(Path(args.path), methods, Path(args.out), grouping=args.group_by,
+                          sites=args.site, views=args.views, params=params,
+                          progress=not args.quiet, command=command)
+    print(f"sitesift report: {report.pages} pages, {report.sites} site groups, "
+          f"{report.views} page views, {report.trees} style trees, {report.errors} errors "
+          f"-> {report.out}", file=sys.stderr)
+    print(f"open {report.index.resolve().as_uri()}")
+    return 0
+
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     """Fit a Site Style Tree on the bundled sample site, clean every page, score and save."""
     from sitesift.evaluate import evaluate, summary_table
@@ -382,6 +409,24 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--keep-work", action="store_true", help="keep OUT/work (spill, parts)")
     p.add_argument("--quiet", action="store_true")
     p.set_defaults(func=cmd_crawl)
+
+    p = sub.add_parser("report", help="an HTML report: pages as rendered with the noise "
+                                      "shaded, cleaned text, F1, Site Style Tree explorer")
+    p.add_argument("path", metavar="PAGES|DATASET",
+                   help="a dataset folder, a folder of pages, or a list file")
+    p.add_argument("--method", action="append", choices=methods,
+                   help="a method to show (repeat to compare; default sst)")
+    p.add_argument("--out", required=True, help="folder for index.html, pages/, sst/")
+    p.add_argument("--group-by", default="site", choices=GROUPINGS)
+    p.add_argument("--site", action="append", default=[], metavar="GROUP",
+                   help="only this site group (repeatable)")
+    p.add_argument("--views", type=int, default=30, metavar="N",
+                   help="page views for the first N pages of each site (0: all); the "
+                        "summary covers every page")
+    p.add_argument("--set", action="append", default=[], metavar="[METHOD.]KEY=VALUE",
+                   help="a method parameter, e.g. sst.threshold=0.4")
+    p.add_argument("--quiet", action="store_true")
+    p.set_defaults(func=cmd_report)
 
     p = sub.add_parser("demo", help="fit, clean and score the bundled sample site")
     p.add_argument("--out", default="sitesift-demo")
