@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/ensure_java.sh
 bash scripts/ensure_chromium.sh
-bash scripts/setup.sh test,spark,render
+bash scripts/setup.sh test,spark,render,report
 # The browser tests skip where Chromium is missing; here it was just installed, so a
 # missing browser fails the run instead (tests/test_render.py).
 SITESIFT_REQUIRE_BROWSER=1 .venv/bin/python -m pytest -p no:cacheprovider "$@"
