@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from sitesift.page import Page
+from sitesift.render import check_available, close_shared
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "datasets"
 
@@ -21,3 +23,18 @@ def shared_dataset(name: str) -> Path:
     if not (path / "index.jsonl").is_file():
         pytest.skip(f"shared corpus {name!r} not found at {path} (needs ../shared/datasets)")
     return path
+
+
+# Why no browser can render here (None: Chromium and Playwright are present).
+BROWSER_MISSING = check_available()
+needs_browser = pytest.mark.skipif(
+    BROWSER_MISSING is not None,
+    reason=f"rendering tests need Chromium and Playwright: {BROWSER_MISSING}")
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _no_browser_left() -> Iterator[None]:
+    """Close this thread's shared browsers after each module: Playwright's sync API allows
+    one driver per thread, and later modules may start their own."""
+    yield
+    close_shared()

@@ -21,11 +21,11 @@ from sitesift.methods.base import Cleaner, NodeScores, get_cleaner
 from sitesift.page import Page
 from sitesift.report import build_report
 from sitesift.report.frame import AlignedPage, neutralise_css
-from sitesift.report.shots import Watch, browser, unavailable
+from sitesift.report.shots import Watch, browser
 from sitesift.report.sst_tree import explorer_data, label_counts
 from sitesift.report.views import mark_page
 from sitesift.result import CONTENT, NOISE, Result
-from tests.conftest import page
+from tests.conftest import needs_browser, page
 
 PAGE = """<!DOCTYPE html><html><head><title>T</title>
 <link rel="stylesheet" href="https://cdn.example/site.css"><base href="https://x.example/">
@@ -277,11 +277,6 @@ def test_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
 
 
 # ------------------------------------------------------------------ in the browser
-
-_WHY = unavailable()
-needs_browser = pytest.mark.skipif(
-    _WHY is not None, reason=f"report browser tests need Playwright and Chromium: {_WHY}")
-
 
 @pytest.fixture(scope="module")
 def chromium() -> Iterator[Any]:

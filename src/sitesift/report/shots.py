@@ -21,12 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sitesift.errors import SitesiftError
+from sitesift.render import CHROMIUM, CHROMIUM_ARGS, RenderUnavailable, check_available, playwright
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ("--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-sync",
-                 "--disable-background-networking", "--disable-component-update",
-                 "--host-resolver-rules=MAP * ~NOTFOUND")
 LOCAL_SCHEMES = ("file:", "data:", "about:")
 # The largest noise region of the shown frame whose top is above `limit`: a point inside it.
 LARGEST_NOISE = """limit => {
@@ -43,30 +39,22 @@ LARGEST_NOISE = """limit => {
 }"""
 
 
-class BrowserUnavailable(SitesiftError):
-    """Playwright or Chromium is missing."""
-
-
-def unavailable(executable: str = CHROMIUM) -> str | None:
-    """Why no browser can be started, or None."""
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        return "Playwright is not installed (pip install 'sitesift[render]')"
-    if not Path(executable).is_file():
-        return f"no Chromium at {executable} (bash scripts/ensure_chromium.sh)"
-    return None
+# A missing browser is the renderer's error: one message, one place to say what to install.
+BrowserUnavailable = RenderUnavailable
 
 
 @contextmanager
 def browser(executable: str = CHROMIUM) -> Iterator[Any]:
-    """A headless Chromium (a Playwright Browser), closed on exit."""
-    why = unavailable(executable)
+    """A headless Chromium (a Playwright Browser), closed on exit.
+
+    The Playwright driver is this thread's shared one (`sitesift.render.playwright`): a
+    thread may run one sync driver only, and the browser cleaners may hold it already."""
+    why = check_available(executable)
     if why:
         raise BrowserUnavailable(why)
-    from playwright.sync_api import Error, sync_playwright
+    from playwright.sync_api import Error
 
-    with sync_playwright() as p:
+    with playwright() as p:
         try:
             chromium = p.chromium.launch(executable_path=executable, args=list(CHROMIUM_ARGS))
         except Error as exc:

@@ -1,0 +1,476 @@
+"""Headless Chromium through Playwright: where every DomNode of a page lands on the screen.
+
+The browser is Debian's `chromium` (`/usr/bin/chromium`, `scripts/ensure_chromium.sh`),
+driven by Playwright for Python with `executable_path`, since Playwright's own browser
+download cannot run here. Playwright is imported lazily: only methods that render need it,
+and without it (or without Chromium) they raise `RenderUnavailable` saying what to install.
+
+- **Offline and private.** A saved page is served to the browser under a fixed, invalid
+  address (`http://sitesift.invalid/page.html`) by a route that answers that one document
+  request and aborts every other request (images, scripts, stylesheets, frames, fonts) before
+  it leaves the browser; host names resolve to nothing (`--host-resolver-rules`) in case
+  anything bypassed the route; scripts are off. Every rendering lists what it blocked and any
+  response that did not come from the route (always none).
+- **Deterministic.** Fixed viewport, no scripts, no network: a page renders the same way
+  every time. With scripts off, the browser parses as Lexbor does (scripting flag off:
+  `<noscript>` holds elements), and a style rule hides `<noscript>` as a scripting browser
+  would; sitesift's DOM skips it anyway.
+- **Aligned to DomNodes.** `render_js/collect.js` walks the rendered DOM with the rules of
+  `sitesift.dom` (skipped tags, comments, `hidden` / `aria-hidden` / inline-hidden elements,
+  `#text` wrappers beside elements, the depth limit) and returns one entry per DomNode in
+  document order, each with a signature (tag, id, class). Equal signature lists are zipped;
+  where the two parsers disagree, the lists are aligned by longest matching runs
+  (difflib), so one odd element costs its own box, not every box after it.
+- **Bounded.** Loading and measuring each have the page's time limit; a page that times
+  out, crashes the renderer or has too many elements becomes an `InputError` naming the
+  reason, and the browser is restarted for the next page.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import os
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from difflib import SequenceMatcher
+from importlib import resources
+from typing import Any
+
+from sitesift.dom import MAX_DEPTH, SKIPPED_TAGS, DomNode
+from sitesift.errors import InputError, SitesiftError
+from sitesift.page import Page
+
+# Debian's path; SITESIFT_CHROMIUM names another build (another distribution's path).
+CHROMIUM = os.environ.get("SITESIFT_CHROMIUM") or "/usr/bin/chromium"
+INSTALL_HINT = ("install Debian's Chromium (`bash scripts/ensure_chromium.sh`, i.e. "
+                "`apt-get install chromium`) and Playwright (`pip install 'sitesift[render]'`; "
+                "never `playwright install`)")
+# The flags a root process in a closed network needs (see the machine notes): no sandbox,
+# no GPU, and none of Chromium's own background connections.
+CHROMIUM_ARGS = (
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--host-resolver-rules=MAP * ~NOTFOUND",
+)
+DOC_URL = "http://sitesift.invalid/page.html"
+_PIXEL = bytes.fromhex("47494638396101000100800000000000ffffff21f90401000000002c00000000"
+                       "010001000002024401003b")  # a 1 x 1 transparent GIF
+_META_KEY = "sitesift.renderings"
+
+
+class RenderUnavailable(SitesiftError):
+    """No browser to render with: Playwright or Chromium is missing or will not start."""
+
+
+@dataclass(frozen=True, slots=True)
+class RenderOptions:
+    """How pages are rendered."""
+
+    width: int = 1280
+    """Viewport width in CSS px: a common desktop (SXGA); layouts wider than it scroll."""
+    height: int = 1024
+    """Viewport height: the first screen; the full page height is measured."""
+    timeout: float = 30.0
+    """Seconds for loading, and again for measuring, one page (a loaded machine is slow)."""
+    max_nodes: int = 60_000
+    """Pages with more DomNodes are refused rather than measured for minutes."""
+    recycle_after: int = 500
+    """Restart the browser after this many pages, so its memory stays bounded."""
+    executable: str = CHROMIUM
+
+    def __post_init__(self) -> None:
+        if self.width < 100 or self.height < 100:
+            raise ValueError("render: the viewport must be at least 100 x 100 px")
+        if self.timeout <= 0 or self.max_nodes < 1 or self.recycle_after < 1:
+            raise ValueError("render: timeout, max_nodes and recycle_after must be positive")
+
+
+@dataclass(frozen=True, slots=True)
+class Box:
+    """Where one DomNode was drawn: absolute CSS px (page origin), and how it looks."""
+
+    x: float
+    y: float
+    w: float
+    h: float
+    visible: bool           # CSS: displayed, visibility visible, opacity above 0
+    display: str            # computed `display` (a #text node: its parent's)
+    background: str | None  # computed background colour; None when transparent
+    font_size: float        # px
+    font_weight: int        # 100 .. 900
+
+    @property
+    def right(self) -> float:
+        return self.x + self.w
+
+    @property
+    def bottom(self) -> float:
+        return self.y + self.h
+
+    @property
+    def area(self) -> float:
+        return max(self.w, 0.0) * max(self.h, 0.0)
+
+    @property
+    def valid(self) -> bool:
+        """Seen in the browser: visible with a non-empty box (VIPS's "valid node")."""
+        return self.visible and self.w > 0 and self.h > 0
+
+
+@dataclass(slots=True)
+class Rendering:
+    """One rendered page: the boxes of its DomNodes (by nid) and the page's full size."""
+
+    width: float
+    height: float
+    viewport: tuple[int, int]
+    boxes: dict[int, Box]
+    nodes: int                 # DomNodes of the page (the #root excluded)
+    matched: int               # of which the browser's walk matched this many
+    blocked: list[str] = field(default_factory=list)   # requests aborted
+    network: list[str] = field(default_factory=list)   # responses not served by us: none
+    ms: float = 0.0            # wall time to render and measure
+    browser_cpu_ms: float = 0.0  # CPU time of the browser's processes meanwhile (Linux)
+
+    def box(self, node: DomNode) -> Box | None:
+        return self.boxes.get(node.nid)
+
+
+def signature(node: DomNode) -> str:
+    """What the page script reports for a node: tag, id and class."""
+    if node.tag == "#text":
+        return "#text#."
+    attrs = node.attrs or {}
+    return f"{node.tag}#{attrs.get('id') or ''}.{attrs.get('class') or ''}"
+
+
+def align(nodes: Sequence[DomNode], entries: Sequence[Sequence[Any]]) -> dict[int, Box]:
+    """Boxes by nid: entries zipped to nodes when the signatures agree throughout, else
+    matched by the longest common runs of signatures (unmatched nodes get no box)."""
+    ours = [signature(n) for n in nodes]
+    theirs = [str(e[0]) for e in entries]
+    if ours == theirs:
+        pairs: Iterator[tuple[int, int]] = zip(range(len(ours)), range(len(ours)), strict=True)
+    else:
+        matcher = SequenceMatcher(None, ours, theirs, autojunk=False)
+        pairs = ((a + k, b + k) for a, b, size in matcher.get_matching_blocks()
+                 for k in range(size))
+    boxes: dict[int, Box] = {}
+    for i, j in pairs:
+        e = entries[j]
+        boxes[nodes[i].nid] = Box(float(e[1]), float(e[2]), float(e[3]), float(e[4]),
+                                  bool(e[5]), str(e[6]), e[7], float(e[8]), int(e[9]))
+    return boxes
+
+
+def _collect_script() -> str:
+    return resources.files("sitesift").joinpath("render_js/collect.js").read_text("utf-8")
+
+
+@contextlib.contextmanager
+def _full_address_space() -> Iterator[None]:
+    """Lift this process's soft address-space limit while the browser starts: a guarded
+    worker's cap (sitesift.guards) is for Python's heap, and Chromium and Node reserve far
+    more virtual memory than they use. Children inherit the limit at start only."""
+    try:
+        import resource
+    except ImportError:  # not POSIX
+        yield
+        return
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    if soft == hard:
+        yield
+        return
+    resource.setrlimit(resource.RLIMIT_AS, (hard, hard))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+
+
+def children_cpu() -> float:
+    """CPU seconds (user + system) used so far by the live descendants of this process:
+    the Playwright driver and the browser, whose work `time.process_time()` does not see.
+    0.0 where /proc lacks the `children` lists (not Linux). A process that ended since the
+    last call drops out, so a difference of two calls is exact only while the browser lives
+    (one page's rendering)."""
+    total, todo, seen = 0, [os.getpid()], set()
+    clock = os.sysconf("SC_CLK_TCK")
+    while todo:
+        pid = todo.pop()
+        try:
+            tasks = os.listdir(f"/proc/{pid}/task")
+        except OSError:
+            continue  # ended meanwhile
+        for tid in tasks:
+            try:
+                with open(f"/proc/{pid}/task/{tid}/children", "rb") as fh:
+                    kids = [int(k) for k in fh.read().split()]
+            except OSError:
+                continue
+            for kid in kids:
+                if kid in seen:
+                    continue
+                seen.add(kid)
+                todo.append(kid)
+                try:
+                    with open(f"/proc/{kid}/stat", "rb") as fh:
+                        stat = fh.read()
+                except OSError:
+                    continue
+                fields = stat[stat.rfind(b")") + 2:].split()  # after "pid (comm) "
+                total += int(fields[11]) + int(fields[12])  # utime + stime, in ticks
+    return total / clock
+
+
+def check_available(executable: str = CHROMIUM) -> str | None:
+    """Why rendering cannot work here, or None when Playwright and Chromium are present."""
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return f"Playwright for Python is not installed: {INSTALL_HINT}"
+    if not os.access(executable, os.X_OK):
+        return f"no Chromium at {executable}: {INSTALL_HINT}"
+    return None
+
+
+class Renderer:
+    """A headless Chromium for a batch of pages: `with Renderer() as r: r.render(page)`.
+
+    The browser starts on the first page and is reused; use it from one thread.
+    """
+
+    def __init__(self, options: RenderOptions | None = None) -> None:
+        self.options = options or RenderOptions()
+        self._pw: Any = None
+        self._browser: Any = None
+        self._page: Any = None
+        self._html = ""
+        self._blocked: list[str] = []
+        self._network: list[str] = []
+        self._served = 0
+        self._doc_served = False
+        self._answered: set[str] = set()  # URLs the route answered itself (pixel, 204)
+        self._failure: str | None = None
+        self._script = _collect_script()
+
+    def __enter__(self) -> Renderer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def render(self, page: Page) -> Rendering:
+        """Render `page.html` and measure every DomNode of `page` (InputError on failure)."""
+        nodes = list(page.root.iter())[1:]  # the virtual #root has no element to measure
+        if len(nodes) > self.options.max_nodes:
+            raise InputError(f"{page.name}: {len(nodes):,} elements, more than the renderer's "
+                             f"limit of {self.options.max_nodes:,}")
+        start, cpu = time.perf_counter(), children_cpu()
+        raw = self.measure(page.html, name=page.name)
+        cpu = children_cpu() - cpu
+        boxes = align(nodes, raw["nodes"])
+        o = self.options
+        return Rendering(float(raw["width"]), float(raw["height"]), (o.width, o.height), boxes,
+                         len(nodes), len(boxes), raw["blocked"], raw["network"],
+                         (time.perf_counter() - start) * 1000, max(cpu, 0.0) * 1000)
+
+    def measure(self, html: str, name: str = "page") -> dict[str, Any]:
+        """The page script's raw answer for `html`: width, height, nodes, plus the requests
+        blocked and any network responses seen."""
+        from playwright.sync_api import Error as PlaywrightError
+        from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+        tab = self._tab()
+        ms = self.options.timeout * 1000
+        self._html, self._blocked, self._network = html, [], []
+        self._doc_served, self._answered = False, set()
+        try:
+            tab.goto(DOC_URL, wait_until="load", timeout=ms)
+            handle = tab.wait_for_function(
+                self._script, arg={"skipped": sorted(SKIPPED_TAGS), "maxDepth": MAX_DEPTH,
+                                   "maxNodes": self.options.max_nodes}, timeout=ms)
+            raw = handle.json_value()
+        except PlaywrightTimeout:
+            self._restart()  # a renderer stuck in layout is not reused
+            raise InputError(f"{name}: rendering took longer than "
+                             f"{self.options.timeout:g} s") from None
+        except PlaywrightError as exc:
+            self._restart()
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise InputError(f"{name}: rendering failed: {first}") from None
+        except BaseException:
+            # Interrupted mid-call (a guard's page timer, Ctrl-C): the tab may still be
+            # loading or measuring this page, so the next page gets a fresh browser.
+            self._restart()
+            raise
+        finally:
+            self._html = ""
+        if raw.get("error"):
+            raise InputError(f"{name}: rendering failed: {raw['error']}")
+        self._served += 1
+        if self._served >= self.options.recycle_after:
+            self._restart()
+        raw["blocked"], raw["network"] = list(self._blocked), list(self._network)
+        return raw
+
+    def close(self) -> None:
+        self._restart()
+        if self._pw is not None:
+            self._pw = None
+            _release_driver()
+
+    # -- the browser ---------------------------------------------------------------------
+
+    def _tab(self) -> Any:
+        if self._page is not None:
+            return self._page
+        if self._failure is not None:  # do not retry a failed start on every page
+            raise RenderUnavailable(self._failure)
+        reason = check_available(self.options.executable)
+        if reason is not None:
+            self._failure = reason
+            raise RenderUnavailable(reason)
+        try:
+            if self._pw is None:
+                self._pw = _acquire_driver()
+            with _full_address_space():
+                self._browser = self._pw.chromium.launch(
+                    executable_path=self.options.executable, args=list(CHROMIUM_ARGS),
+                    headless=True, timeout=max(self.options.timeout, 60) * 1000)
+            context = self._browser.new_context(
+                viewport={"width": self.options.width, "height": self.options.height},
+                java_script_enabled=False, service_workers="block", offline=False,
+                device_scale_factor=1)
+            context.route("**/*", self._route)
+            self._page = context.new_page()
+            self._page.on("response", self._response)
+        except Exception as exc:  # Playwright's errors, a missing driver, an asyncio loop
+            self._restart()
+            self._failure = (f"headless Chromium would not start ({type(exc).__name__}: "
+                             f"{str(exc).strip().splitlines()[0] if str(exc).strip() else ''}); "
+                             f"{INSTALL_HINT}")
+            raise RenderUnavailable(self._failure) from None
+        return self._page
+
+    def _route(self, route: Any) -> None:
+        request = route.request
+        if request.is_navigation_request() and request.frame.parent_frame is None:
+            if request.url == DOC_URL and not self._doc_served:
+                self._doc_served = True
+                route.fulfill(status=200, content_type="text/html; charset=utf-8",
+                              body=self._html)
+                return
+            # A later navigation (a meta refresh, even to the page itself) would replace
+            # the document being measured: 204 No Content keeps the browser where it is.
+            self._blocked.append(request.url)
+            self._answered.add(request.url)
+            route.fulfill(status=204, body="")
+            return
+        self._blocked.append(request.url)
+        if request.resource_type == "image":
+            # Answered here, never fetched: a transparent pixel lets width and height
+            # attributes lay out as in the original (the spacer GIFs of table layouts),
+            # where a failed image would shrink to its alt text.
+            self._answered.add(request.url)
+            route.fulfill(status=200, content_type="image/gif", body=_PIXEL)
+            return
+        route.abort("blockedbyclient")
+
+    def _response(self, response: Any) -> None:
+        if response.url != DOC_URL and response.url not in self._answered:
+            self._network.append(response.url)
+
+    def _restart(self) -> None:
+        """Drop the browser (a fresh one starts on the next page)."""
+        browser, self._browser, self._page, self._served = self._browser, None, None, 0
+        if browser is not None:
+            with contextlib.suppress(Exception):
+                browser.close()
+
+
+# Playwright's sync API runs one driver per thread (a second `sync_playwright()` in the
+# same thread fails, even after the first has gone idle), so Renderers of a thread share it
+# and each launches its own browser; other sitesift code that drives a browser takes the
+# thread's driver from `playwright()` rather than calling `sync_playwright()` itself.
+_DRIVERS: dict[tuple[int, int], list[Any]] = {}  # (pid, thread) -> [driver, users]
+
+
+@contextlib.contextmanager
+def playwright() -> Iterator[Any]:
+    """This thread's Playwright (sync API), shared with the thread's Renderers."""
+    reason = check_available()
+    if reason is not None and "Playwright" in reason:
+        raise RenderUnavailable(reason)
+    driver = _acquire_driver()
+    try:
+        yield driver
+    finally:
+        _release_driver()
+
+
+def _acquire_driver() -> Any:
+    key = (os.getpid(), threading.get_ident())
+    entry = _DRIVERS.get(key)
+    if entry is None:
+        from playwright.sync_api import sync_playwright
+
+        with _full_address_space():
+            entry = _DRIVERS[key] = [sync_playwright().start(), 0]
+    entry[1] += 1
+    return entry[0]
+
+
+def _release_driver() -> None:
+    key = (os.getpid(), threading.get_ident())
+    entry = _DRIVERS.get(key)
+    if entry is None:
+        return
+    entry[1] -= 1
+    if entry[1] <= 0:
+        del _DRIVERS[key]
+        with contextlib.suppress(Exception):
+            entry[0].stop()
+
+
+# One browser per process and thread for the cleaners: starting Chromium costs a second or
+# more, so `score()` of every page reuses it. Keyed by process id, because a forked worker
+# cannot use its parent's connection to the driver.
+_SHARED: dict[tuple[int, int, RenderOptions], Renderer] = {}
+
+
+def shared_renderer(options: RenderOptions | None = None) -> Renderer:
+    options = options or RenderOptions()
+    key = (os.getpid(), threading.get_ident(), options)
+    renderer = _SHARED.get(key)
+    if renderer is None:
+        if not _SHARED:
+            atexit.register(close_shared)
+        renderer = _SHARED[key] = Renderer(options)
+    return renderer
+
+
+def close_shared() -> None:
+    """Close this thread's shared browsers (and so free its Playwright driver); the next
+    rendering starts a new one. Playwright objects belong to the thread that made them, so
+    other threads' browsers are theirs to close (at exit, the process ends them all)."""
+    here = (os.getpid(), threading.get_ident())
+    for key in [k for k in _SHARED if k[:2] == here]:
+        _SHARED.pop(key).close()
+
+
+def render(page: Page, options: RenderOptions | None = None) -> Rendering:
+    """The page's rendering with the shared browser, made once per page and options (kept
+    with the page, so several methods on one Page render it once)."""
+    options = options or RenderOptions()
+    cache = page.meta.get(_META_KEY)
+    if not isinstance(cache, dict):
+        cache = page.meta[_META_KEY] = {}
+    found = cache.get(options)
+    if found is None:
+        found = cache[options] = shared_renderer(options).render(page)
+    assert isinstance(found, Rendering)
+    return found
