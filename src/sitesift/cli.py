@@ -327,6 +327,27 @@ def cmd_mine(args: argparse.Namespace) -> int:
 
 
 
+def cmd_train_template(args: argparse.Namespace) -> int:
+    """Rebuild the page-level template model (`--method isotonic`) from site-level labels."""
+    from dataclasses import replace
+
+    from sitesift.pagetemplate.labels import LabelParams
+    from sitesift.pagetemplate.train import TrainParams, build
+
+    corpora = tuple(c.strip() for c in args.corpora.split(",") if c.strip())
+    params = TrainParams(corpora=corpora, pages_per_group=args.pages_per_group,
+                         seed=args.seed, render=args.render,
+                         labels=replace(LabelParams(), gold_content=args.gold_content))
+    start = time.process_time()
+    path, model = build(Path(args.datasets), Path(args.out), params,
+                        progress=None if args.quiet else (lambda m: print(m, file=sys.stderr)))
+    info = model.training
+    print(f"sitesift train-template: {sum(info['pages'].values())} pages of {info['sites']} "
+          f"sites, {info['nodes_template']} template and {info['nodes_content']} content "
+          f"nodes, {time.process_time() - start:.0f} s CPU -> {path}", file=sys.stderr)
+    return 0
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     """Fit a Site Style Tree on the bundled sample site, clean every page, score and save."""
     from sitesift.evaluate import evaluate, summary_table
@@ -501,6 +522,25 @@ def build_parser() -> argparse.ArgumentParser:
                    help="write the tables and plots again from OUT/results.json, run nothing")
     p.add_argument("--quiet", action="store_true")
     p.set_defaults(func=cmd_mine)
+
+    p = sub.add_parser("train-template",
+                       help="rebuild the page-level template model (--method isotonic) "
+                            "from site-level labels on site-grouped corpora")
+    p.add_argument("--datasets", default=str(SHARED_DATASETS),
+                   help="folder of the corpora (default ../shared/datasets)")
+    p.add_argument("--corpora", default="big9,dragnet,cleanportaleval,swde-book",
+                   help="comma-separated site-grouped corpora to train on")
+    p.add_argument("--out", default=str(Path(__file__).parent / "data" / "pagetemplate.json"),
+                   help="model file (default: the one shipped inside the package)")
+    p.add_argument("--pages-per-group", type=int, default=30)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--gold-content", type=float, default=None, metavar="SHARE",
+                   help="keep a content label only where this share of the node is in the "
+                        "gold text (uses hand-made gold; off by default)")
+    p.add_argument("--render", action="store_true",
+                   help="add rendered boxes to the features (needs Chromium)")
+    p.add_argument("--quiet", action="store_true")
+    p.set_defaults(func=cmd_train_template)
 
     p = sub.add_parser("demo", help="fit, clean and score the bundled sample site")
     p.add_argument("--out", default="sitesift-demo")
