@@ -82,6 +82,16 @@ def _members(records: list[bytes], gz: bool) -> list[int]:
     return ends
 
 
+def _gzip_member_ends(data: bytes) -> list[int]:
+    """Where each gzip member of `data` ends."""
+    ends: list[int] = []
+    while not ends or ends[-1] < len(data):
+        inflater = zlib.decompressobj(31)
+        inflater.decompress(data[ends[-1] if ends else 0:])
+        ends.append(len(data) - len(inflater.unused_data))
+    return ends
+
+
 @pytest.mark.parametrize("name", ["cut.warc", "cut.warc.gz"], ids=["plain", "gzip"])
 def test_truncated_file_loses_no_record_at_any_cut(tmp_path: Path, name: str) -> None:
     """Cut anywhere: every record that ends before the cut is read whole, the one the cut
@@ -95,6 +105,8 @@ def test_truncated_file_loses_no_record_at_any_cut(tmp_path: Path, name: str) ->
         for p in pages)]
     ends = [len(info)] + [len(info) + e for e in _members([warc_record(p) for p in pages],
                                                            name.endswith(".gz"))]
+    if name.endswith(".gz"):  # record ids differ from write to write: sizes from the file
+        ends = _gzip_member_ends(data)
     for cut in range(1, len(data), 5):
         (tmp_path / name).write_bytes(data[:cut])
         items = read(tmp_path / name)

@@ -3,22 +3,48 @@
 Every input yields exactly one Outcome: a Result or an error naming the input and the
 reason. Errors of sitesift's own kinds become records; anything else (a bug) is recorded
 too, with its type, so one bad page never stops the batch and nothing is dropped silently.
+
+Guards (`sitesift.guards`): with `Limits` (the CLI always gives them), or with more than one
+worker, each group is a task for guarded worker processes. Every page is parsed and cleaned
+under a time limit, every fit under its own, each worker under a memory limit; a page that
+kills or hangs its worker becomes an error record, and its group is resumed without it
+(`_drive`). Without limits and with one worker a group runs in this process, unguarded: the
+library's fast path. Both run the same steps (`_steps`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import dataclass, field
+import atexit
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from selectolax.lexbor import SelectolaxError
+
 from sitesift.datasets import load_page
 from sitesift.errors import SitesiftError
+from sitesift.guards import Busy, Limits, Lost, PageTimeout, Supervisor, time_limit
 from sitesift.methods.base import Cleaner, get_cleaner
 from sitesift.page import Page
 from sitesift.result import Result
 from sitesift.timing import Stopwatch
+
+HANDLER = "sitesift.batch:process_group"
+# Worker failures in one group before the rest of it is given up: each failure restarts the
+# group (and re-parses its pages, which a fit needs), so a group that fails again and again
+# -- too large as a whole for the memory limit, say -- must not cost quadratic time.
+MAX_LOSSES = 8
+# A parsed page holds its Lexbor document, which reserves about 1 MiB of address space that
+# is mostly never touched (measured: 1.0 MiB per document, ~0.15 MiB resident). The memory
+# limit counts address space, so a worker that holds a site group's pages for its fit gets
+# this much more per page held: the limit stays what one runaway page may add.
+RESERVE_PER_PAGE = 3 << 19  # 1.5 MiB
+_BASE_LIMIT: list[int] = []  # the worker's own address-space limit, before any group's share
+# Pages larger than this are cleaned but not fitted on (here and in the crawl): a template is
+# learnt from ordinary pages, and one giant page (a 9 MB page costs ~350 MB of tree) could
+# cost the whole site its model through the fit's time or memory limit.
+FIT_MAX_BYTES = 4 * 1024 * 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,75 +86,306 @@ class Outcome:
     fit_cpu_ms: float = 0.0  # CPU time of this page's share of the fit
 
 
+@dataclass(slots=True)
+class GroupTask:
+    """One site group's work, and what earlier tries learnt: pages that killed or hung a
+    worker (`poison`), fits that did (`fit_failed`, by fold), pages whose outcome was sent
+    (`done`) and pages that could not be read (`unread`, not worth parsing again)."""
+
+    group: str
+    sources: list[Source]
+    method: str
+    params: dict[str, Any]
+    model: str | None = None  # a model file to clean with instead of fitting
+    noise: bool = True
+    folds: int = 1
+    save: str | None = None  # fit mode: fit on every readable page, write it here, clean none
+    done: frozenset[int] = frozenset()
+    unread: frozenset[int] = frozenset()
+    poison: dict[int, str] = field(default_factory=dict)
+    fit_failed: dict[int, str] = field(default_factory=dict)
+    losses: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Out:
+    """Worker -> parent: the outcome of page `index` of the group."""
+
+    index: int
+    outcome: Outcome
+    unread: bool = False  # the page could not even be loaded
+
+
+@dataclass(frozen=True, slots=True)
+class Fitted:
+    """Fit mode's last message: the model file written (or why not), from how many pages."""
+
+    path: str
+    pages: int
+    seconds: float
+    error: str | None = None
+
+
 def _reason(exc: BaseException) -> str:
     if isinstance(exc, SitesiftError):
         return str(exc)
     if isinstance(exc, MemoryError):  # an address-space limit (sitesift.guards) was reached
         return "out of memory: the page needs more than the worker's memory limit"
+    if isinstance(exc, SelectolaxError):  # what Lexbor raises when an allocation fails
+        return f"the HTML parser failed ({exc}): out of memory?"
     return f"internal error ({type(exc).__name__}): {exc}"
+
+
+def _error(task: GroupTask, index: int, reason: str) -> Outcome:
+    src = task.sources[index]
+    return Outcome(src.id, task.group, error=reason, source=src.row)
+
+
+def _fit_unit(fold: int) -> int:
+    return -1 - fold  # Busy units: pages are 0.., a fold's fit (or loading the model) below 0
+
+
+def _steps(task: GroupTask, limits: Limits | None) -> Iterator[Busy | Out | Fitted]:
+    """The group's work, in a guarded worker (with `limits`) or in this process (without):
+    one Out for every page not yet done, announced by Busy messages for the supervisor."""
+    page_s, fit_s = (limits.page_seconds, limits.fit_seconds) if limits else (0.0, 0.0)
+    # In a worker a MemoryError ends the worker (its heap is not to be trusted); the parent
+    # then records the page it was busy with. In this process it is the page's error.
+    keep: tuple[type[BaseException], ...] = (MemoryError,) if limits else ()
+    n = len(task.sources)
+    for i in sorted(task.poison):
+        if i not in task.done:
+            yield Out(i, _error(task, i, task.poison[i]))
+    todo = [i for i in range(n) if i not in task.done and i not in task.poison]
+
+    def failed_prep(why: str, indices: Iterable[int]) -> Iterator[Out]:
+        for i in indices:
+            yield Out(i, _error(task, i, f"preparing the {task.method} model failed: {why}"))
+
+    cleaner: Cleaner | None = None
+    try:
+        if task.model is None:
+            cleaner = get_cleaner(task.method, **task.params)
+    except Exception as exc:  # an unknown method or bad parameters: every page says so
+        yield from failed_prep(_reason(exc), todo)
+        return
+    if task.save is None and (cleaner is None or not cleaner.site_level):
+        if cleaner is None:  # a fitted model from a file, the same for every page
+            if 0 in task.fit_failed:
+                yield from failed_prep(task.fit_failed[0], todo)
+                return
+            yield Busy(_fit_unit(0), "loading the model", fit_s)
+            try:
+                from sitesift.model_io import load_model
+
+                with time_limit(fit_s, "loading the model"):
+                    cleaner = load_model(task.model or "")
+            except keep:
+                raise
+            except Exception as exc:
+                yield from failed_prep(_reason(exc), todo)
+                return
+        if limits is not None:
+            _allow_pages(0)
+        for i in todo:  # one page at a time: nothing is held but the page being cleaned
+            yield from _clean(task, i, cleaner, None, page_s, keep)
+        return
+    assert cleaner is not None
+    if task.save is not None and 0 in task.fit_failed:
+        yield Fitted(task.save, 0, 0.0, task.fit_failed[0])
+        return
+    # Site-level: every readable page of the group is needed for the fits.
+    if limits is not None:
+        _allow_pages(n)
+    pages: dict[int, Page] = {}
+    for i in range(n):
+        if i in task.poison or i in task.unread:
+            continue
+        yield Busy(i, "parse", page_s)
+        try:
+            with time_limit(page_s):
+                pages[i] = task.sources[i].load()
+        except keep:
+            raise
+        except Exception as exc:
+            if i not in task.done:
+                yield Out(i, _error(task, i, _reason(exc)), unread=True)
+    if task.save is not None:
+        for i, page in list(pages.items()):
+            if len(page.html) > FIT_MAX_BYTES:
+                del pages[i]
+                if i not in task.done:
+                    why = (f"not fitted on: {len(page.html):,} characters, over the limit of "
+                           f"{FIT_MAX_BYTES:,} for a fit")
+                    yield Out(i, _error(task, i, why))
+        yield Busy(_fit_unit(0), "fit", fit_s)
+        yield _fit_and_save(task.save, cleaner, list(pages.values()), fit_s, keep)
+        return
+    folds = task.folds if task.folds > 1 else 1
+    for fold in range(folds):  # page i is in fold i % folds, whatever failed before it
+        test = [i for i in pages if i % folds == fold and i not in task.done]
+        if not test:
+            continue
+        if fold in task.fit_failed:
+            yield from failed_prep(task.fit_failed[fold], test)
+            continue
+        train = [p for i, p in pages.items()
+                 if (folds == 1 or i % folds != fold) and len(p.html) <= FIT_MAX_BYTES]
+        yield Busy(_fit_unit(fold), "fit", fit_s)
+        watch = Stopwatch()
+        try:
+            with time_limit(fit_s, "fit"):
+                model = get_cleaner(task.method, **task.params).fit(train)
+        except keep:
+            raise
+        except Exception as exc:
+            yield from failed_prep(_reason(exc), test)
+            continue
+        fit = (watch.ms / max(len(train), 1), watch.cpu_ms / max(len(train), 1))
+        for i in test:
+            yield from _clean(task, i, model, pages[i], page_s, keep, fit)
+
+
+def _allow_pages(pages: int) -> None:
+    """Set this worker's address-space limit to its own plus RESERVE_PER_PAGE per page held."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    if not _BASE_LIMIT:
+        _BASE_LIMIT.append(soft)
+    base = _BASE_LIMIT[0]
+    if base == resource.RLIM_INFINITY:
+        return
+    want = base + pages * RESERVE_PER_PAGE
+    if hard != resource.RLIM_INFINITY:
+        want = min(want, hard)
+    if want != soft:
+        resource.setrlimit(resource.RLIMIT_AS, (want, hard))
+
+
+def _fit_and_save(path: str, cleaner: Cleaner, pages: list[Page], fit_s: float,
+                  keep: tuple[type[BaseException], ...]) -> Fitted:
+    if not pages:
+        return Fitted(path, 0, 0.0, "no readable pages")
+    watch = Stopwatch()
+    try:
+        from sitesift.model_io import save_model
+
+        with time_limit(fit_s, "fit"):
+            cleaner.fit(pages)
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        save_model(cleaner, path)
+    except keep:
+        raise
+    except Exception as exc:
+        return Fitted(path, len(pages), watch.ms / 1000, _reason(exc))
+    return Fitted(path, len(pages), watch.ms / 1000)
+
+
+def _clean(task: GroupTask, index: int, cleaner: Cleaner, page: Page | None, seconds: float,
+           keep: tuple[type[BaseException], ...], fit: tuple[float, float] = (0.0, 0.0)
+           ) -> Iterator[Busy | Out]:
+    src = task.sources[index]
+    yield Busy(index, "clean" if page is not None else "page", seconds)
+    try:
+        with time_limit(seconds):
+            outcome = clean_source(cleaner, task.group, src, page, task.noise, passthrough=keep)
+    except PageTimeout as exc:  # the timer went off outside clean_source's own handler
+        outcome = Outcome(src.id, task.group, error=str(exc), source=src.row)
+    outcome.fit_ms, outcome.fit_cpu_ms = fit  # wall and CPU ms
+    yield Out(index, outcome)
+
+
+def process_group(task: GroupTask, config: object, limits: Limits) -> Iterator[Busy | Out | Fitted]:
+    """The worker side (a `Supervisor` handler)."""
+    return _steps(task, limits)
+
+
+def prepare_worker() -> None:
+    """The crawl's worker preparation (heavy imports before the memory limit is set)."""
+    from sitesift.sitework import prepare_worker as prepare
+
+    prepare()
+
+
+def _after_loss(task: GroupTask, lost: Lost, done: set[int], unread: set[int]
+                ) -> GroupTask | None:
+    """The task to retry after its worker died or hung (None: give the rest up)."""
+    if task.losses + 1 >= MAX_LOSSES:
+        return None
+    retry = replace(task, done=frozenset(done), unread=frozenset(unread),
+                    losses=task.losses + 1)
+    busy = lost.busy
+    if busy is None:  # between pages: nothing to blame, so just try again
+        return retry
+    if busy.unit < 0:  # a fit, or loading the model: the pages it was for become errors
+        retry.fit_failed = {**task.fit_failed, -1 - busy.unit: lost.reason}
+    else:
+        retry.poison = {**task.poison, busy.unit: lost.reason}
+    return retry
+
+
+def _drive(supervisor: Supervisor[GroupTask], tasks: Iterable[GroupTask]
+           ) -> Iterator[tuple[GroupTask, Out | Fitted | None]]:
+    """(task, Out) for every page, (task, Fitted) in fit mode and (task, None) when a group
+    is complete, resuming groups whose worker failed."""
+    done: dict[str, set[int]] = {}
+    unread: dict[str, set[int]] = {}
+    for task, message in supervisor.run(tasks):
+        seen = done.setdefault(task.group, set(task.done))
+        bad = unread.setdefault(task.group, set(task.unread))
+        if isinstance(message, Out):
+            if message.index not in seen:
+                seen.add(message.index)
+                if message.unread:
+                    bad.add(message.index)
+                yield task, message
+        elif isinstance(message, Fitted):
+            yield task, message
+        elif isinstance(message, Lost):
+            retry = _after_loss(task, message, seen, bad)
+            if retry is not None:
+                supervisor.retry(retry)
+                continue
+            why = (f"group abandoned after {MAX_LOSSES} worker failures; the last: "
+                   f"{message.reason}")
+            for i in range(len(task.sources)):
+                if i not in seen:
+                    yield task, Out(i, _error(task, i, why))
+            if task.save is not None:
+                yield task, Fitted(task.save, 0, 0.0, why)
+            yield task, None
+        else:  # END
+            yield task, None
+
+
+def _in_order(task: GroupTask, got: dict[int, Outcome]) -> list[Outcome]:
+    """The group's outcomes in input order; a page without one (never expected) is an error,
+    so that no input goes missing from the batch."""
+    return [got.get(i) or _error(task, i, "internal error: no outcome was produced")
+            for i in range(len(task.sources))]
 
 
 def clean_group(method: str, params: dict[str, Any], group: str, sources: Sequence[Source],
                 model: str | None = None, noise: bool = True, folds: int = 1) -> list[Outcome]:
-    """Load, fit (site-level methods) and clean one site group; with `model` (a model file),
-    clean with that fitted model instead of fitting one. `noise=False` keeps only the
-    content blocks in the results (faster, for text output). With `folds` > 1 every page is
-    cleaned by a model fitted on the other folds of its group (page i is in fold i % folds),
-    which measures how a saved site model does on pages it never saw."""
-    outcomes: dict[str, Outcome] = {}
-    pages: list[tuple[Source, Page]] = []
-    for src in sources:
-        try:
-            pages.append((src, src.load()))
-        except Exception as exc:  # recorded, never swallowed: the batch edge
-            outcomes[src.id] = Outcome(src.id, group, error=_reason(exc), source=src.row)
-    n = folds if folds > 1 and model is None else 1
-    for fold in range(n):
-        test = [sp for i, sp in enumerate(pages) if i % n == fold]
-        train = [p for i, (_, p) in enumerate(pages) if n == 1 or i % n != fold]
-        cleaner, fit, fit_error = _prepare(method, params, model, train)
-        for src, page in test:
-            if cleaner is None:
-                outcomes[src.id] = Outcome(src.id, group, error=fit_error, source=src.row)
-                continue
-            watch = Stopwatch()
-            try:
-                result = cleaner.clean(page, noise=noise)
-                outcomes[src.id] = Outcome(src.id, group, result=result, ms=watch.ms,
-                                           cpu_ms=watch.cpu_ms, source=src.row,
-                                           fit_ms=fit[0], fit_cpu_ms=fit[1])
-            except Exception as exc:
-                outcomes[src.id] = Outcome(src.id, group, error=_reason(exc), source=src.row)
-    return [outcomes[s.id] for s in sources]
-
-
-def _prepare(method: str, params: dict[str, Any], model: str | None, pages: list[Page]
-             ) -> tuple[Cleaner | None, tuple[float, float], str | None]:
-    """The cleaner for a group: loaded, or made and (site-level) fitted on `pages`; with the
-    fit's wall and CPU ms per page, or the reason it could not be had."""
-    try:
-        if model is not None:
-            from sitesift.model_io import load_model
-
-            return load_model(model), (0.0, 0.0), None
-        cleaner = get_cleaner(method, **params)
-        fit = (0.0, 0.0)
-        if cleaner.site_level:
-            watch = Stopwatch()
-            cleaner.fit(pages)
-            fit = (watch.ms / max(len(pages), 1), watch.cpu_ms / max(len(pages), 1))
-        return cleaner, fit, None
-    except Exception as exc:
-        return None, (0.0, 0.0), f"preparing the {method} model failed: {_reason(exc)}"
+    """Load, fit (site-level methods) and clean one site group in this process; with
+    `model` (a model file), clean with that fitted model instead of fitting one.
+    `noise=False` keeps only the content blocks in the results (faster, for text output).
+    With `folds` > 1 every page is cleaned by a model fitted on the other folds of its
+    group (page i is in fold i % folds), which measures how a saved site model does on
+    pages it never saw."""
+    task = GroupTask(group, list(sources), method, params, model, noise, folds)
+    got = {m.index: m.outcome for m in _steps(task, None) if isinstance(m, Out)}
+    return _in_order(task, got)
 
 
 def clean_source(cleaner: Cleaner, group: str, src: Source, page: Page | None = None,
                  noise: bool = True, passthrough: tuple[type[BaseException], ...] = ()
                  ) -> Outcome:
     """One input cleaned with a prepared cleaner (loading it unless `page` is given), as one
-    Outcome: the crawl's per-page step, which runs each page under its own guard.
-    Exceptions of the `passthrough` types propagate (the crawl restarts a worker whose
-    memory ran out, rather than go on with a heap it cannot trust)."""
+    Outcome: the per-page step of the batch and the crawl, each page under its own guard.
+    Exceptions of the `passthrough` types propagate (a worker whose memory ran out is
+    restarted, rather than go on with a heap it cannot trust)."""
     try:
         if page is None:
             page = src.load()
@@ -144,39 +401,86 @@ def clean_source(cleaner: Cleaner, group: str, src: Source, page: Page | None = 
 
 def run_groups(groups: dict[str, list[Source]], method: str, params: dict[str, Any] | None = None,
                *, model: str | None = None, workers: int = 1, progress: bool = False,
-               noise: bool = True, folds: int = 1) -> Iterator[Outcome]:
-    """Clean every group (in parallel processes when workers > 1), yielding outcomes;
-    `folds` as in `clean_group`."""
+               noise: bool = True, folds: int = 1, limits: Limits | None = None
+               ) -> Iterator[Outcome]:
+    """Clean every group, yielding each group's outcomes in input order; guarded (see the
+    module docstring) with `limits` or `workers` > 1; `folds` as in `clean_group`."""
     params = params or {}
-    total = sum(len(v) for v in groups.values())
-    bar = _progress(total, progress)
+    tasks = [GroupTask(name, list(sources), method, params, model, noise, folds)
+             for name, sources in groups.items()]
+    bar = _progress(sum(len(t.sources) for t in tasks), progress)
     try:
-        if workers <= 1:
-            for name, sources in groups.items():
-                for outcome in clean_group(method, params, name, sources, model, noise, folds):
+        if limits is None and workers <= 1:
+            for task in tasks:
+                for outcome in clean_group(method, params, task.group, task.sources, model,
+                                           noise, folds):
                     bar.update(1)
                     yield outcome
             return
         # Largest groups first, so one big site does not finish last on its own.
-        order = sorted(groups.items(), key=lambda kv: -len(kv[1]))
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            futures = {
-                pool.submit(clean_group, method, params, name, sources, model, noise, folds): (
-                    name, sources)
-                for name, sources in order
-            }
-            for future in as_completed(futures):
-                name, sources = futures[future]
-                try:
-                    outcomes = future.result()
-                except Exception as exc:  # a worker died: every page of the group is reported
-                    outcomes = [Outcome(s.id, name, error=f"worker failed: {_reason(exc)}",
-                                        source=s.row) for s in sources]
-                for outcome in outcomes:
-                    bar.update(1)
-                    yield outcome
+        tasks.sort(key=lambda t: -len(t.sources))
+        supervisor = _supervisor(max(1, workers), limits or Limits())
+        pending: dict[str, dict[int, Outcome]] = {}
+        for task, message in _drive(supervisor, tasks):
+            got = pending.setdefault(task.group, {})
+            if isinstance(message, Out):
+                got[message.index] = message.outcome
+                bar.update(1)
+            elif message is None:
+                yield from _in_order(task, pending.pop(task.group))
     finally:
         bar.close()
+
+
+_POOL: dict[tuple[int, Limits], Supervisor[GroupTask]] = {}
+
+
+def _supervisor(workers: int, limits: Limits) -> Supervisor[GroupTask]:
+    """Guarded workers kept from one batch to the next (one pool, until exit): `evaluate`
+    runs a batch per method and corpus, and a spawned worker's start-up (NumPy, SciPy, ...
+    imported) costs about a second of CPU. Workers are started only as tasks need them."""
+    key = (workers, limits)
+    if key not in _POOL:
+        close_workers()
+        atexit.unregister(close_workers)  # registered once
+        atexit.register(close_workers)
+        _POOL[key] = Supervisor(HANDLER, None, workers, limits, keep_workers=True)
+    return _POOL[key]
+
+
+def close_workers() -> None:
+    """Stop the workers kept between batches (at exit, or to free their memory now)."""
+    for supervisor in _POOL.values():
+        supervisor.close()
+    _POOL.clear()
+
+
+@dataclass(slots=True)
+class FitReport:
+    """What `fit_sources` did: the model it wrote (unless `error`) and the unreadable inputs:
+    inputs = pages + len(errors)."""
+
+    fitted: Fitted
+    errors: list[Outcome]
+
+
+def fit_sources(sources: Sequence[Source], method: str, params: dict[str, Any], path: str | Path,
+                limits: Limits | None = None) -> FitReport:
+    """Fit a site-level model on `sources` and save it at `path`; guarded with `limits`."""
+    task = GroupTask("fit", list(sources), method, params, save=str(path))
+    messages: Iterable[tuple[GroupTask, object]]
+    if limits is None:
+        messages = ((task, m) for m in _steps(task, None))
+    else:
+        messages = _drive(_supervisor(1, limits), [task])
+    errors: list[Outcome] = []
+    fitted = Fitted(str(path), 0, 0.0, "the fit ended without a result")
+    for _, message in messages:
+        if isinstance(message, Out):
+            errors.append(message.outcome)
+        elif isinstance(message, Fitted):
+            fitted = message
+    return FitReport(fitted, errors)
 
 
 class _NoBar:

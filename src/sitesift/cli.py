@@ -40,6 +40,27 @@ def _safe_name(page_id: str) -> str:
     return page_id.replace(os.sep, "__").replace("/", "__") or "_"
 
 
+def _add_limits(p: argparse.ArgumentParser) -> None:
+    """The guards' settings (sitesift.guards.Limits), the same for every batch command."""
+    p.add_argument("--page-timeout", type=float, default=10.0, metavar="SECONDS",
+                   help="per page (decode, parse, clean); past it the page is an error record")
+    p.add_argument("--fit-timeout", type=float, default=300.0, metavar="SECONDS",
+                   help="per site model fit")
+    p.add_argument("--memory-mb", type=int, default=2048,
+                   help="address space a worker may add; past it, the page it was on is an "
+                        "error record (0: no limit)")
+
+
+def _limits(args: argparse.Namespace) -> Any:
+    from sitesift.guards import Limits
+
+    try:
+        return Limits(page_seconds=args.page_timeout, fit_seconds=args.fit_timeout,
+                      memory_mb=args.memory_mb)
+    except ValueError as exc:
+        raise SystemExit(f"sitesift {args.command}: {exc}") from None
+
+
 def write_outcomes(outcomes: Iterable[Outcome], out: Path, fmt: str) -> tuple[int, int]:
     """One file per page, and errors.jsonl with one record per failed input."""
     out.mkdir(parents=True, exist_ok=True)
@@ -69,36 +90,32 @@ def cmd_clean(args: argparse.Namespace) -> int:
     groups = collect_sources(Path(args.path), args.group_by)
     outcomes = run_groups(groups, args.method, _params(args.set), model=args.model,
                           workers=args.workers, progress=not args.quiet,
-                          noise=args.format == "json")
+                          noise=args.format == "json", limits=_limits(args))
     ok, failed = write_outcomes(outcomes, Path(args.out), args.format)
-    print(f"sitesift clean: {ok} pages cleaned, {failed} errors (see {args.out}/errors.jsonl), "
-          f"{len(groups)} site groups, "
+    inputs = sum(len(members) for members in groups.values())
+    print(f"sitesift clean: {inputs} inputs = {ok} pages cleaned + {failed} errors (see "
+          f"{args.out}/errors.jsonl), {len(groups)} site groups, "
           + (f"model {args.model}" if args.model else f"method {args.method}"), file=sys.stderr)
-    return 0
+    return 0 if inputs == ok + failed else 1
 
 
 def cmd_fit(args: argparse.Namespace) -> int:
-    from sitesift.model_io import save_model
+    from sitesift.batch import fit_sources
 
     groups = collect_sources(Path(args.path), "none")
     sources = [s for members in groups.values() for s in members]
-    pages, errors = [], 0
-    for src in sources:
-        try:
-            pages.append(src.load())
-        except SitesiftError as exc:
-            errors += 1
-            print(f"sitesift fit: skipped {src.id}: {exc}", file=sys.stderr)
-    if not pages:
-        print("sitesift fit: no readable pages", file=sys.stderr)
+    report = fit_sources(sources, args.method, _params(args.set), args.out, _limits(args))
+    for outcome in report.errors:
+        print(f"sitesift fit: skipped {outcome.id}: {outcome.error}", file=sys.stderr)
+    fitted = report.fitted
+    print(f"sitesift fit: {len(sources)} inputs = {fitted.pages} pages fitted on + "
+          f"{len(report.errors)} errors", file=sys.stderr)
+    if fitted.error is not None:
+        print(f"sitesift fit: no model: {fitted.error}", file=sys.stderr)
         return 2
-    start = time.perf_counter()
-    cleaner = get_cleaner(args.method, **_params(args.set)).fit(pages)
-    seconds = time.perf_counter() - start
-    save_model(cleaner, args.out)
-    print(f"sitesift fit: {args.method} model from {len(pages)} pages ({errors} unreadable) in "
-          f"{seconds:.2f} s -> {args.out}", file=sys.stderr)
-    return 0
+    print(f"sitesift fit: {args.method} model from {fitted.pages} pages in "
+          f"{fitted.seconds:.2f} s -> {args.out}", file=sys.stderr)
+    return 0 if len(sources) == fitted.pages + len(report.errors) else 1
 
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
@@ -107,7 +124,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     methods = args.method or ["alltext", "sst"]
     rows = evaluate([Path(d) for d in args.datasets], methods, grouping=args.group_by,
                     min_group_pages=args.min_site_pages, workers=args.workers,
-                    progress=not args.quiet, folds=args.folds)
+                    progress=not args.quiet, folds=args.folds, limits=_limits(args))
     table = summary_table(rows)
     print(table)
     if args.out:
@@ -117,7 +134,30 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         with open(out / "pages.jsonl", "w", encoding="utf-8") as fh:
             for row in rows:
                 fh.write(json.dumps(row) + "\n")
-    return 0
+    return 0 if _evaluate_accounts(rows, args, methods) else 1
+
+
+def _evaluate_accounts(rows: list[dict[str, Any]], args: argparse.Namespace,
+                       methods: list[str]) -> bool:
+    """Per corpus and method: index rows = scored + errors + skipped (by reason)."""
+    from sitesift.datasets import read_index
+    from sitesift.evaluate import skipped_pages
+
+    balanced = True
+    for dataset in args.datasets:
+        root = Path(dataset)
+        total = len(read_index(root))
+        skipped = skipped_pages(root, args.group_by, args.min_site_pages)
+        why = ", ".join(f"{n} {reason}" for reason, n in skipped.items() if n) or "none"
+        for method in methods:
+            sel = [r for r in rows if r["corpus"] == root.name and r["method"] == method]
+            errors = sum(1 for r in sel if r["error"])
+            ok = total == len(sel) + sum(skipped.values())
+            balanced &= ok
+            print(f"sitesift evaluate: {root.name} {method}: {total} pages = "
+                  f"{len(sel) - errors} scored + {errors} errors + {sum(skipped.values())} "
+                  f"skipped ({why})" + ("" if ok else " -- DOES NOT ADD UP"), file=sys.stderr)
+    return balanced
 
 
 def _names(value: str, known: list[str], what: str) -> list[str]:
@@ -215,7 +255,6 @@ def cmd_gate(args: argparse.Namespace) -> int:
 
 def crawl_settings(args: argparse.Namespace) -> tuple[Any, Any]:
     """The CrawlConfig and Limits that `sitesift crawl` arguments ask for."""
-    from sitesift.guards import Limits
     from sitesift.sitework import CrawlConfig
 
     cfg = CrawlConfig(
@@ -224,9 +263,7 @@ def crawl_settings(args: argparse.Namespace) -> tuple[Any, Any]:
         seed=args.seed, markdown=args.markdown, html=args.html,
         max_record_bytes=int(args.max_record_mb * 1024 * 1024), models=args.models,
         refit=args.refit)
-    limits = Limits(page_seconds=args.page_timeout, fit_seconds=args.fit_timeout,
-                    memory_mb=args.memory_mb)
-    return cfg, limits
+    return cfg, _limits(args)
 
 
 def cmd_crawl(args: argparse.Namespace) -> int:
@@ -282,7 +319,6 @@ def cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
-
 def cmd_mine(args: argparse.Namespace) -> int:
     """The SST paper's mining experiments: k-means and naive Bayes per representation."""
     from sitesift.mining import MineSettings, run_mine
@@ -324,7 +360,6 @@ def cmd_mine(args: argparse.Namespace) -> int:
     print(f"sitesift mine: {args.out}/clustering.md, classification.md, results.json"
           + ("" if args.no_plots else ", mining-*.png"), file=sys.stderr)
     return 0
-
 
 
 def cmd_train_template(args: argparse.Namespace) -> int:
@@ -388,6 +423,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="a method parameter, e.g. threshold=0.3")
+    _add_limits(p)
     p.add_argument("--quiet", action="store_true")
     p.set_defaults(func=cmd_clean)
 
@@ -396,6 +432,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--method", default="sst", choices=methods)
     p.add_argument("--out", required=True)
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
+    _add_limits(p)
     p.set_defaults(func=cmd_fit)
 
     p = sub.add_parser("evaluate", help="token P/R/F1 of methods against gold text")
@@ -408,6 +445,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "site (pages the model never saw); 1 = fit on all pages")
     p.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     p.add_argument("--out")
+    _add_limits(p)
     p.add_argument("--quiet", action="store_true")
     p.set_defaults(func=cmd_evaluate)
 
@@ -465,9 +503,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--models", help="model store folder: reuse stored site models, store new")
     p.add_argument("--refit", action="store_true", help="fit even where a model is stored")
     p.add_argument("--workers", type=int, default=os.cpu_count() or 1)
-    p.add_argument("--page-timeout", type=float, default=10.0, metavar="SECONDS")
-    p.add_argument("--fit-timeout", type=float, default=300.0, metavar="SECONDS")
-    p.add_argument("--memory-mb", type=int, default=2048, help="per worker; 0: no limit")
+    _add_limits(p)
     p.add_argument("--max-record-mb", type=float, default=16.0)
     p.add_argument("--engine", default="local", choices=("local", "spark"),
                    help="spark: a local Spark with --workers cores (Parquet out)")

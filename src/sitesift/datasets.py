@@ -31,7 +31,7 @@ def read_index(root: Path) -> list[dict[str, Any]]:
                 continue
             try:
                 row = json.loads(line)
-            except json.JSONDecodeError as exc:
+            except (json.JSONDecodeError, RecursionError) as exc:  # or nested too deep
                 raise InputError(f"{root / 'index.jsonl'}:{n}: bad JSON: {exc}") from None
             if not isinstance(row, dict) or not isinstance(row.get("id"), str):
                 raise InputError(f"{root / 'index.jsonl'}:{n}: a row needs a string 'id'")

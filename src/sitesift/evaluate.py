@@ -14,6 +14,7 @@ from typing import Any
 
 from sitesift.batch import Outcome, Source, run_groups
 from sitesift.datasets import group_rows, read_gold, read_index
+from sitesift.guards import Limits
 from sitesift.metrics import token_prf
 
 Scorer = Callable[[Path, Outcome, str, str], dict[str, Any]]
@@ -41,15 +42,26 @@ def dataset_groups(root: Path, grouping: str, min_group_pages: int = 1,
     }
 
 
+def skipped_pages(root: Path, grouping: str, min_group_pages: int = 1) -> dict[str, int]:
+    """The index rows `evaluate` leaves out, by reason: its accounting is index rows =
+    scored rows + error rows + these."""
+    rows = read_index(root)
+    with_gold = sum(1 for r in rows if (root / "gold" / f"{r['id']}.txt").is_file())
+    kept = sum(len(v) for v in dataset_groups(root, grouping, min_group_pages).values())
+    return {"no gold file": len(rows) - with_gold,
+            f"site group under {min_group_pages} pages": with_gold - kept}
+
+
 def evaluate(datasets: Iterable[Path], methods: Iterable[str], *, grouping: str = "site",
              min_group_pages: int = 1, workers: int = 1, progress: bool = False,
              params: dict[str, dict[str, Any]] | None = None,
              ids: Container[str] | None = None,
-             scorer: Scorer = token_scores, folds: int = 1) -> list[dict[str, Any]]:
+             scorer: Scorer = token_scores, folds: int = 1,
+             limits: Limits | None = None) -> list[dict[str, Any]]:
     """One row per (corpus, page, method) with precision, recall, f1, ms and any error;
     `ids` limits the pages, `scorer` makes the score fields (it may also override `ms`);
     `folds` > 1 cleans every page with a site model fitted on the other folds of its
-    group (pages the model never saw)."""
+    group (pages the model never saw); `limits` guards every page (`sitesift.batch`)."""
     rows: list[dict[str, Any]] = []
     for root in datasets:
         root = Path(root)
@@ -57,7 +69,7 @@ def evaluate(datasets: Iterable[Path], methods: Iterable[str], *, grouping: str 
         for method in methods:
             for outcome in run_groups(groups, method, (params or {}).get(method),
                                       workers=workers, progress=progress, noise=False,
-                                      folds=folds):
+                                      folds=folds, limits=limits):
                 gold = read_gold(root, outcome.id) or ""
                 text = outcome.result.text if outcome.result is not None else ""
                 rows.append({

@@ -100,6 +100,23 @@ def limit_memory(memory_mb: int) -> None:
     resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
 
 
+def _at_memory_limit(pid: int) -> bool:
+    """Is the process's address space within 5% of its limit? A worker out of memory with a
+    large heap often spins (in the allocator and the garbage collector) instead of failing,
+    so the time limit stops it, and its error record should say why it was slow."""
+    try:
+        with open(f"/proc/{pid}/statm") as fh:
+            size = int(fh.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+        with open(f"/proc/{pid}/limits") as fh:
+            for line in fh:
+                if line.startswith("Max address space"):
+                    soft = line.split()[3]
+                    return soft != "unlimited" and size >= 0.95 * int(soft)
+    except (OSError, ValueError, IndexError):
+        pass
+    return False
+
+
 @dataclass(frozen=True, slots=True)
 class Busy:
     """Worker -> supervisor: starting `unit` (e.g. a page's number), for at most `seconds`."""
@@ -218,12 +235,14 @@ class Supervisor(Generic[T]):
             worker.proc.join()
         worker.conn.close()
 
-    def _death(self, worker: _Worker[T], killed: bool) -> str:
+    def _death(self, worker: _Worker[T], killed: bool, full: bool = False) -> str:
         busy = worker.busy
         what = f"{busy.stage} of unit {busy.unit}" if busy else "between pages"
         if killed and busy is not None:
             return (f"{busy.stage} exceeded the time limit of {busy.seconds:g} s "
-                    f"(worker stopped after {busy.seconds + self.limits.grace_seconds:g} s)")
+                    f"(worker stopped after {busy.seconds + self.limits.grace_seconds:g} s"
+                    + (f"; it was at its memory limit of {self.limits.memory_mb} MiB"
+                       if full else "") + ")")
         if killed:
             return f"worker did not answer in time ({what}); stopped"
         code = worker.proc.exitcode
@@ -232,6 +251,7 @@ class Supervisor(Generic[T]):
                 f"{self.limits.memory_mb} MiB")
 
     def run(self, tasks: Iterable[T]) -> Iterator[tuple[T, object]]:
+        self._retries.clear()  # a run given up part-way must not hand its retries to the next
         pending = iter(tasks)
         pool = self._pool
         exhausted = False
@@ -307,10 +327,11 @@ class Supervisor(Generic[T]):
     def _lose(self, worker: _Worker[T], pool: list[_Worker[T]],
               killed: bool) -> Iterator[tuple[T, object]]:
         task = worker.task
+        full = killed and _at_memory_limit(worker.proc.pid)
         if killed:
             worker.proc.kill()
         worker.proc.join()
-        reason = self._death(worker, killed)
+        reason = self._death(worker, killed, full)
         busy = worker.busy
         self._stop(worker, kill=True)
         pool.remove(worker)

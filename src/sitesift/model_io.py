@@ -7,10 +7,14 @@ tampering are reported instead of silently producing a different cleaner.
 
 from __future__ import annotations
 
+import dataclasses
 import gzip
 import hashlib
 import json
+import math
 import os
+import re
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -68,13 +72,13 @@ def _load(path: Path, max_bytes: int) -> Cleaner:
                 raw = fh.read(max_bytes + 1)
             if len(raw) > max_bytes:
                 raise ModelError(f"unpacks to more than {max_bytes:,} bytes")
-    except OSError as exc:  # also gzip.BadGzipFile and EOFError's OSError kin
+    except (OSError, zlib.error) as exc:  # also gzip.BadGzipFile
         raise ModelError(f"cannot read: {exc}") from None
     except EOFError:
         raise ModelError("truncated gzip data") from None
     try:
         doc = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
         raise ModelError(f"not a sitesift model (corrupt or truncated JSON: {exc})") from None
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise ModelError("not a sitesift model (missing format tag)")
@@ -92,4 +96,53 @@ def _load(path: Path, max_bytes: int) -> Cleaner:
         cls = get_class(method)
     except UnknownMethodError as exc:
         raise ModelError(str(exc)) from None
-    return cls.from_state(params, state)
+    _check_params(method, params, cls)
+    try:
+        return cls.from_state(params, state)
+    except (ModelError, MemoryError):
+        raise
+    except Exception as exc:  # a value the method's own checks did not foresee
+        raise ModelError(f"invalid {method} model ({type(exc).__name__}: {exc})") from None
+
+
+def _check_params(method: str, params: dict[str, Any], cls: type[Cleaner]) -> None:
+    """Parameters against the method's settings dataclass: known names, values of the
+    declared types (JSON lists for tuples), finite numbers. The annotations are read as
+    text, never evaluated."""
+    params_type = getattr(cls, "params_type", None)
+    if params_type is None or not dataclasses.is_dataclass(params_type):
+        return
+    kinds = {f.name: str(f.type) for f in dataclasses.fields(params_type)}
+    if unknown := sorted(set(params) - set(kinds)):
+        raise ModelError(f"unknown {method} parameters: {unknown}")
+    for name, value in params.items():
+        if not _conforms(value, kinds[name]):
+            raise ModelError(f"{method} parameter {name!r}: {str(value)[:60]!r} is not of "
+                             f"type {kinds[name]}")
+
+
+_SCALARS: dict[str, Any] = {
+    "bool": lambda v: isinstance(v, bool),
+    "int": lambda v: isinstance(v, int) and not isinstance(v, bool),
+    "float": lambda v: (isinstance(v, int | float) and not isinstance(v, bool)
+                        and math.isfinite(v)),
+    "str": lambda v: isinstance(v, str),
+    "None": lambda v: v is None,
+}
+_SEQUENCE = re.compile(r"(?:tuple|list|frozenset|set|Sequence)\[(\w+)(?:, \.\.\.)?\]")
+
+
+def _conforms(value: Any, kind: str) -> bool:
+    """Does a JSON value fit an annotation written as `float`, `int | None`,
+    `tuple[str, ...]`, ...? Kinds this does not know pass: the method's own checks decide."""
+    arms = [arm.strip() for arm in kind.split("|")]
+    for arm in arms:
+        if arm in _SCALARS:
+            if _SCALARS[arm](value):
+                return True
+        elif (seq := _SEQUENCE.fullmatch(arm)) is not None and seq[1] in _SCALARS:
+            if isinstance(value, list) and all(map(_SCALARS[seq[1]], value)):
+                return True
+        else:
+            return True
+    return False

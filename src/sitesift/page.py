@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from selectolax.lexbor import LexborHTMLParser
+from selectolax.lexbor import LexborHTMLParser, SelectolaxError
 
 from sitesift.decode import decode_file, decode_html
 from sitesift.dom import DomNode, build_dom
@@ -67,7 +67,11 @@ class Page:
         if depth > MAX_NESTING:
             raise InputError(f"{id or url or 'page'}: elements nested {depth:,} deep "
                              f"(limit {MAX_NESTING:,})")
-        tree = LexborHTMLParser(html)
+        try:
+            tree = LexborHTMLParser(html)
+        except SelectolaxError as exc:  # what Lexbor says when an allocation fails
+            raise InputError(f"{id or url or 'page'}: the HTML parser gave up ({exc}): out of "
+                             "memory?") from None
         body = tree.body
         if body is None:
             raise InputError(f"{id or url or 'page'}: no document body after parsing")

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from sitesift.batch import Source, clean_source
+from sitesift.batch import FIT_MAX_BYTES, Source, clean_source
 from sitesift.errors import ModelError, SitesiftError
 from sitesift.guards import Busy, Limits, Lost, PageTimeout, Supervisor, time_limit
 from sitesift.io.models import ModelStore
@@ -27,10 +27,6 @@ from sitesift.methods.base import Cleaner, get_cleaner
 from sitesift.page import Page
 
 FIT_UNIT = -1
-# Sample pages larger than this are cleaned but not fitted on: a template is learnt from
-# ordinary pages, and one giant page (a 9 MB page costs ~350 MB of tree) in the sample could
-# cost the whole site its model through the fit's time or memory limit.
-FIT_MAX_BYTES = 4 * 1024 * 1024
 MAX_BLIND_LOSSES = 3  # worker deaths outside any page before a site is given up
 
 

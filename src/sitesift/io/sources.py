@@ -76,7 +76,7 @@ def _jsonl_item(line: str, lineno: int, path: str, index: int, position: int,
                 max_bytes: int) -> Item:
     try:
         row = json.loads(line)
-    except json.JSONDecodeError as exc:
+    except (json.JSONDecodeError, RecursionError) as exc:  # RecursionError: nested too deep
         return Failed(index, position, path, None, None, f"line {lineno}: bad JSON: {exc}")
     url = row.get("url") if isinstance(row, dict) else None
     url = url if isinstance(url, str) else None

@@ -63,10 +63,16 @@ class CETRParams:
     max_iter: int = 100
 
     def __post_init__(self) -> None:
-        if self.sigma < 0 or self.threshold < 0:
-            raise ValueError("cetr: sigma and threshold must be >= 0")
-        if self.k < 2 or self.alpha < 1 or self.max_iter < 1:
-            raise ValueError("cetr: k must be >= 2, alpha and max_iter >= 1")
+        # upper bounds too: a model file or --set may hold any number (1e21 lines of
+        # smoothing would ask SciPy for an impossible kernel)
+        if not (0 <= self.sigma <= 1000 and self.threshold >= 0):
+            raise ValueError("cetr: sigma must be in [0, 1000], threshold >= 0")
+        if not (2 <= self.k <= 100 and 1 <= self.alpha <= 10_000 and 1 <= self.max_iter
+                <= 100_000):
+            raise ValueError("cetr: k must be in [2, 100], alpha in [1, 10000], max_iter in "
+                             "[1, 100000]")
+        if not 0 <= self.seed < 2**32:
+            raise ValueError("cetr: seed must be in [0, 2**32)")
         if not 0.0 <= self.min_share <= 1.0:
             raise ValueError("cetr: min_share must be in [0, 1]")
 
