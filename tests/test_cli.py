@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from sitesift.cli import SAMPLE_SITE, main
+from sitesift.cli import SAMPLE_SITE, _limits, build_parser, main
 from sitesift.datasets import read_index
 from tests.conftest import shared_dataset
 
@@ -66,3 +66,16 @@ def test_evaluate_on_a_shared_corpus_slice(tmp_path: Path) -> None:
     mean = {m: sum(r["f1"] for r in rows if r["method"] == m) / 70 for m in ("alltext", "sst")}
     assert len(rows) == 140 and not any(r["error"] for r in rows)
     assert mean["sst"] > mean["alltext"] + 0.15
+
+
+@pytest.mark.parametrize(("argv", "seconds"), [
+    (["clean", "x", "--out", "o", "--method", "sst"], 10.0),
+    (["clean", "x", "--out", "o", "--method", "vips"], 60.0),
+    (["evaluate", "x", "--method", "alltext", "--method", "vlps"], 60.0),
+    (["evaluate", "x"], 10.0),
+    (["clean", "x", "--out", "o", "--method", "vips", "--page-timeout", "5"], 5.0),
+])
+def test_page_time_limit_defaults_to_more_for_rendering_methods(argv: list[str],
+                                                                seconds: float) -> None:
+    args = build_parser().parse_args(argv)
+    assert _limits(args).page_seconds == seconds

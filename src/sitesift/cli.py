@@ -20,6 +20,9 @@ from sitesift.methods.base import get_cleaner, method_names
 FORMATS = {"text": ".txt", "markdown": ".md", "json": ".json"}
 SAMPLE_SITE = Path(__file__).parent / "data" / "sample_site"
 SHARED_DATASETS = Path(__file__).resolve().parents[2].parent / "shared" / "datasets"
+# Default page time limits: a rendered page takes 1-3 s of browser time, more on a busy box.
+PAGE_SECONDS = 10.0
+BROWSER_PAGE_SECONDS = 60.0
 
 
 def _params(pairs: Iterable[str]) -> dict[str, Any]:
@@ -42,8 +45,10 @@ def _safe_name(page_id: str) -> str:
 
 def _add_limits(p: argparse.ArgumentParser) -> None:
     """The guards' settings (sitesift.guards.Limits), the same for every batch command."""
-    p.add_argument("--page-timeout", type=float, default=10.0, metavar="SECONDS",
-                   help="per page (decode, parse, clean); past it the page is an error record")
+    p.add_argument("--page-timeout", type=float, default=None, metavar="SECONDS",
+                   help=f"per page (decode, parse, clean; default {PAGE_SECONDS:g}, or "
+                        f"{BROWSER_PAGE_SECONDS:g} for methods that render in a browser); "
+                        "past it the page is an error record")
     p.add_argument("--fit-timeout", type=float, default=300.0, metavar="SECONDS",
                    help="per site model fit")
     p.add_argument("--memory-mb", type=int, default=2048,
@@ -51,11 +56,23 @@ def _add_limits(p: argparse.ArgumentParser) -> None:
                         "error record (0: no limit)")
 
 
+def _renders(args: argparse.Namespace) -> bool:
+    """Whether a method the command runs renders pages in a browser (seconds per page)."""
+    from sitesift.methods.base import get_class
+
+    names = getattr(args, "method", None) or []
+    names = [names] if isinstance(names, str) else names
+    return any(get_class(name).needs_browser for name in names if name in method_names())
+
+
 def _limits(args: argparse.Namespace) -> Any:
     from sitesift.guards import Limits
 
+    seconds = args.page_timeout
+    if seconds is None:
+        seconds = BROWSER_PAGE_SECONDS if _renders(args) else PAGE_SECONDS
     try:
-        return Limits(page_seconds=args.page_timeout, fit_seconds=args.fit_timeout,
+        return Limits(page_seconds=seconds, fit_seconds=args.fit_timeout,
                       memory_mb=args.memory_mb)
     except ValueError as exc:
         raise SystemExit(f"sitesift {args.command}: {exc}") from None
