@@ -400,6 +400,44 @@ def cmd_train_template(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_train_default(args: argparse.Namespace) -> int:
+    """Train the default cleaner's model on corpora with gold; with --folds, measure it on
+    held-out sites first and write a held-out bundle for `sitesift bench`."""
+    import json as _json
+
+    from sitesift.extractor.dataset import CorpusData, build_corpus
+    from sitesift.extractor.train import train_default
+
+    corpora = []
+    cache = Path(args.cache) if args.cache else None
+    for d in args.datasets:
+        root = Path(d)
+        data = None
+        if cache is not None and (cache / f"{root.name}.npz").is_file() and not args.rebuild:
+            try:
+                data = CorpusData.load(cache, root.name)
+            except (OSError, ValueError, KeyError) as exc:
+                print(f"sitesift train-default: rebuilding {root.name}: {exc}", file=sys.stderr)
+        if data is None:
+            data = build_corpus(root, workers=args.workers, progress=not args.quiet)
+            if cache is not None:
+                data.save(cache)
+        corpora.append(data)
+    start = time.process_time()
+    summary = train_default(corpora, args.out, folds=args.folds, heldout=args.heldout,
+                            seed=args.seed)
+    if args.report:
+        Path(args.report).write_text(_json.dumps(summary, indent=1) + "\n", encoding="utf-8")
+    for preset, row in summary.get("cross_validation", {}).items():
+        figures = ", ".join(f"{k.split('/', 1)[1]} {v:.3f}" for k, v in row.items()
+                            if k.startswith("f1/") and "/" not in k[3:])
+        print(f"held-out sites, {preset} (p >= {row['threshold']}): {figures}")
+    print(f"sitesift train-default: {summary['pages']} pages, {summary['blocks']} blocks, "
+          f"{time.process_time() - start:.0f} s CPU -> {args.out}"
+          + (f", held-out bundle {args.heldout}" if args.heldout else ""), file=sys.stderr)
+    return 0
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     """Fit a Site Style Tree on the bundled sample site, clean every page, score and save."""
     from sitesift.evaluate import evaluate, summary_table
@@ -594,6 +632,24 @@ def build_parser() -> argparse.ArgumentParser:
                    help="add rendered boxes to the features (needs Chromium)")
     p.add_argument("--quiet", action="store_true")
     p.set_defaults(func=cmd_train_template)
+
+    p = sub.add_parser("train-default",
+                       help="train the default cleaner's model on corpora with gold text")
+    p.add_argument("datasets", nargs="+", help="dataset folders (index.jsonl + pages/ + gold/)")
+    p.add_argument("--out", required=True, help="model file to write (.json or .json.gz)")
+    p.add_argument("--folds", type=int, default=0,
+                   help="first measure by K-fold cross-validation over sites (every page "
+                        "scored by models trained without its site); sets the presets")
+    p.add_argument("--heldout", help="with --folds: also write a held-out bundle (each "
+                   "known site scored by the fold models trained without it), for "
+                   "SITESIFT_DEFAULT_MODEL=BUNDLE sitesift bench ... --methods default")
+    p.add_argument("--cache", help="folder for the labelled blocks of each corpus (reused)")
+    p.add_argument("--rebuild", action="store_true", help="rebuild cached corpora")
+    p.add_argument("--report", help="write the training summary (JSON) here")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--workers", type=int, default=1, help="processes building the corpora")
+    p.add_argument("--quiet", action="store_true")
+    p.set_defaults(func=cmd_train_default)
 
     p = sub.add_parser("demo", help="fit, clean and score the bundled sample site")
     p.add_argument("--out", default="sitesift-demo")

@@ -1,0 +1,11 @@
+"""The learned extractor behind the `default` cleaner.
+
+- `blocks`: one walk of a page's DOM into text blocks (a block element's own text), with
+  the raw measurements the features need.
+- `features`: the feature matrix of a page's blocks (text, markup, position, neighbours,
+  containers, and the site's evidence where several pages of the site are at hand).
+- `site`: site evidence: how often a block's text recurs on the site's other pages.
+- `labels`: block labels from gold text (token alignment), for training.
+- `forest`: gradient-boosted trees as JSON arrays, evaluated with NumPy; validated on load.
+- `train`: datasets of labelled blocks, site-held-out cross-validation, the shipped model.
+"""

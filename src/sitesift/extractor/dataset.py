@@ -1,0 +1,151 @@
+"""Labelled blocks of the shared corpora: the training and evaluation data of the extractor.
+
+For every page with gold text: its blocks (`blocks.walk`), their features with the site's
+evidence from the other pages of its site group (grouped as `sitesift bench` groups them),
+and each block's gold share (`labels.gold_share`). A corpus is cached as one `.npz` (arrays)
+and one `.json` (pages and block texts), so models can be trained and scored many times
+without parsing again.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from collections.abc import Iterable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from sitesift.extractor.blocks import PageBlocks
+from sitesift.extractor.features import N_FEATURES, ancestors, block_features
+from sitesift.extractor.labels import gold_share
+from sitesift.extractor.reveal import prepared
+from sitesift.extractor.site import SiteEvidence, page_digest
+
+CACHE_VERSION = 1
+
+
+def cv_group(site: str | None) -> str:
+    """The unit kept out of training together: a site's name without `www.` and suffix
+    (`cnn.com` and big9's `cnn` are one site; so are `bbc.co.uk` and `bbc.com`)."""
+    name = (site or "unknown").lower().strip()
+    name = re.sub(r"^www\d*\.", "", name)
+    return name.split(".")[0] or name
+
+
+@dataclass
+class CorpusData:
+    """Every labelled block of one corpus; block rows are grouped by page, in page order."""
+
+    name: str
+    X: np.ndarray          # (blocks, N_FEATURES) float32
+    share: np.ndarray      # (blocks,) gold share of the block's tokens
+    ntok: np.ndarray       # (blocks,) tokens of the block
+    page: np.ndarray       # (blocks,) index into `pages`
+    anc: np.ndarray        # (blocks, CONTEXT_LEVELS) ancestor element ids within the page
+    pages: list[dict[str, Any]] = field(default_factory=list)  # id, group, cv, page_type, ...
+    texts: list[str] = field(default_factory=list)              # block texts (exact scoring)
+
+    def save(self, directory: Path) -> None:
+        directory.mkdir(parents=True, exist_ok=True)
+        np.savez_compressed(directory / f"{self.name}.npz", X=self.X, share=self.share,
+                            ntok=self.ntok, page=self.page, anc=self.anc)
+        doc = {"version": CACHE_VERSION, "n_features": N_FEATURES, "pages": self.pages,
+               "texts": self.texts}
+        (directory / f"{self.name}.json").write_text(json.dumps(doc, ensure_ascii=False),
+                                                     encoding="utf-8")
+
+    @classmethod
+    def load(cls, directory: Path, name: str) -> CorpusData:
+        doc = json.loads((directory / f"{name}.json").read_text(encoding="utf-8"))
+        if doc.get("version") != CACHE_VERSION or doc.get("n_features") != N_FEATURES:
+            raise ValueError(f"{directory / name}: cache of another feature set; rebuild it")
+        arrays = np.load(directory / f"{name}.npz")
+        return cls(name, arrays["X"], arrays["share"], arrays["ntok"], arrays["page"],
+                   arrays["anc"], doc["pages"], doc["texts"])
+
+
+def _group_pages(root: Path, members: Sequence[dict[str, Any]], group: str,
+                 grouping: str) -> list[tuple[dict[str, Any], np.ndarray, np.ndarray,
+                                              np.ndarray, np.ndarray, list[str]]]:
+    """Features and labels of one site group's pages (site evidence from the group)."""
+    from sitesift.datasets import load_page, read_gold
+    from sitesift.text import tokens
+
+    loaded: list[tuple[dict[str, Any], str, PageBlocks]] = []
+    for row in members:
+        try:
+            page = load_page(root, row)
+        except Exception as exc:  # a page the cleaner cannot read is not training data
+            print(f"skip {root.name}/{row['id']}: {exc}", file=sys.stderr)
+            continue
+        shown, pb = prepared(page)
+        row = {**row, "revealed": shown is not page}
+        loaded.append((row, page_digest(page.html), pb))
+    evidence = (SiteEvidence.fit((d, pb) for _, d, pb in loaded)
+                if grouping != "none" and len(loaded) > 1 else None)
+    out = []
+    for row, digest, pb in loaded:
+        gold = read_gold(root, row["id"]) or ""
+        site = evidence.shares(digest, pb) if evidence is not None else None
+        X = block_features(pb, site).astype(np.float32)
+        share = gold_share(pb.text, gold).astype(np.float32)
+        ntok = np.asarray([len(tokens(t)) for t in pb.text], dtype=np.int32)
+        info = {"id": row["id"], "group": group, "cv": cv_group(row.get("site")),
+                "page_type": row.get("page_type"), "gold_tokens": len(tokens(gold)),
+                "gold": gold, "revealed": row["revealed"]}
+        out.append((info, X, share, ntok, ancestors(pb), list(pb.text)))
+    return out
+
+
+def build_corpus(root: Path, *, grouping: str = "auto", workers: int = 1,
+                 progress: bool = False) -> CorpusData:
+    """Labelled blocks of every page with gold in a corpus."""
+    from sitesift.bench.runner import corpus_grouping
+    from sitesift.datasets import group_rows, read_index
+
+    grouping = corpus_grouping(root, grouping)
+    rows = [r for r in read_index(root) if (root / "gold" / f"{r['id']}.txt").is_file()]
+    groups = group_rows(rows, grouping)
+    jobs = sorted(groups.items(), key=lambda kv: -len(kv[1]))
+    results: list[Any] = []
+    if workers > 1:
+        with ProcessPoolExecutor(workers) as pool:
+            futures = [pool.submit(_group_pages, root, m, g, grouping) for g, m in jobs]
+            for i, f in enumerate(futures):
+                results.extend(f.result())
+                if progress and i % 50 == 0:
+                    print(f"{root.name}: {i}/{len(futures)} groups", file=sys.stderr)
+    else:
+        for i, (g, m) in enumerate(jobs):
+            results.extend(_group_pages(root, m, g, grouping))
+            if progress and i % 50 == 0:
+                print(f"{root.name}: {i}/{len(jobs)} groups", file=sys.stderr)
+    order = {r["id"]: i for i, r in enumerate(rows)}
+    results.sort(key=lambda item: order[item[0]["id"]])
+    return _stack(root.name, results)
+
+
+def _stack(name: str, results: Iterable[tuple[dict[str, Any], np.ndarray, np.ndarray,
+                                               np.ndarray, np.ndarray, list[str]]]
+           ) -> CorpusData:
+    pages: list[dict[str, Any]] = []
+    texts: list[str] = []
+    Xs, shares, ntoks, page_idx, ancs = [], [], [], [], []
+    for info, X, share, ntok, anc, block_texts in results:
+        page_idx.append(np.full(len(share), len(pages), dtype=np.int32))
+        pages.append(info)
+        Xs.append(X)
+        shares.append(share)
+        ntoks.append(ntok)
+        ancs.append(anc)
+        texts.extend(block_texts)
+    if not pages:
+        raise ValueError(f"{name}: no pages with gold")
+    return CorpusData(name, np.concatenate(Xs), np.concatenate(shares),
+                      np.concatenate(ntoks), np.concatenate(page_idx), np.concatenate(ancs),
+                      pages, texts)

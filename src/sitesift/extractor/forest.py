@@ -1,0 +1,186 @@
+"""Gradient-boosted trees as plain arrays: exported from scikit-learn, evaluated with NumPy.
+
+A fitted `HistGradientBoostingClassifier` (binary) is the sum of its trees' leaf values plus
+a baseline, through the logistic function. Its trees are copied into flat arrays (every
+tree's nodes one after another): split feature, threshold, which side a missing value
+takes, children (global indices) and leaf values, so a model is plain JSON data and runs
+without scikit-learn and without unpickling anything. `Forest.from_dict` checks every
+array (lengths, types, index ranges, children after their parent so every path ends), so a
+damaged or hostile model file is refused rather than evaluated.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from sitesift.errors import ModelError
+
+_BIG = float(np.finfo(np.float64).max)
+
+
+@dataclass(frozen=True)
+class Forest:
+    """Trees in flat arrays; `roots[t]` is tree t's first node."""
+
+    n_features: int
+    baseline: float
+    roots: np.ndarray        # (trees,) int64
+    feature: np.ndarray      # (nodes,) int64; -1 on leaves
+    threshold: np.ndarray    # (nodes,) float64: go left when x <= threshold
+    missing_left: np.ndarray  # (nodes,) bool: where NaN goes
+    left: np.ndarray         # (nodes,) int64; a leaf points to itself
+    right: np.ndarray        # (nodes,) int64
+    value: np.ndarray        # (nodes,) float64: leaf values (0 on inner nodes)
+    depth: int               # longest root-to-leaf path
+
+    @classmethod
+    def from_sklearn(cls, model: Any) -> Forest:
+        """From a fitted binary HistGradientBoostingClassifier (numeric features only)."""
+        predictors = model._predictors
+        if any(len(p) != 1 for p in predictors):
+            raise ValueError("only binary classifiers export (one tree per iteration)")
+        roots, feats, thrs, miss, lefts, rights, values = [], [], [], [], [], [], []
+        offset = 0
+        for (pred,) in predictors:
+            nodes = pred.nodes
+            if np.any(nodes["is_categorical"]):
+                raise ValueError("categorical splits do not export")
+            leaf = nodes["is_leaf"].astype(bool)
+            idx = np.arange(len(nodes))
+            roots.append(offset)
+            feats.append(np.where(leaf, -1, nodes["feature_idx"]).astype(np.int64))
+            # A split of missing values from the rest has threshold +inf (every number goes
+            # left); the largest float does the same and stays valid JSON.
+            thr = np.where(leaf, 0.0, nodes["num_threshold"]).astype(np.float64)
+            thrs.append(np.clip(thr, -_BIG, _BIG))
+            miss.append(nodes["missing_go_to_left"].astype(bool) & ~leaf)
+            lefts.append(np.where(leaf, idx, nodes["left"]).astype(np.int64) + offset)
+            rights.append(np.where(leaf, idx, nodes["right"]).astype(np.int64) + offset)
+            values.append(np.where(leaf, nodes["value"], 0.0).astype(np.float64))
+            offset += len(nodes)
+        baseline = float(np.asarray(model._baseline_prediction).ravel()[0])
+        return cls._checked(int(model.n_features_in_), baseline, np.asarray(roots),
+                            np.concatenate(feats), np.concatenate(thrs), np.concatenate(miss),
+                            np.concatenate(lefts), np.concatenate(rights),
+                            np.concatenate(values))
+
+    @classmethod
+    def _checked(cls, n_features: int, baseline: float, roots: np.ndarray, feature: np.ndarray,
+                 threshold: np.ndarray, missing_left: np.ndarray, left: np.ndarray,
+                 right: np.ndarray, value: np.ndarray) -> Forest:
+        n = len(feature)
+        if n == 0 or len(roots) == 0:
+            raise ModelError("a forest needs trees")
+        if not all(len(a) == n for a in (threshold, missing_left, left, right, value)):
+            raise ModelError("forest arrays differ in length")
+        if not (0 < n_features < 100_000) or not math.isfinite(baseline):
+            raise ModelError("bad feature count or baseline")
+        if not (np.all(np.isfinite(threshold)) and np.all(np.isfinite(value))):
+            raise ModelError("non-finite threshold or leaf value")
+        starts = np.sort(roots)
+        if starts[0] != 0 or np.any(np.diff(starts) <= 0) or starts[-1] >= n:
+            raise ModelError("tree roots out of order or out of range")
+        ends = np.append(starts[1:], n)
+        tree_end = np.repeat(ends, ends - starts)  # per node: the end of its tree
+        idx = np.arange(n)
+        leaf = feature < 0
+        if np.any(feature >= n_features) or np.any(feature < -1):
+            raise ModelError("split feature out of range")
+        if np.any(leaf & ((left != idx) | (right != idx))):
+            raise ModelError("a leaf must point to itself")
+        inner = ~leaf
+        for child in (left, right):  # children after their parent, inside its tree
+            if np.any(inner & ((child <= idx) | (child >= tree_end))):
+                raise ModelError("a child index points outside its tree or backwards")
+        depth = _depth(left, right, leaf, roots)
+        return cls(n_features, baseline, roots.astype(np.int64), feature.astype(np.int64),
+                   threshold.astype(np.float64), missing_left.astype(bool),
+                   left.astype(np.int64), right.astype(np.int64), value.astype(np.float64),
+                   depth)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "n_features": self.n_features, "baseline": self.baseline,
+            "roots": self.roots.tolist(), "feature": self.feature.tolist(),
+            "threshold": self.threshold.tolist(),
+            "missing_left": self.missing_left.astype(int).tolist(),
+            "left": self.left.tolist(), "right": self.right.tolist(),
+            "value": self.value.tolist(),
+        }
+
+    @classmethod
+    def from_dict(cls, doc: Any) -> Forest:
+        if not isinstance(doc, dict):
+            raise ModelError("a forest must be an object")
+        try:
+            arrays = {}
+            for key, kind in (("roots", np.int64), ("feature", np.int64),
+                              ("threshold", np.float64), ("missing_left", np.int64),
+                              ("left", np.int64), ("right", np.int64), ("value", np.float64)):
+                raw = doc[key]
+                if not isinstance(raw, list) or not all(
+                        isinstance(v, int | float) and not isinstance(v, bool) for v in raw):
+                    raise ModelError(f"forest field {key!r} must be a list of numbers")
+                if kind is np.int64 and not all(isinstance(v, int) for v in raw):
+                    raise ModelError(f"forest field {key!r} must hold integers")
+                arrays[key] = np.asarray(raw, dtype=kind)
+            n_features, baseline = doc["n_features"], doc["baseline"]
+        except KeyError as exc:
+            raise ModelError(f"forest field {exc} missing") from None
+        if not isinstance(n_features, int) or not isinstance(baseline, int | float):
+            raise ModelError("bad n_features or baseline")
+        if np.any((arrays["missing_left"] != 0) & (arrays["missing_left"] != 1)):
+            raise ModelError("missing_left must be 0 or 1")
+        return cls._checked(n_features, float(baseline), arrays["roots"], arrays["feature"],
+                            arrays["threshold"], arrays["missing_left"].astype(bool),
+                            arrays["left"], arrays["right"], arrays["value"])
+
+    def raw(self, X: np.ndarray) -> np.ndarray:
+        """Sum of leaf values plus baseline per row of X (rows x n_features)."""
+        if X.ndim != 2 or X.shape[1] != self.n_features:
+            raise ValueError(f"expected (rows, {self.n_features}) features, got {X.shape}")
+        n = X.shape[0]
+        if n == 0:
+            return np.zeros(0)
+        flat = np.ascontiguousarray(X, dtype=np.float64).ravel()
+        # Every (tree, row) pair walks down together; pairs that reach a leaf leave the
+        # arrays, so the work is the total path length, not trees x rows x depth.
+        node = np.repeat(self.roots, n)
+        base = np.tile(np.arange(n, dtype=np.int64) * self.n_features, len(self.roots))
+        total = np.zeros(n)
+        rows = np.tile(np.arange(n), len(self.roots))
+        feature, threshold, left, right = self.feature, self.threshold, self.left, self.right
+        missing, value = self.missing_left, self.value
+        while node.size:
+            f = feature[node]
+            done = f < 0
+            if done.any():
+                total += np.bincount(rows[done], weights=value[node[done]], minlength=n)
+                live = ~done
+                node, base, rows, f = node[live], base[live], rows[live], f[live]
+                if not node.size:
+                    break
+            x = flat[base + f]
+            go_left = x <= threshold[node]
+            nan = np.isnan(x)
+            if nan.any():
+                go_left[nan] = missing[node[nan]]
+            node = np.where(go_left, left[node], right[node])
+        return self.baseline + total
+
+    def proba(self, X: np.ndarray) -> np.ndarray:
+        return 1.0 / (1.0 + np.exp(-self.raw(X)))
+
+
+def _depth(left: np.ndarray, right: np.ndarray, leaf: np.ndarray, roots: np.ndarray) -> int:
+    """Longest root-to-leaf path (children come after parents, so one forward pass)."""
+    depth = np.zeros(len(left), dtype=np.int64)
+    for i in range(len(left)):  # forward: a parent's depth is final before its children
+        if not leaf[i]:
+            depth[left[i]] = depth[i] + 1
+            depth[right[i]] = depth[i] + 1
+    return int(depth.max())

@@ -1,0 +1,171 @@
+"""The extractor's model file: two forests, the preset thresholds, and what made them.
+
+One JSON object (optionally gzipped): a format tag and version, the feature and context
+names the forests were trained on (a model of another feature set is refused), the stage-1
+and stage-2 forests, the decision thresholds of the presets, free-form training notes, and
+a SHA-256 over all of it, so a damaged or altered file is reported, never used.
+
+A *held-out bundle* (made for measurement by `sitesift train-default --folds K`) carries, in
+addition, one pair of forests per fold and the fold of every site seen in training: a page
+of a known site is then scored by the forests trained without that site.
+"""
+
+from __future__ import annotations
+
+import functools
+import gzip
+import hashlib
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sitesift.errors import ModelError
+from sitesift.extractor.context import CONTEXT
+from sitesift.extractor.features import FEATURES
+from sitesift.extractor.forest import Forest
+
+FORMAT = "sitesift-extractor"
+FORMAT_VERSION = 1
+PRESETS = ("precision", "balanced", "recall")
+MAX_BYTES = 256 * 1024 * 1024
+BUNDLED = Path(__file__).resolve().parents[1] / "data" / "default-v1.json.gz"
+
+
+@dataclass(frozen=True)
+class ExtractorModel:
+    stage1: Forest
+    stage2: Forest
+    thresholds: dict[str, float]
+    meta: dict[str, Any] = field(default_factory=dict)
+    folds: tuple[tuple[Forest, Forest], ...] = ()
+    fold_of: dict[str, int] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.stage1.n_features != len(FEATURES):
+            raise ModelError(f"stage 1 takes {self.stage1.n_features} features, this "
+                             f"sitesift makes {len(FEATURES)}")
+        if self.stage2.n_features != len(FEATURES) + len(CONTEXT):
+            raise ModelError("stage 2 does not take this sitesift's features and context")
+        for pair in self.folds:
+            if (pair[0].n_features, pair[1].n_features) != (self.stage1.n_features,
+                                                            self.stage2.n_features):
+                raise ModelError("a fold's forests take other features than the model's")
+        if set(self.thresholds) != set(PRESETS) or not all(
+                isinstance(v, float) and 0.0 < v < 1.0 for v in self.thresholds.values()):
+            raise ModelError(f"thresholds must give each of {', '.join(PRESETS)} in (0, 1)")
+        if not (self.thresholds["precision"] >= self.thresholds["balanced"]
+                >= self.thresholds["recall"]):
+            raise ModelError("thresholds must order precision >= balanced >= recall")
+        if any(not 0 <= f < len(self.folds) for f in self.fold_of.values()):
+            raise ModelError("a site's fold is out of range")
+
+    def forests(self, cv_name: str | None) -> tuple[Forest, Forest]:
+        """The forests for a page of this site: those trained without it when the bundle
+        holds folds and knows the site, else the model trained on everything."""
+        if self.folds and cv_name is not None and cv_name in self.fold_of:
+            return self.folds[self.fold_of[cv_name]]
+        return self.stage1, self.stage2
+
+    def to_dict(self) -> dict[str, Any]:
+        body: dict[str, Any] = {
+            "features": list(FEATURES), "context": list(CONTEXT),
+            "thresholds": self.thresholds, "meta": self.meta,
+            "stage1": self.stage1.to_dict(), "stage2": self.stage2.to_dict(),
+        }
+        if self.folds:
+            body["folds"] = [[a.to_dict(), b.to_dict()] for a, b in self.folds]
+            body["fold_of"] = dict(sorted(self.fold_of.items()))
+        return body
+
+
+def _digest(body: dict[str, Any]) -> str:
+    canonical = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def save(model: ExtractorModel, path: str | Path) -> Path:
+    """Write the model (gzipped when the name ends in `.gz`), atomically."""
+    path = Path(path)
+    body = model.to_dict()
+    doc = {"format": FORMAT, "format_version": FORMAT_VERSION, **body,
+           "sha256": _digest(body)}
+    data = json.dumps(doc, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    if path.suffix == ".gz":
+        data = gzip.compress(data, mtime=0)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_bytes(data)
+    os.replace(tmp, path)
+    return path
+
+
+def load(path: str | Path) -> ExtractorModel:
+    """Read and check a model file; every problem is a ModelError naming the file."""
+    path = Path(path)
+    try:
+        stat = path.stat()
+    except OSError as exc:
+        raise ModelError(f"{path}: cannot read: {exc}") from None
+    try:
+        return _load_cached(str(path), stat.st_mtime_ns, stat.st_size)
+    except ModelError as exc:
+        raise ModelError(f"{path}: {exc}") from None
+
+
+@functools.lru_cache(maxsize=4)
+def _load_cached(path: str, mtime_ns: int, size: int) -> ExtractorModel:
+    # Keyed by modification time and size too, so a rewritten file is read again.
+    if size > MAX_BYTES:
+        raise ModelError(f"file of {size:,} bytes exceeds the limit of {MAX_BYTES:,}")
+    try:
+        raw = Path(path).read_bytes()
+        if raw[:2] == b"\x1f\x8b":
+            with gzip.open(path, "rb") as fh:
+                raw = fh.read(MAX_BYTES + 1)
+            if len(raw) > MAX_BYTES:
+                raise ModelError(f"unpacks to more than {MAX_BYTES:,} bytes")
+        doc = json.loads(raw.decode("utf-8"))
+    except (OSError, EOFError) as exc:
+        raise ModelError(f"cannot read: {exc}") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ModelError(f"not an extractor model (corrupt JSON: {exc})") from None
+    return from_document(doc)
+
+
+def from_document(doc: Any) -> ExtractorModel:
+    """A model from its parsed JSON document, checked field by field."""
+    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
+        raise ModelError("not an extractor model (missing format tag)")
+    if doc.get("format_version") != FORMAT_VERSION:
+        raise ModelError(f"model format version {doc.get('format_version')!r}; this "
+                         f"sitesift reads version {FORMAT_VERSION}")
+    body = {k: v for k, v in doc.items() if k not in ("format", "format_version", "sha256")}
+    if doc.get("sha256") != _digest(body):
+        raise ModelError("checksum mismatch: the file was altered or damaged")
+    if body.get("features") != list(FEATURES) or body.get("context") != list(CONTEXT):
+        raise ModelError("the model was trained on another feature set; retrain it with "
+                         "`sitesift train-default`")
+    thresholds = body.get("thresholds")
+    if not isinstance(thresholds, dict):
+        raise ModelError("'thresholds' must be an object")
+    meta = body.get("meta", {})
+    if not isinstance(meta, dict):
+        raise ModelError("'meta' must be an object")
+    folds_raw = body.get("folds", [])
+    fold_of = body.get("fold_of", {})
+    if not isinstance(folds_raw, list) or not isinstance(fold_of, dict):
+        raise ModelError("'folds' must be a list and 'fold_of' an object")
+    folds = []
+    for pair in folds_raw:
+        if not isinstance(pair, list) or len(pair) != 2:
+            raise ModelError("each fold must be a pair of forests")
+        folds.append((Forest.from_dict(pair[0]), Forest.from_dict(pair[1])))
+    if not all(isinstance(k, str) and isinstance(v, int) and not isinstance(v, bool)
+               for k, v in fold_of.items()):
+        raise ModelError("'fold_of' must map site names to fold numbers")
+    return ExtractorModel(Forest.from_dict(body.get("stage1")),
+                          Forest.from_dict(body.get("stage2")),
+                          {k: float(v) if isinstance(v, int | float) else v
+                           for k, v in thresholds.items()},
+                          meta, tuple(folds), dict(fold_of))

@@ -1,0 +1,322 @@
+"""Training the extractor and measuring it on sites it never saw.
+
+Two stages of gradient-boosted trees (scikit-learn's HistGradientBoostingClassifier, then
+exported to `forest.Forest`): stage 1 classifies each block from its own features; stage 2
+sees those features plus the stage-1 probabilities around the block (`context`). Stage 2 is
+trained on *out-of-fold* stage-1 probabilities (what stage 1 says about pages it did not
+learn from), the only probabilities it will ever see at run time.
+
+Every split keeps a whole site on one side: folds are drawn per site name (`cv_group`, the
+same name across corpora), so a cross-validated figure is a figure on unseen sites.
+`cross_validate` gives every block its probability from models trained without its site
+(with the stage-2 training data made by an inner split of the training sites alone).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from sitesift.extractor.context import context_features
+from sitesift.extractor.dataset import CorpusData
+
+DEFAULT_PARAMS: dict[str, Any] = {
+    "max_iter": 150, "learning_rate": 0.12, "max_leaf_nodes": 31, "min_samples_leaf": 20,
+    "l2_regularization": 1.0, "max_bins": 255,
+}
+LABEL_SHARE = 0.5  # a block is content when at least this share of its tokens is gold
+THIN = 5.0  # importance-sampling floor of block weights in training (see `thin`)
+
+
+@dataclass
+class Pool:
+    """Several corpora's blocks in one set of arrays; pages are contiguous runs of rows."""
+
+    X: np.ndarray
+    share: np.ndarray
+    ntok: np.ndarray
+    anc: np.ndarray
+    page: np.ndarray            # (blocks,) global page index
+    pages: list[dict[str, Any]]  # with "corpus"
+    texts: list[str]
+    bounds: np.ndarray = field(init=False)  # (pages + 1,) row offsets
+
+    def __post_init__(self) -> None:
+        counts = np.bincount(self.page, minlength=len(self.pages))
+        self.bounds = np.concatenate(([0], np.cumsum(counts)))
+
+    @classmethod
+    def of(cls, corpora: Sequence[CorpusData]) -> Pool:
+        pages: list[dict[str, Any]] = []
+        page_idx = []
+        for c in corpora:
+            page_idx.append(c.page.astype(np.int64) + len(pages))
+            pages.extend({**p, "corpus": c.name} for p in c.pages)
+        return cls(np.concatenate([c.X for c in corpora]),
+                   np.concatenate([c.share for c in corpora]),
+                   np.concatenate([c.ntok for c in corpora]),
+                   np.concatenate([c.anc for c in corpora]), np.concatenate(page_idx),
+                   pages, [t for c in corpora for t in c.texts])
+
+    def rows(self, page_ids: np.ndarray) -> np.ndarray:
+        """Row indices of the given pages."""
+        return np.concatenate([np.arange(self.bounds[i], self.bounds[i + 1])
+                               for i in page_ids]) if len(page_ids) else np.zeros(0, int)
+
+    @property
+    def y(self) -> np.ndarray:
+        return (self.share >= LABEL_SHARE).astype(np.int8)
+
+    def weights(self) -> np.ndarray:
+        """Each page weighs the same in total, spread over its blocks by tokens (the metric
+        is a mean over pages of a token measure)."""
+        w = self.ntok.astype(np.float64) + 1.0
+        page_total = np.bincount(self.page, weights=w, minlength=len(self.pages))
+        return w / page_total[self.page] * 100.0
+
+
+def thin(rows: np.ndarray, w: np.ndarray, floor: float, seed: int = 0
+         ) -> tuple[np.ndarray, np.ndarray]:
+    """Importance sampling of training rows: a row lighter than `floor` is kept with
+    probability w / floor and then weighs `floor`, so the weighted loss stays unbiased
+    while the many one-word blocks of big pages stop dominating the training time."""
+    if floor <= 0:
+        return rows, w[rows]
+    rng = np.random.default_rng(seed)
+    wr = w[rows]
+    keep_p = np.minimum(wr / floor, 1.0)
+    kept = rng.random(len(rows)) < keep_p
+    return rows[kept], np.maximum(wr[kept], floor)
+
+
+def fold_of(name: str, k: int, seed: int = 0) -> int:
+    digest = hashlib.blake2b(f"{seed}:{name}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "little") % k
+
+
+def page_folds(pool: Pool, k: int, seed: int = 0) -> np.ndarray:
+    return np.asarray([fold_of(p["cv"], k, seed) for p in pool.pages])
+
+
+def fit_trees(X: np.ndarray, y: np.ndarray, w: np.ndarray,
+              params: dict[str, Any] | None = None, seed: int = 0) -> Any:
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    model = HistGradientBoostingClassifier(**{**DEFAULT_PARAMS, **(params or {})},
+                                           early_stopping=False, random_state=seed)
+    # scikit-learn cannot bin a column without a single value (a feature no training page
+    # has, e.g. `<details>` ancestors in old corpora); a constant there is never split on.
+    empty = np.isnan(X).all(axis=0)
+    if empty.any():
+        X = X.copy()
+        X[:, empty] = 0.0
+    model.fit(X, y, sample_weight=w)
+    return model
+
+
+def stage2_matrix(pool: Pool, rows_pages: np.ndarray, p1: np.ndarray) -> np.ndarray:
+    """Stage-2 features of the given pages' blocks: own features plus context of `p1`
+    (probabilities indexed like the pool's rows)."""
+    parts = []
+    for i in rows_pages:
+        lo, hi = pool.bounds[i], pool.bounds[i + 1]
+        ctx = context_features(p1[lo:hi], pool.ntok[lo:hi], pool.anc[lo:hi], pool.X[lo:hi])
+        parts.append(np.hstack([pool.X[lo:hi], ctx]))
+    return np.vstack(parts).astype(np.float32)
+
+
+def _log(msg: str) -> None:
+    print(f"[{time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
+
+
+def oof_stage1(pool: Pool, page_ids: np.ndarray, folds: np.ndarray, k: int,
+               params: dict[str, Any] | None, p1: np.ndarray) -> None:
+    """Fill `p1` for the rows of `page_ids` with stage-1 probabilities from models trained
+    on the other folds of `page_ids` (`folds` gives each page's fold)."""
+    y, w = pool.y, pool.weights()
+    for f in range(k):
+        test = page_ids[folds[page_ids] == f]
+        train = page_ids[folds[page_ids] != f]
+        if len(test) == 0 or len(train) == 0:
+            continue
+        tr, te = pool.rows(train), pool.rows(test)
+        tr, wt = thin(tr, w, THIN, f)
+        model = fit_trees(pool.X[tr], y[tr], wt, params)
+        p1[te] = model.predict_proba(pool.X[te])[:, 1]
+
+
+def train_two_stage(pool: Pool, page_ids: np.ndarray, *, inner_k: int = 3, seed: int = 0,
+                    params1: dict[str, Any] | None = None,
+                    params2: dict[str, Any] | None = None) -> tuple[Any, Any]:
+    """Stage 1 on the pages, stage 2 on their inner out-of-fold stage-1 probabilities."""
+    y, w = pool.y, pool.weights()
+    rows = pool.rows(page_ids)
+    inner = page_folds(pool, inner_k, seed + 1)
+    p1 = np.full(len(pool.share), np.nan)
+    oof_stage1(pool, page_ids, inner, inner_k, params1, p1)
+    kept, wk = thin(rows, w, THIN, seed)
+    stage1 = fit_trees(pool.X[kept], y[kept], wk, params1)
+    X2 = stage2_matrix(pool, page_ids, p1)
+    position = np.full(len(pool.share), -1)
+    position[rows] = np.arange(len(rows))
+    stage2 = fit_trees(X2[position[kept]], y[kept], wk, params2)
+    return stage1, stage2
+
+
+def cross_validate(pool: Pool, k: int = 5, *, seed: int = 0, inner_k: int = 3,
+                   params1: dict[str, Any] | None = None,
+                   params2: dict[str, Any] | None = None,
+                   folds: np.ndarray | None = None
+                   ) -> tuple[np.ndarray, np.ndarray, list[tuple[Any, Any]]]:
+    """Stage-1 and stage-2 probabilities of every block from models trained without its
+    site (or, with `folds`, without its fold: e.g. one fold per corpus), and each fold's
+    pair of models."""
+    if folds is None:
+        folds = page_folds(pool, k, seed)
+    k = int(folds.max()) + 1
+    all_pages = np.arange(len(pool.pages))
+    p1 = np.full(len(pool.share), np.nan)
+    p2 = np.full(len(pool.share), np.nan)
+    models = []
+    for f in range(k):
+        test = all_pages[folds == f]
+        train = all_pages[folds != f]
+        _log(f"fold {f + 1}/{k}: {len(train)} training pages, {len(test)} test pages")
+        stage1, stage2 = train_two_stage(pool, train, inner_k=inner_k, seed=seed,
+                                         params1=params1, params2=params2)
+        models.append((stage1, stage2))
+        if len(test) == 0:
+            continue
+        te = pool.rows(test)
+        p1[te] = stage1.predict_proba(pool.X[te])[:, 1]
+        p2[te] = stage2.predict_proba(stage2_matrix(pool, test, p1))[:, 1]
+    return p1, p2, models
+
+
+def page_scores(pool: Pool, prob: np.ndarray, threshold: float = 0.5,
+                page_ids: Sequence[int] | None = None) -> list[dict[str, Any]]:
+    """Exact token P/R/F1 of every page's kept blocks (p >= threshold) against its gold."""
+    from sitesift.metrics import token_prf
+
+    out = []
+    ids = range(len(pool.pages)) if page_ids is None else page_ids
+    for i in ids:
+        lo, hi = int(pool.bounds[i]), int(pool.bounds[i + 1])
+        keep = [pool.texts[j] for j in range(lo, hi) if prob[j] >= threshold]
+        info = pool.pages[i]
+        prf = token_prf("\n".join(keep), info["gold"])
+        out.append({"corpus": info["corpus"], "id": info["id"],
+                    "page_type": info.get("page_type"), "precision": prf.precision,
+                    "recall": prf.recall, "f1": prf.f1})
+    return out
+
+
+def summarise(rows: list[dict[str, Any]]) -> dict[str, float]:
+    """Mean F1 per corpus, and per wcxb page type (`wcxb/<type>`)."""
+    groups: dict[str, list[float]] = {}
+    for r in rows:
+        groups.setdefault(r["corpus"], []).append(r["f1"])
+        if r.get("page_type"):
+            groups.setdefault(f"{r['corpus']}/{r['page_type']}", []).append(r["f1"])
+    return {k: float(np.mean(v)) for k, v in sorted(groups.items())}
+
+
+THRESHOLD_GRID = tuple(round(0.1 + 0.025 * i, 3) for i in range(33))  # 0.1 .. 0.9
+BETAS = {"precision": 0.5, "balanced": 1.0, "recall": 2.0}
+
+
+def choose_thresholds(pool: Pool, prob: np.ndarray,
+                      grid: Sequence[float] = THRESHOLD_GRID) -> dict[str, Any]:
+    """Per preset, the threshold of best F-beta (beta 0.5 / 1 / 2 for precision /
+    balanced / recall), each page's F-beta averaged per corpus and the corpora averaged
+    alike (no corpus outweighs another by its size). Returns the thresholds and the
+    per-corpus mean F1, P and R at each."""
+    table: dict[float, list[dict[str, Any]]] = {t: page_scores(pool, prob, t) for t in grid}
+
+    def macro(rows: list[dict[str, Any]], beta: float) -> float:
+        per: dict[str, list[float]] = {}
+        b2 = beta * beta
+        for r in rows:
+            p, rc = r["precision"], r["recall"]
+            f = (1 + b2) * p * rc / (b2 * p + rc) if p + rc > 0 else 0.0
+            per.setdefault(r["corpus"], []).append(f)
+        return float(np.mean([np.mean(v) for v in per.values()]))
+
+    chosen: dict[str, float] = {}
+    for preset, beta in BETAS.items():
+        chosen[preset] = max(grid, key=lambda t, b=beta: macro(table[t], b))  # type: ignore[misc]
+    # Presets must keep their order even where the curves are flat.
+    chosen["precision"] = max(chosen["precision"], chosen["balanced"])
+    chosen["recall"] = min(chosen["recall"], chosen["balanced"])
+    report = {}
+    for preset, t in chosen.items():
+        rows = table[t]
+        report[preset] = {"threshold": t, **{
+            f"{metric}/{name}": value
+            for metric in ("f1", "precision", "recall")
+            for name, value in _means(rows, metric).items()}}
+    return {"thresholds": chosen, "report": report}
+
+
+def _means(rows: list[dict[str, Any]], metric: str) -> dict[str, float]:
+    groups: dict[str, list[float]] = {}
+    for r in rows:
+        groups.setdefault(r["corpus"], []).append(r[metric])
+        if r.get("page_type"):
+            groups.setdefault(f"{r['corpus']}/{r['page_type']}", []).append(r[metric])
+    return {k: round(float(np.mean(v)), 4) for k, v in sorted(groups.items())}
+
+
+def train_default(corpora: Sequence[CorpusData], out: Any, *, folds: int = 0,
+                  heldout: Any = None, seed: int = 0, thin_floor: float | None = None,
+                  params1: dict[str, Any] | None = None,
+                  params2: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Train the default cleaner's model on every page of `corpora` and write it to `out`.
+
+    With `folds` > 1, first measure it by site-held-out cross-validation: the presets'
+    thresholds are chosen on those out-of-fold probabilities, the per-corpus figures are
+    returned, and `heldout` (if given) receives a bundle whose forests score each known
+    site with the fold models trained without it (for `sitesift bench`)."""
+    from sitesift.extractor import model as model_file
+    from sitesift.extractor.forest import Forest
+
+    global THIN
+    if thin_floor is not None:
+        THIN = thin_floor
+    pool = Pool.of(corpora)
+    _log(f"{len(pool.pages)} pages, {len(pool.share)} blocks from "
+         f"{', '.join(c.name for c in corpora)}")
+    summary: dict[str, Any] = {"pages": len(pool.pages), "blocks": len(pool.share),
+                               "corpora": [c.name for c in corpora], "folds": folds,
+                               "seed": seed, "thin": THIN,
+                               "params1": {**DEFAULT_PARAMS, **(params1 or {})},
+                               "params2": {**DEFAULT_PARAMS, **(params2 or {})}}
+    thresholds = {"precision": 0.65, "balanced": 0.5, "recall": 0.35}
+    fold_models: list[tuple[Any, Any]] = []
+    if folds > 1:
+        page_fold = page_folds(pool, folds, seed)
+        _, p2, fold_models = cross_validate(pool, folds, seed=seed, params1=params1,
+                                            params2=params2, folds=page_fold)
+        chosen = choose_thresholds(pool, p2)
+        thresholds = chosen["thresholds"]
+        summary["cross_validation"] = chosen["report"]
+    _log("final model on every page")
+    stage1, stage2 = train_two_stage(pool, np.arange(len(pool.pages)), seed=seed,
+                                     params1=params1, params2=params2)
+    final = model_file.ExtractorModel(Forest.from_sklearn(stage1), Forest.from_sklearn(stage2),
+                                      {k: float(v) for k, v in thresholds.items()}, summary)
+    model_file.save(final, out)
+    if heldout is not None and fold_models:
+        fold_of = {p["cv"]: int(f) for p, f in zip(pool.pages, page_fold, strict=True)}
+        bundle = model_file.ExtractorModel(
+            final.stage1, final.stage2, final.thresholds, {**summary, "heldout": True},
+            tuple((Forest.from_sklearn(a), Forest.from_sklearn(b)) for a, b in fold_models),
+            fold_of)
+        model_file.save(bundle, heldout)
+    return summary

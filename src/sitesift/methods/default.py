@@ -1,0 +1,166 @@
+"""The default cleaner (`--method default`): learned block classification, site-aware.
+
+Every block of the page (a block element's own text, `extractor.blocks`) is scored by two
+stages of gradient-boosted trees trained on the shared corpora (`extractor.train`): stage
+1 from the block's own features (text shape, links, tags, class and id words, position,
+neighbours, containers, title overlap), stage 2 from those plus stage 1's probabilities
+around it (content is mostly one region; a container's blocks share a fate). When the
+cleaner is fitted on several pages of a site, each block also carries the site's evidence
+(how many of the site's other pages hold the same text, or text at the same place in the
+layout), which is how template text is told apart from page text; fitted on one page or
+none, it is the page-level path with the same model (the site features then read as
+missing, as they did for lone pages in training).
+
+Presets (`preset=`): `balanced` (the threshold of best mean F1 in site-held-out
+cross-validation), `precision` (keeps less: for training data where noise hurts most),
+`recall` (keeps more: for search indexing where missing text hurts most); `threshold=`
+overrides the preset's probability threshold.
+
+The model is `sitesift/data/default-v1.json.gz` unless `model=` (or the environment
+variable SITESIFT_DEFAULT_MODEL) names another file made by `sitesift train-default`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from sitesift.errors import ModelError
+from sitesift.extract import KEEP, Verdict, render_blocks
+from sitesift.extractor import model as model_file
+from sitesift.extractor.blocks import PageBlocks, walk
+from sitesift.extractor.context import context_features
+from sitesift.extractor.dataset import cv_group
+from sitesift.extractor.features import ancestors, block_features
+from sitesift.extractor.reveal import prepared
+from sitesift.extractor.site import SiteEvidence, page_digest
+from sitesift.methods.base import Cleaner, NodeScores, register
+from sitesift.page import Page
+from sitesift.result import CONTENT, NOISE, Result
+
+ENV_MODEL = "SITESIFT_DEFAULT_MODEL"
+
+
+@register
+class DefaultCleaner(Cleaner):
+    """Learned two-stage block classifier with site evidence when pages of the site are
+    at hand."""
+
+    name = "default"
+    site_level = True
+
+    def __init__(self, preset: str = "balanced", threshold: float | None = None,
+                 model: str | None = None, site: bool = True) -> None:
+        if preset not in model_file.PRESETS:
+            raise ValueError(f"default: preset must be one of {', '.join(model_file.PRESETS)},"
+                             f" got {preset!r}")
+        if threshold is not None and (isinstance(threshold, bool)
+                                      or not isinstance(threshold, int | float)
+                                      or not 0.0 < threshold < 1.0):
+            raise ValueError(f"default: threshold must be a number in (0, 1), got {threshold!r}")
+        if model is not None and not isinstance(model, str):
+            raise ValueError("default: model must be a path")
+        self.preset = preset
+        self.threshold = None if threshold is None else float(threshold)
+        self.model_path = model
+        self.use_site = bool(site)
+        self.evidence: SiteEvidence | None = None
+        self._loaded: model_file.ExtractorModel | None = None
+
+    def _path(self) -> str:
+        return self.model_path or os.environ.get(ENV_MODEL) or str(model_file.BUNDLED)
+
+    @property
+    def _model(self) -> model_file.ExtractorModel:
+        # Read on first use (and once per process per file: `model.load` memoises), so
+        # listing or configuring methods never touches the model file.
+        if self._loaded is None:
+            self._loaded = model_file.load(self._path())
+        return self._loaded
+
+    @property
+    def cutoff(self) -> float:
+        return self.threshold if self.threshold is not None else \
+            self._model.thresholds[self.preset]
+
+    def fit(self, pages: Sequence[Page]) -> DefaultCleaner:
+        """Count the site's block texts and layout positions (nothing to learn from one
+        page: a lone page is cleaned by the page-level path)."""
+        if self.use_site and len(pages) > 1:
+            self.evidence = SiteEvidence.fit((page_digest(p.html), prepared(p)[1])
+                                             for p in pages)
+        else:
+            self.evidence = None
+        return self
+
+    def probabilities(self, page: Page, pb: PageBlocks | None = None
+                      ) -> tuple[PageBlocks, np.ndarray]:
+        """The page's blocks and each block's content probability."""
+        if pb is None:
+            pb = walk(page.root, page.title, page.url)
+        site = (self.evidence.shares(page_digest(page.html), pb)
+                if self.evidence is not None else None)
+        X = block_features(pb, site)
+        if len(X) == 0:
+            return pb, np.zeros(0)
+        stage1, stage2 = self._model.forests(cv_group(page.site) if page.site else None)
+        p1 = stage1.proba(X)
+        ntok = np.rint(np.expm1(X[:, 0]))
+        X2 = np.hstack([X, context_features(p1, ntok, ancestors(pb), X)])
+        return pb, stage2.proba(X2)
+
+    def clean(self, page: Page, *, noise: bool = True) -> Result:
+        """As `Cleaner.clean`, except that a page whose content only shows without scripts
+        (`extractor.reveal`) is read with that content shown: the blocks then come from
+        that reading of the page."""
+        shown, pb = prepared(page)
+        verdicts = self._verdicts(shown, pb)
+        blocks = render_blocks(shown.root, verdicts, KEEP, noise=noise, with_paths=noise)
+        result = Result(blocks, self.name, page.id, page.url, page.site, page.title)
+        if shown is not page:
+            result.meta["revealed"] = "content shown from <noscript> / hidden elements"
+        return result
+
+    def score(self, page: Page) -> NodeScores:
+        """Verdicts on the page's own nodes (without `clean`'s reading of script-gated
+        content, which is another tree)."""
+        return self._verdicts(page, walk(page.root, page.title, page.url))
+
+    def _verdicts(self, page: Page, pb: PageBlocks) -> NodeScores:
+        pb, prob = self.probabilities(page, pb)
+        cut = self.cutoff
+        verdicts: NodeScores = {}
+        for elem, p in zip(pb.elem, prob, strict=True):
+            node = pb.nodes[elem]
+            score = float(p)
+            if score >= cut:
+                verdicts[node.nid] = Verdict(CONTENT, score, f"default: p={score:.2f}")
+            else:
+                verdicts[node.nid] = Verdict(NOISE, score, f"default: p={score:.2f}")
+        return verdicts
+
+    def get_params(self) -> dict[str, Any]:
+        return {"preset": self.preset, "threshold": self.threshold, "model": self.model_path,
+                "site": self.use_site}
+
+    def to_state(self) -> dict[str, Any]:
+        return {"evidence": self.evidence.to_state() if self.evidence is not None else None}
+
+    @classmethod
+    def from_state(cls, params: dict[str, Any], state: dict[str, Any]) -> DefaultCleaner:
+        known = {"preset", "threshold", "model", "site"}
+        if unknown := set(params) - known:
+            raise ModelError(f"unknown default parameters: {sorted(unknown)}")
+        try:
+            cleaner = cls(**params)
+        except (TypeError, ValueError) as exc:
+            raise ModelError(f"bad default parameters: {exc}") from None
+        evidence = state.get("evidence")
+        if evidence is not None:
+            if not isinstance(evidence, dict):
+                raise ModelError("default state: 'evidence' must be an object or null")
+            cleaner.evidence = SiteEvidence.from_state(evidence)
+        return cleaner

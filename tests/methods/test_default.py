@@ -1,0 +1,232 @@
+"""The default cleaner and its parts: blocks, labels, site evidence, forests, model files."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sitesift.errors import ModelError
+from sitesift.extract import render_blocks
+from sitesift.extractor import model as model_file
+from sitesift.extractor.blocks import walk
+from sitesift.extractor.features import FEATURES, block_features
+from sitesift.extractor.forest import Forest
+from sitesift.extractor.labels import gold_share
+from sitesift.extractor.site import SiteEvidence, page_digest
+from sitesift.methods.base import get_cleaner
+from sitesift.model_io import load_model, save_model
+from sitesift.text import tokens
+from tests.conftest import page
+
+ARTICLE = (
+    "The committee met on Tuesday to discuss the new budget, which had been delayed by "
+    "several months because of disagreements over the cost of the bridge repairs. "
+)
+
+
+def news_page(n: int = 0, comments: bool = True) -> str:
+    """A news page: menu, headline, a few paragraphs, share bar, related links, comments,
+    footer. `n` varies the article so several pages make one site."""
+    story = " ".join(f"<p>{ARTICLE} Paragraph {i} of story {n} says more about item {n}, "
+                     f"and the mayor answered questions from residents.</p>"
+                     for i in range(5))
+    related = "".join(f'<li><a href="/news/{k}">Other story number {k}</a></li>'
+                      for k in range(6))
+    comment_html = "".join(
+        f'<div class="comment"><span class="author">user{k}</span><p>I think this is '
+        f"wrong {k}!</p></div>" for k in range(4)) if comments else ""
+    return (
+        "<html><head><title>Budget delayed again - Daily Planet</title></head><body>"
+        '<div id="header"><a href="/">Daily Planet</a></div>'
+        '<nav class="main-menu"><ul><li><a href="/">Home</a></li><li><a href="/world">World'
+        '</a></li><li><a href="/sport">Sport</a></li><li><a href="/about">About us</a></li>'
+        "</ul></nav>"
+        f'<div class="article"><h1>Budget delayed again {n}</h1>{story}</div>'
+        '<div class="share-bar"><a href="#">Share on Facebook</a> <a href="#">Tweet</a></div>'
+        f'<div class="related"><h3>Related stories</h3><ul>{related}</ul></div>'
+        f'<div id="comments"><h3>Comments</h3>{comment_html}</div>'
+        '<div id="footer">Copyright 2024 Daily Planet. All rights reserved. '
+        '<a href="/privacy">Privacy</a> <a href="/terms">Terms</a></div>'
+        "</body></html>")
+
+
+def test_blocks_hold_exactly_the_rendered_text() -> None:
+    p = page(news_page())
+    pb = walk(p.root, p.title)
+    rendered = render_blocks(p.root, {}, with_paths=False)
+    assert Counter(t for x in pb.text for t in tokens(x)) == Counter(
+        t for b in rendered for t in tokens(b.text))
+    assert pb.text[0] == "Daily Planet"
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from([
+    "<p>", "</p>", "<div>", "</div>", "<a href=x>", "</a>", "<br>", "<span>", "</span>",
+    "<ul><li>", "</li>", "<td>", "<table><tr>", " word ", "text", "<b>", "</b>", "<h2>",
+    "</h2>", "<!-- c -->", "<script>x</script>", "&amp;"]), min_size=1, max_size=40))
+def test_blocks_match_the_renderer_on_any_markup(parts: list[str]) -> None:
+    html = "<html><body>" + "".join(parts) + "</body></html>"
+    p = page(html)
+    pb = walk(p.root, p.title)
+    rendered = render_blocks(p.root, {}, with_paths=False)
+    assert Counter(t for x in pb.text for t in tokens(x)) == Counter(
+        t for b in rendered for t in tokens(b.text))
+    X = block_features(pb)
+    assert X.shape == (len(pb.text), len(FEATURES))
+    assert not np.isinf(X).any()
+
+
+def test_gold_share_needs_aligned_runs() -> None:
+    blocks = ["Home", "World", "Budget delayed again", ARTICLE, "Comments", "Share"]
+    gold = "Budget delayed again\n" + ARTICLE + "\nThe world can wait."
+    share = gold_share(blocks, gold)
+    assert share[2] == 1.0 and share[3] == 1.0
+    # "world" is in the gold but not as an aligned run of the menu: noise
+    assert share[0] == 0.0 and share[1] == 0.0 and share[4] == 0.0
+
+
+def test_site_evidence_counts_other_pages_only() -> None:
+    pages = [page(news_page(n), id=f"p{n}") for n in range(4)]
+    blocks = [walk(p.root, p.title) for p in pages]
+    ev = SiteEvidence.fit((page_digest(p.html), pb) for p, pb in zip(pages, blocks,
+                                                                      strict=True))
+    text, _, _, others = ev.shares(page_digest(pages[0].html), blocks[0])
+    assert others == 3
+    by_text = dict(zip(blocks[0].text, text, strict=True))
+    assert by_text["Daily Planet"] == 1.0           # template: on every other page
+    assert by_text["Budget delayed again 0"] == 0.0  # the page's own headline
+    unseen = page(news_page(9))
+    _, _, _, others = ev.shares(page_digest(unseen.html), walk(unseen.root))
+    assert others == 4
+    again = SiteEvidence.from_state(json.loads(json.dumps(ev.to_state())))
+    assert again.shares(page_digest(pages[0].html), blocks[0])[0] == text
+
+
+def _toy_forest() -> tuple[Forest, object, np.ndarray]:
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(600, 5))
+    X[rng.random(X.shape) < 0.2] = np.nan
+    y = (np.nan_to_num(X[:, 0]) + np.nan_to_num(X[:, 1], nan=1.0) > 0.3).astype(int)
+    model = HistGradientBoostingClassifier(max_iter=20, max_leaf_nodes=8).fit(X, y)
+    return Forest.from_sklearn(model), model, X
+
+
+def test_forest_export_predicts_like_scikit_learn() -> None:
+    forest, model, X = _toy_forest()
+    assert np.allclose(forest.proba(X), model.predict_proba(X)[:, 1])  # type: ignore[attr-defined]
+    again = Forest.from_dict(json.loads(json.dumps(forest.to_dict())))
+    assert np.allclose(again.proba(X), forest.proba(X))
+
+
+@pytest.mark.parametrize("damage", ["backward_child", "feature_range", "length", "nan_value",
+                                    "bool_field", "leaf_not_self"])
+def test_forest_refuses_damaged_arrays(damage: str) -> None:
+    forest, _, _ = _toy_forest()
+    doc = forest.to_dict()
+    inner = next(i for i, f in enumerate(doc["feature"]) if f >= 0)
+    leaf = next(i for i, f in enumerate(doc["feature"]) if f < 0)
+    if damage == "backward_child":
+        doc["left"][inner + 1] = 0 if doc["feature"][inner + 1] >= 0 else doc["left"][inner + 1]
+        doc["left"][inner] = inner  # a loop
+    elif damage == "feature_range":
+        doc["feature"][inner] = 99
+    elif damage == "length":
+        doc["value"].pop()
+    elif damage == "nan_value":
+        doc["value"][leaf] = float("nan")
+    elif damage == "bool_field":
+        doc["missing_left"][0] = True
+    else:
+        doc["left"][leaf] = leaf + 1
+    with pytest.raises(ModelError):
+        Forest.from_dict(doc)
+
+
+@pytest.fixture(scope="module")
+def bundled() -> model_file.ExtractorModel:
+    if not model_file.BUNDLED.is_file():
+        pytest.skip("the bundled model is not built (sitesift train-default)")
+    return model_file.load(model_file.BUNDLED)
+
+
+def test_model_file_rejects_tampering(bundled: model_file.ExtractorModel,
+                                      tmp_path: Path) -> None:
+    path = model_file.save(bundled, tmp_path / "m.json")
+    assert model_file.load(path).thresholds == bundled.thresholds
+    doc = json.loads(path.read_text())
+    doc["thresholds"]["balanced"] = 0.01
+    bad = tmp_path / "tampered.json"
+    bad.write_text(json.dumps(doc))
+    with pytest.raises(ModelError, match="checksum"):
+        model_file.load(bad)
+    doc = json.loads(path.read_text())
+    doc["features"] = doc["features"][:-1]
+    body = {k: v for k, v in doc.items() if k not in ("format", "format_version", "sha256")}
+    doc["sha256"] = model_file._digest(body)
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps(doc))
+    with pytest.raises(ModelError, match="feature set"):
+        model_file.load(other)
+    cut = tmp_path / "cut.json.gz"
+    cut.write_bytes(gzip.compress(path.read_bytes())[:500])
+    with pytest.raises(ModelError):
+        model_file.load(cut)
+
+
+def test_default_keeps_the_article_and_drops_the_furniture(bundled: object) -> None:
+    result = get_cleaner("default").clean(page(news_page()))
+    text = result.text
+    assert "Budget delayed again" in text
+    assert "Paragraph 3 of story 0" in text
+    for noise in ("About us", "Share on Facebook", "All rights reserved", "Other story number",
+                  "I think this is wrong"):
+        assert noise not in text, noise
+
+
+def test_site_evidence_drops_template_text(bundled: object) -> None:
+    pages = [page(news_page(n), id=f"p{n}") for n in range(6)]
+    cleaner = get_cleaner("default").fit(pages)
+    text = cleaner.clean(pages[2]).text
+    assert "Paragraph 1 of story 2" in text
+    assert "Daily Planet" not in text.replace("Budget delayed again", "")
+
+
+def test_presets_nest(bundled: object) -> None:
+    p = page(news_page())
+    kept = {}
+    for preset in ("precision", "balanced", "recall"):
+        result = get_cleaner("default", preset=preset).clean(p)
+        kept[preset] = {b.nid for b in result.content}
+    assert kept["precision"] <= kept["balanced"] <= kept["recall"]
+    with pytest.raises(ValueError):
+        get_cleaner("default", preset="fast")
+    with pytest.raises(ValueError):
+        get_cleaner("default", threshold=1.5)
+
+
+def test_fitted_cleaner_round_trips(bundled: object, tmp_path: Path) -> None:
+    pages = [page(news_page(n), id=f"p{n}") for n in range(3)]
+    cleaner = get_cleaner("default", preset="precision").fit(pages)
+    path = save_model(cleaner, tmp_path / "site.json")
+    loaded = load_model(path)
+    assert loaded.clean(pages[1]).text == cleaner.clean(pages[1]).text
+    doc = json.loads(path.read_text())
+    doc["state"]["evidence"]["n_pages"] = -1
+    path.write_text(json.dumps(doc))
+    with pytest.raises(ModelError):
+        load_model(path)
+
+
+def test_unknown_model_path_is_a_clear_error(tmp_path: Path) -> None:
+    cleaner = get_cleaner("default", model=str(tmp_path / "missing.json"))
+    with pytest.raises(ModelError, match=r"missing\.json"):
+        cleaner.clean(page(news_page()))
