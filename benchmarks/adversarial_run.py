@@ -85,14 +85,30 @@ class Report:
         return dict(out)
 
 
+REUSE = [False]  # --reuse: a command whose logs/<name>.json exists is not run again
+
+
 def run(cmd: Command, logs: Path, timeout: float) -> Command:
-    """Run one sitesift command with an outer time limit; its output goes to logs/."""
+    """Run one sitesift command with an outer time limit; its output goes to logs/, and
+    what became of it (exit code, times) to logs/<name>.json."""
     logs.mkdir(parents=True, exist_ok=True)
+    done = logs / f"{cmd.name}.json"
+    if REUSE[0] and done.is_file():
+        saved = json.loads(done.read_text("utf-8"))
+        if saved["argv"] == cmd.argv:
+            for key in ("rc", "seconds", "cpu", "timed_out", "traceback", "stderr_tail"):
+                setattr(cmd, key, saved[key])
+            print(f"[reused] {' '.join(cmd.argv)}: rc={cmd.rc}", flush=True)
+            return cmd
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     print(f"[{time.strftime('%H:%M:%S')}] {' '.join(cmd.argv)}", flush=True)
     with open(logs / f"{cmd.name}.out", "w") as out, open(logs / f"{cmd.name}.err", "w") as err:
-        proc = subprocess.Popen(cmd.argv, stdout=out, stderr=err, start_new_session=True)
+        argv = list(cmd.argv)
+        beside = Path(sys.executable).with_name(argv[0])  # the `sitesift` of this venv
+        if argv[0] == "sitesift" and beside.is_file():
+            argv[0] = str(beside)
+        proc = subprocess.Popen(argv, stdout=out, stderr=err, start_new_session=True)
         try:
             cmd.rc = proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
@@ -108,6 +124,8 @@ def run(cmd: Command, logs: Path, timeout: float) -> Command:
     text = (logs / f"{cmd.name}.err").read_text("utf-8", "replace")
     cmd.traceback = "Traceback (most recent call last)" in text
     cmd.stderr_tail = text[-2000:]
+    done.write_text(json.dumps({key: getattr(cmd, key) for key in (
+        "argv", "rc", "seconds", "cpu", "timed_out", "traceback", "stderr_tail")}) + "\n")
     print(f"    rc={cmd.rc} {cmd.seconds:.0f} s wall, {cmd.cpu:.0f} s CPU"
           + (" TIMED OUT" if cmd.timed_out else "") + (" TRACEBACK" if cmd.traceback else ""),
           flush=True)
@@ -297,16 +315,19 @@ def do_crawl(report: Report, root: Path, out: Path, inputs: list[str], common: l
 
 def do_pytest(report: Report, out: Path, timeout: float) -> Command:
     tests = ["tests/test_html5lib_corpus.py", "tests/test_properties.py",
-             "tests/test_model_fuzz.py", "tests/test_decode.py::test_html5lib_encoding_agreement"]
+             "tests/test_hostile_properties.py", "tests/test_model_fuzz.py",
+             "tests/test_decode.py::test_html5lib_encoding_agreement"]
     cmd = run(Command("pytest", [sys.executable, "-m", "pytest", *tests, "-q", "-s",
                                  "-p", "no:cacheprovider", "--hypothesis-show-statistics"]),
               out / "logs", timeout)
     text = (out / "logs" / "pytest.out").read_text("utf-8", "replace")
     failed = re.search(r"(\d+) failed", text)
-    # hypothesis statistics: "- during generate phase (...): 150 passing examples, ..."
-    for test, block in re.findall(r"\n(tests/\S+::\S+):\n(.*?)(?=\n\n|\ntests/|\Z)", text, re.S):
-        passing = sum(int(n) for n in re.findall(r"(\d+) passing examples", block))
-        failing = sum(int(n) for n in re.findall(r"(\d+) failing examples", block))
+    # hypothesis statistics: a "tests/...::name[param]:" line, then its phases, e.g.
+    # "- 30 passing, 0 failing, and 2 invalid test cases"
+    for test, block in re.findall(r"^(tests/\S+::\S+):\n(.*?)(?=^tests/|^=|\Z)", text,
+                                  re.S | re.M):
+        passing = sum(int(n) for n in re.findall(r"(\d+) passing", block))
+        failing = sum(int(n) for n in re.findall(r"(\d+) failing", block))
         name = test.split("::")[1].split("[")[0]
         report.add(f"hypothesis: {name}", "pytest", inputs=passing + failing, crashes=failing,
                    results=passing)
@@ -346,7 +367,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--pytest", action="store_true")
     ap.add_argument("--only", default="clean,evaluate,fit,crawl,spark",
                     help="which paths (comma-separated)")
+    ap.add_argument("--evaluate-methods", help="comma-separated methods for evaluate "
+                    "(default: those of --methods)")
+    ap.add_argument("--reuse", action="store_true",
+                    help="count a command already run into --out (same arguments) again "
+                         "instead of running it: a run resumed after an interruption")
     args = ap.parse_args(argv)
+    REUSE[0] = args.reuse
     from sitesift.methods.base import get_cleaner, method_names
 
     methods = ([m for m in method_names() if not get_cleaner(m).needs_browser]
@@ -361,9 +388,10 @@ def main(argv: list[str] | None = None) -> int:
     t = args.command_timeout
     if "clean" in only:
         commands += do_clean(report, root, out, methods, common, t, root / "pages", "set")
+    eval_methods = args.evaluate_methods.split(",") if args.evaluate_methods else methods
     if "evaluate" in only:
-        commands.append(do_evaluate(report, root, out, methods, common, t, root / "dataset",
-                                    "set"))
+        commands.append(do_evaluate(report, root, out, eval_methods, common, t,
+                                    root / "dataset", "set"))
     if "fit" in only:
         commands += do_fit(report, root, out, common[2:], t)
     local_ingest = None
@@ -377,7 +405,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.chaos:
         chaos = args.chaos.resolve()
         commands += do_clean(report, root, out, methods, common, t, chaos, "chaos")
-        commands.append(do_evaluate(report, root, out, methods, common, t, chaos, "chaos"))
+        commands.append(do_evaluate(report, root, out, eval_methods, common, t, chaos,
+                                    "chaos"))
         commands.append(do_crawl(report, root, out, [str(chaos)], common, t, "local", "chaos",
                                  None))
         if not args.no_spark:
@@ -389,6 +418,9 @@ def main(argv: list[str] | None = None) -> int:
     by_path = report.by(1)
     command = " ".join(["python benchmarks/adversarial_run.py", str(args.set), "--out",
                         str(args.out), *common, "--command-timeout", str(t)]
+                       + (["--methods", args.methods] if args.methods != "all" else [])
+                       + (["--evaluate-methods", args.evaluate_methods]
+                          if args.evaluate_methods else [])
                        + (["--chaos", str(args.chaos)] if args.chaos else [])
                        + (["--no-spark"] if args.no_spark else [])
                        + (["--pytest"] if args.pytest else []))

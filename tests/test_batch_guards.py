@@ -164,6 +164,33 @@ def test_evaluate_accounts_for_every_index_row(tmp_path: Path,
     assert "corpus sst: 10 pages = 6 scored + 2 errors + 2 skipped (2 no gold file)" in err
 
 
+def test_evaluate_turns_a_runaway_page_into_an_error_row(tmp_path: Path) -> None:
+    from sitesift.evaluate import evaluate
+
+    root = _dataset(tmp_path / "corpus")
+    (root / "pages" / "huge.html.gz").write_bytes(gzip.compress(_runaway(), 1))
+    (root / "gold" / "huge.txt").write_text("gold text\n")
+    with open(root / "index.jsonl", "a") as fh:
+        fh.write(json.dumps({"id": "huge", "url": f"https://www.{SITE}/huge", "site": SITE})
+                 + "\n")
+    rows = {r["id"]: r for r in evaluate([root], ["sst"], limits=QUICK)}
+    assert len(rows) == 9 and "time limit" in str(rows["huge"]["error"])
+    assert {i for i, r in rows.items() if r["error"]} == {"binary", "missing", "huge"}
+
+
+def test_held_pages_keep_no_parser_document() -> None:
+    """A site group holds every page for its fit: each is read out of Lexbor at once, so
+    its document (~1 MiB of address space) is freed; a group of 7,000 small pages held
+    lazily needed 7.2 GB and crashed its worker at the memory limit."""
+    from sitesift.batch import _held
+    from sitesift.page import Page
+
+    html = read_page_bytes(SAMPLE_SITE, ROWS[0]).decode("utf-8", "replace")
+    lazy, held = Page.from_html(html), _held(Page.from_html(html))
+    assert all(node._lnode is None for node in held.root.iter())
+    assert held.root.text() == lazy.root.text()
+
+
 # -- the resume logic, with a scripted supervisor -------------------------------------------
 
 class ScriptedSupervisor:

@@ -57,3 +57,21 @@ def test_spark_job_equals_the_local_job(spark: Any, tmp_path: Path) -> None:
                   key=repr) == sorted((tuple(e[f] for f in fields) for e in local_errors),
                                       key=repr)
     assert (tmp_path / "spark" / "summary.json").is_file()
+
+
+def test_spark_guards_turn_a_runaway_page_into_an_error_record(spark: Any,
+                                                               tmp_path: Path) -> None:
+    """The per-page time limit holds in the Spark path too: the page is one error record,
+    its site is fitted and cleaned without it, and every record is accounted for."""
+    from sitesift.guards import Limits
+    from sitesift.io.warc import HttpResponse, write_warc
+    from tests.test_crawl import HOST, huge_page, pages
+
+    warc = tmp_path / "patho.warc"
+    write_warc(warc, [*pages(HOST, 6), HttpResponse(f"http://{HOST}/huge", huge_page(200_000)),
+                      *pages(HOST, 3, 6)])
+    summary = run_spark(spark, [str(warc)], str(tmp_path / "spark"), CFG,
+                        Limits(page_seconds=1.0, grace_seconds=1.0), partitions=1)
+    assert summary["balanced"] and summary["results"] == 9 and summary["errors"] == 1
+    (error,) = rows(tmp_path / "spark" / "errors")
+    assert error["url"] == f"http://{HOST}/huge" and "time limit" in str(error["reason"])

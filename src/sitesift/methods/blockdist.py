@@ -54,21 +54,34 @@ VOID = frozenset(
 BLOCK_TAGS = frozenset(
     "body div table tr td th ul ol dl form center section article main header footer "
     "nav aside fieldset figure details blockquote frameset frame".split())
-# Jumped: invisible kinds with contents (the DOM skips the same ones).
-JUMP_TAGS = frozenset(SKIPPED_TAGS - VOID)
+# Jumped: invisible kinds with contents (the DOM skips the same ones), and a frameset,
+# whose document has no text (the parser drops characters inside it; frames hold none).
+JUMP_TAGS = frozenset(SKIPPED_TAGS - VOID) | {"frameset"}
 # Opening one of these closes the same-kind blocks left open on top of the stack
 # (HTML's implied end tags, e.g. a <td> after an unclosed <td>).
 _IMPLIED = {"td": ("td", "th"), "th": ("td", "th"), "tr": ("tr", "td", "th")}
 
 # Tokens: a comment, a doctype or processing instruction, or a tag (groups `end`, `name`,
 # `attrs`). Every alternative starts with "<", so the scan between tags runs at C speed.
+# As in the HTML standard's tokenizer, none of these is ever text: `<!-->` closes its
+# comment; `<!x`, `<?x` and `</` + a non-letter are bogus comments up to the next `>`;
+# a `>` inside a quoted attribute value does not end the tag; a construct the end of the
+# document cuts off is dropped (otherwise markup would come out as the page's text).
 _TOKEN = re.compile(
-    r"<(?:!--.*?(?:-->|\Z)|[!?][^>]*>|(?P<end>/?)(?P<name>[a-zA-Z][a-zA-Z0-9:-]*)"
-    r"(?P<attrs>[^>]*)>)", re.S)
+    r"<(?:!--(?:-?>|.*?(?:--!?>|\Z))|[!?][^>]*+(?:>|\Z)|/(?![a-zA-Z])[^>]*+(?:>|\Z)"
+    r"|(?P<end>/?)(?P<name>[a-zA-Z][a-zA-Z0-9:-]*)"
+    r"(?P<attrs>(?:[^>=]++|=\s*+\"[^\"]*+(?:\"|\Z)|=\s*+'[^']*+(?:'|\Z)|=)*+)(?:>|\Z))",
+    re.S)
 # Raw-text elements end at their own end tag whatever they contain (`"<div>"` in a
 # script is no tag); an unclosed one runs to the end of the document, as in a browser.
 _RAW_END = {name: re.compile(rf"</{name}\s*>", re.I)
-            for name in ("script", "style", "noscript", "template", "title", "textarea")}
+            for name in ("script", "style", "noscript", "template", "title", "textarea",
+                         "iframe", "noembed", "noframes", "xmp")}
+_RAW_END["plaintext"] = re.compile(r"(?!)")  # the rest of the document is its text
+# Of those, the one whose text is shown and read with its character references (RCDATA);
+# xmp and plaintext are shown too, but their raw `&...;` would need text kept unescaped:
+# they are jumped, which loses a rare obsolete element's text but never invents any.
+_SHOWN_RAW = frozenset({"textarea"})
 # The DOM's notion of hidden: a `hidden` attribute, aria-hidden="true", or an inline
 # style with display:none / visibility:hidden.
 _HIDDEN = re.compile(
@@ -150,16 +163,14 @@ def build_block_list(html: str) -> list[ListBlock]:
     """The paper's ExtractBlock: one pass, a stack of open blocks, no tree.
 
     Entry 0 is the document itself (text outside every block tag). One compiled pattern
-    yields the tags in order; a jumped element moves `skip_to` past its end, and tokens
-    before it are passed over."""
+    yields the tags in order; a jumped element moves `skip_to` past its end, and the scan
+    goes on from there (so a "tag" that starts inside a script never runs on past its end)."""
     blocks = [ListBlock("#document", -1)]
     stack = [0]  # indices into blocks
     anchors = 0  # depth of open <a> elements
     pos = skip_to = 0
-    for m in _TOKEN.finditer(html):
+    while (m := _TOKEN.search(html, max(pos, skip_to))) is not None:
         start = m.start()
-        if start < skip_to:  # inside a jumped element
-            continue
         if start > pos:  # the content before the tag goes to the block on top
             top = blocks[stack[-1]]
             top.parts.append(html[pos:start])
@@ -182,7 +193,7 @@ def build_block_list(html: str) -> list[ListBlock]:
         raw_end = _RAW_END.get(name)
         if raw_end is not None:  # no tags inside: straight to the end tag
             close = raw_end.search(html, pos)
-            if name == "textarea":  # its text is shown (tags in it are text): keep it
+            if name in _SHOWN_RAW:  # its text is shown (tags in it are text): keep it
                 skip_to = len(html) if close is None else close.start()
                 top = blocks[stack[-1]]
                 top.breaks.append((len(top.parts), name))
@@ -200,6 +211,7 @@ def build_block_list(html: str) -> list[ListBlock]:
             for implied in _IMPLIED.get(name, ()):
                 if blocks[stack[-1]].tag == implied and len(stack) > 1:
                     stack.pop()
+            blocks[stack[-1]].parts.append(" ")  # the enclosing text does not run on
             blocks.append(ListBlock(name, stack[-1]))
             stack.append(len(blocks) - 1)
         elif name in RENDER_BLOCK_TAGS:
@@ -220,24 +232,38 @@ def _close(blocks: list[ListBlock], stack: list[int], name: str) -> None:
     for depth in range(len(stack) - 1, 0, -1):
         if blocks[stack[depth]].tag == name:
             del stack[depth:]
+            blocks[stack[-1]].parts.append(" ")  # nor is it glued to what follows
             return
 
 
 def _skip_element(html: str, name: str, pos: int) -> int:
-    """Position after the end tag matching an element opened just before `pos`; an
-    unclosed script or style runs to the end, as in a browser."""
+    """Position after the end tag matching an element opened just before `pos` (an
+    unclosed one is not jumped, but for the three below). The scan reads tokens, so an end
+    tag inside a comment or a script does not count."""
     if name in VOID:
         return pos
-    depth = 1
+    depth, at = 1, pos
     # (rare: jumped elements other than the raw-text ones, and hidden elements)
-    for m in re.compile(rf"<(/?){re.escape(name)}\b[^>]*>", re.I).finditer(html, pos):
-        if m.group(1):
-            depth -= 1
-            if depth == 0:
-                return m.end()
-        elif not m.group().endswith("/>"):
-            depth += 1
-    return len(html) if name in ("script", "style", "textarea", "title") else pos
+    while (m := _TOKEN.search(html, at)) is not None:
+        at = m.end()
+        tag = m.group("name")
+        if tag is None:  # a comment, doctype, ...
+            continue
+        tag = tag.lower()
+        if m.group("end"):
+            if tag == name:
+                depth -= 1
+                if depth == 0:
+                    return at
+        elif tag == name:
+            depth += 0 if m.group().endswith("/>") else 1
+        elif (raw_end := _RAW_END.get(tag)) is not None:  # its text holds no tags
+            close = raw_end.search(html, at)
+            if close is not None:  # (an unclosed one is passed over: the end tag sought
+                at = close.end()   # may still follow, as in a page whose <title> is cut)
+    # Unclosed, these take the rest of the document: a frameset's has no text, and inside
+    # <svg> or <math> tags are foreign (a <textarea> there is no raw text)
+    return len(html) if name in ("frameset", "svg", "math") else pos
 
 
 def distribution(blocks: list[ListBlock]) -> list[int]:
