@@ -141,7 +141,7 @@ def cleaner_f1(datasets: Path, models: dict[str, Path]) -> tuple[str, dict[str, 
                     text = outcome.result.text if outcome.result is not None else ""
                     f1s[which].append(token_prf(text, read_gold(root, outcome.id) or "").f1)
                     if which == "shipped":
-                        cpu.append(outcome.ms)
+                        cpu.append(outcome.cpu_ms)
             results[f"{corpus}:{method}"] = {k: statistics.fmean(v) for k, v in f1s.items()}
             lines.append(f"| {corpus} | {len(f1s['held'])} | {method} | "
                          f"{statistics.fmean(f1s['held']):.3f} | "

@@ -79,3 +79,30 @@ def test_page_time_limit_defaults_to_more_for_rendering_methods(argv: list[str],
                                                                 seconds: float) -> None:
     args = build_parser().parse_args(argv)
     assert _limits(args).page_seconds == seconds
+
+
+def test_clean_one_page_file_cleans_that_page(tmp_path: Path) -> None:
+    single = tmp_path / "story"  # no suffix: recognised by its markup
+    single.write_bytes((SAMPLE_SITE / "pages" / "hg-001.html").read_bytes())
+    for path in (SAMPLE_SITE / "pages" / "hg-001.html", single):
+        out = tmp_path / f"out-{path.name}"
+        assert main(["clean", str(path), "--method", "alltext", "--out", str(out),
+                     "--workers", "1", "--quiet"]) == 0
+        stem = path.name.split(".")[0]
+        assert [p.name for p in out.iterdir() if p.suffix == ".txt"] == [f"{stem}.txt"]
+        assert (out / "errors.jsonl").read_text() == ""
+
+
+def test_clean_a_list_of_pages_and_a_binary_list(tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    listing = tmp_path / "pages.txt"
+    listing.write_text("# two pages\n" + "\n".join(
+        str(SAMPLE_SITE / "pages" / f"{i}.html") for i in IDS[:2]) + "\n", encoding="utf-8")
+    out = tmp_path / "out"
+    assert main(["clean", str(listing), "--method", "alltext", "--out", str(out),
+                 "--workers", "1", "--quiet"]) == 0
+    assert sorted(p.stem for p in out.glob("*.txt")) == sorted(IDS[:2])
+    junk = tmp_path / "junk.bin"
+    junk.write_bytes(b"\xff\xfe\x00binary")
+    assert main(["clean", str(junk), "--out", str(tmp_path / "o2"), "--quiet"]) != 0
+    assert "neither a page" in capsys.readouterr().err

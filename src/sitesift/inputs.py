@@ -14,6 +14,7 @@ from urllib.parse import urlsplit
 
 from sitesift.batch import Source
 from sitesift.datasets import group_key, is_dataset, read_index
+from sitesift.errors import InputError
 
 PAGE_SUFFIXES = (".html", ".htm", ".xhtml", ".html.gz", ".htm.gz", ".shtml", ".php", ".asp")
 _DECLARED = re.compile(
@@ -54,6 +55,15 @@ def host_of(url: str | None) -> str | None:
     return host.removeprefix("www.") if host else None
 
 
+def _is_page(path: Path) -> bool:
+    """A single page (by its name, or markup at its start), not a list of page paths."""
+    if path.name.lower().endswith(PAGE_SUFFIXES):
+        return True
+    with open(path, "rb") as fh:
+        head = fh.read(1024).lstrip(b"\xef\xbb\xbf \t\r\n")
+    return head.startswith(b"<")
+
+
 def collect_sources(path: Path, grouping: str) -> dict[str, list[Source]]:
     """Sources grouped into sites as `--group-by` asks."""
     if is_dataset(path):
@@ -65,9 +75,16 @@ def collect_sources(path: Path, grouping: str) -> dict[str, list[Source]]:
     if path.is_dir():
         files = sorted(p for p in path.rglob("*")
                        if p.is_file() and p.name.lower().endswith(PAGE_SUFFIXES))
+    elif path.is_file() and _is_page(path):
+        files = [path]
     elif path.is_file():  # a list of page paths, one per line
         base = path.parent
-        files = [(base / line.strip()) for line in path.read_text(encoding="utf-8").splitlines()
+        try:
+            listing = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            raise InputError(f"{path}: neither a page (.html, .htm, ...; or starting with '<') "
+                             "nor a UTF-8 list of page paths") from None
+        files = [(base / line.strip()) for line in listing.splitlines()
                  if line.strip() and not line.startswith("#")]
     else:
         raise FileNotFoundError(f"{path}: no such file or folder")

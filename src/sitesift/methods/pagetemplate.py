@@ -138,7 +138,10 @@ class IsotonicCleaner(Cleaner):
         x = self.model.predict(table.X, table.tokens)
         if not self.smooth:
             return table, x, None
-        y = smooth_tree(table.parents, x, self.params.c, self.weights(table)).values
+        # The DP keeps an (nodes x distinct scores) table: scores on a 1/1000 grid bound it
+        # to 1,001 columns (80 MB for 20,000 nodes) at a cost of at most 0.0005 per node.
+        grid = np.round(x, 3)
+        y = smooth_tree(table.parents, grid, self.params.c, self.weights(table)).values
         return table, x, y
 
     def weights(self, table: NodeTable) -> np.ndarray | None:
