@@ -249,14 +249,19 @@ def do_fit(report: Report, root: Path, out: Path, common: list[str], timeout: fl
             "sitesift", "fit", str(root / "pages" / category), "--method", "sst", "--out",
             str(out / "fit" / f"{category}.sst.json"), *common]), out / "logs", timeout)
         cmds.append(cmd)
-        m = pattern.search(cmd.stderr_tail)
-        skipped = re.findall(r"sitesift fit: skipped \S+: (.*)", cmd.stderr_tail)
+        log = out / "logs" / f"fit-{category}.err"
+        text = log.read_text("utf-8", "replace") if log.is_file() else cmd.stderr_tail
+        m = pattern.search(text)
+        skipped = re.findall(r"sitesift fit: skipped \S+: (.*)", text)
         fitted, errors = (int(m[2]), int(m[3])) if m else (0, 0)
-        report.add(category, "fit sst", inputs=n, results=fitted, errors=errors,
-                   guard=sum(1 for s in skipped if GUARD.search(s)),
+        guard = sum(1 for s in skipped if GUARD.search(s))
+        failed = re.search(r"sitesift fit: no model: (.*)", text)
+        if failed:  # no model: the pages it was to be fitted on end in that error
+            guard += fitted if GUARD.search(failed[1]) else 0
+            fitted, errors = 0, errors + fitted
+        report.add(category, "fit sst", inputs=n, results=fitted, errors=errors, guard=guard,
                    crashes=n - fitted - errors if not cmd.timed_out else 0,
                    hangs=n - fitted - errors if cmd.timed_out else 0)
-        failed = re.search(r"sitesift fit: no model: (.*)", cmd.stderr_tail)
         if (_crashed(cmd, (0, 2)) or m is None or int(m[1]) != n
                 or (failed and "internal error" in failed[1])):
             report.add("(a whole command)", "fit sst", crashes=1)

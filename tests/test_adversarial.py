@@ -113,3 +113,22 @@ def test_html5lib_encoding_pages_through_every_cleaner(method: str) -> None:
     for page in pages:
         with contextlib.suppress(SitesiftError):
             cleaner.clean(page).text.encode("utf-8")
+
+
+def test_site_fit_on_a_run_of_100k_same_key_siblings_is_fast() -> None:
+    """100,000 <nobr> in a row (the parser makes them siblings) in a site of real pages: the
+    Site Style Tree's merge step chose its candidates per child, quadratic in the run (over
+    a minute, past the fit's time limit, so the whole site lost its model); now seconds."""
+    import time
+
+    from sitesift.cli import SAMPLE_SITE
+    from sitesift.datasets import load_page, read_index
+
+    gen = _generator()
+    (case,) = [c for c in gen.deep_nesting(gen.FULL) if c.name == "nobr"]
+    pages = [load_page(SAMPLE_SITE, row) for row in read_index(SAMPLE_SITE)[:5]]
+    pages.append(Page.from_bytes(gen.personal(case.body, case.name), id="nobr"))
+    start = time.process_time()
+    sst = get_cleaner("sst").fit(pages)
+    assert time.process_time() - start < 30  # measured: ~2 s; before the fix > 60 s
+    assert "survivor paragraph" in sst.clean(pages[-1]).text

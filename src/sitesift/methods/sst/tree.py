@@ -156,6 +156,11 @@ class TreeBuilder:
         used: set[int] = set()
         index = parent._by_key
         aligned: dict[int, ElementNode] = {}
+        # Merge candidates per key, chosen once per new style node: the element nodes made
+        # for this style's own children join the index but are `used`, so they never count,
+        # and choosing per child would cost quadratic time on a run of thousands of
+        # same-key siblings (a page of 100,000 <nobr>s took minutes).
+        pools: dict[str, list[ElementNode]] = {}
         if self.align_min is not None and parent.styles:
             # Our extension, the fit-time twin of the mapping's alignment: a child that the
             # closest known style node pairs with an element node (same key, same place in
@@ -166,7 +171,11 @@ class TreeBuilder:
             match = aligned.get(id(kid))
             if match is not None and id(match) in used:
                 match = None
-            same_key = index.get(key) if self.merge and match is None else None
+            same_key = None
+            if self.merge and match is None:
+                same_key = pools.get(key)
+                if same_key is None:
+                    same_key = pools[key] = _candidates(index.get(key) or [])
             if same_key:
                 match = self._merge_candidate(same_key, kid, used)
             if match is None:
@@ -179,9 +188,6 @@ class TreeBuilder:
     def _merge_candidate(self, same_key: list[ElementNode], kid: DomNode, used: set[int]
                          ) -> ElementNode | None:
         """The same-key sibling whose characteristic features overlap the new node's most."""
-        if len(same_key) > 2 * _MERGE_CANDIDATES:  # the most established and the newest
-            top = sorted(same_key, key=lambda e: -e.pages)[:_MERGE_CANDIDATES]
-            same_key = top + [e for e in same_key[-_MERGE_CANDIDATES:] if e not in top]
         best: ElementNode | None = None
         best_sim = self.merge_similarity
         feats = frozenset(node_features(kid))
@@ -192,6 +198,15 @@ class TreeBuilder:
             if sim >= best_sim:
                 best, best_sim = cand, sim
         return best
+
+
+def _candidates(same_key: list[ElementNode]) -> list[ElementNode]:
+    """The element nodes a new node of their key may merge with: all of them, or when there
+    are many, the most established and the newest."""
+    if len(same_key) <= 2 * _MERGE_CANDIDATES:
+        return list(same_key)
+    top = sorted(same_key, key=lambda e: -e.pages)[:_MERGE_CANDIDATES]
+    return top + [e for e in same_key[-_MERGE_CANDIDATES:] if e not in top]
 
 
 def walk(root: ElementNode) -> Iterator[ElementNode]:
