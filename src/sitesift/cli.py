@@ -470,7 +470,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("clean", help="clean pages (a dataset folder, a folder, or a list file)")
     p.add_argument("path")
-    p.add_argument("--method", default="sst", choices=methods)
+    p.add_argument("--method", default="default", choices=methods,
+                   help="default: the learned cleaner, site-aware (README, Methods)")
     p.add_argument("--group-by", default="site", choices=GROUPINGS)
     p.add_argument("--format", default="text", choices=sorted(FORMATS))
     p.add_argument("--out", required=True)

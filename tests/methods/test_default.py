@@ -22,6 +22,7 @@ from sitesift.extractor.labels import gold_share
 from sitesift.extractor.site import SiteEvidence, page_digest
 from sitesift.methods.base import get_cleaner
 from sitesift.model_io import load_model, save_model
+from sitesift.page import Page
 from sitesift.text import tokens
 from tests.conftest import page
 
@@ -230,3 +231,30 @@ def test_unknown_model_path_is_a_clear_error(tmp_path: Path) -> None:
     cleaner = get_cleaner("default", model=str(tmp_path / "missing.json"))
     with pytest.raises(ModelError, match=r"missing\.json"):
         cleaner.clean(page(news_page()))
+
+
+def _constant(n_features: int, value: float) -> Forest:
+    """A one-leaf forest: every block gets the same log-odds."""
+    one = np.asarray([0])
+    return Forest._checked(n_features, 0.0, one, np.asarray([-1]), np.asarray([0.0]),
+                           np.asarray([False]), one, one, np.asarray([value]))
+
+
+def test_heldout_bundle_scores_each_site_with_its_fold(tmp_path: Path) -> None:
+    from sitesift.extractor.context import CONTEXT
+
+    n1, n2 = len(FEATURES), len(FEATURES) + len(CONTEXT)
+    keep, drop = (_constant(n1, 5.0), _constant(n2, 5.0)), (_constant(n1, -5.0),
+                                                           _constant(n2, -5.0))
+    thresholds = {"precision": 0.6, "balanced": 0.5, "recall": 0.4}
+    bundle = model_file.ExtractorModel(*keep, thresholds, {}, (drop,),
+                                       {"unknown": 0, "dailyplanet": 0})
+    path = model_file.save(bundle, tmp_path / "bundle.json.gz")
+    cleaner = get_cleaner("default", model=str(path))
+    # a site the bundle was trained on, and a page without a site (trained as `unknown`):
+    # both are scored by the fold's forests, which drop everything here
+    html = news_page()
+    assert cleaner.clean(Page.from_html(html, site="www.dailyplanet.com")).text == ""
+    assert cleaner.clean(Page.from_html(html)).text == ""
+    # a site it never saw: the model trained on everything
+    assert "Paragraph 3" in cleaner.clean(Page.from_html(html, site="elsewhere.org")).text

@@ -106,7 +106,8 @@ class DefaultCleaner(Cleaner):
         X = block_features(pb, site)
         if len(X) == 0:
             return pb, np.zeros(0)
-        stage1, stage2 = self._model.forests(cv_group(page.site) if page.site else None)
+        # (a held-out bundle names pages without a site `unknown`, as training did)
+        stage1, stage2 = self._model.forests(cv_group(page.site))
         p1 = stage1.proba(X)
         ntok = np.rint(np.expm1(X[:, 0]))
         X2 = np.hstack([X, context_features(p1, ntok, ancestors(pb), X)])
