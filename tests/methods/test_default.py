@@ -250,7 +250,7 @@ def test_heldout_bundle_scores_each_site_with_its_fold(tmp_path: Path) -> None:
     bundle = model_file.ExtractorModel(*keep, thresholds, {}, (drop,),
                                        {"unknown": 0, "dailyplanet": 0})
     path = model_file.save(bundle, tmp_path / "bundle.json.gz")
-    cleaner = get_cleaner("default", model=str(path))
+    cleaner = get_cleaner("default", model=str(path), relative=0.0)
     # a site the bundle was trained on, and a page without a site (trained as `unknown`):
     # both are scored by the fold's forests, which drop everything here
     html = news_page()
@@ -258,3 +258,19 @@ def test_heldout_bundle_scores_each_site_with_its_fold(tmp_path: Path) -> None:
     assert cleaner.clean(Page.from_html(html)).text == ""
     # a site it never saw: the model trained on everything
     assert "Paragraph 3" in cleaner.clean(Page.from_html(html, site="elsewhere.org")).text
+
+
+def test_unsure_pages_keep_their_likeliest_blocks(tmp_path: Path) -> None:
+    from sitesift.extractor.context import CONTEXT
+
+    n1, n2 = len(FEATURES), len(FEATURES) + len(CONTEXT)
+    unsure = model_file.ExtractorModel(
+        _constant(n1, -4.0), _constant(n2, -4.0),
+        {"precision": 0.6, "balanced": 0.5, "recall": 0.4}, {})
+    path = model_file.save(unsure, tmp_path / "unsure.json")
+    p = Page.from_html(news_page())
+    # every block at p = 0.018: under the preset's cut, but not under half the page's best
+    assert "Paragraph 3" in get_cleaner("default", model=str(path)).clean(p).text
+    assert get_cleaner("default", model=str(path), relative=0.0).clean(p).text == ""
+    with pytest.raises(ValueError):
+        get_cleaner("default", relative=2.0)

@@ -11,10 +11,14 @@ layout), which is how template text is told apart from page text; fitted on one 
 none, it is the page-level path with the same model (the site features then read as
 missing, as they did for lone pages in training).
 
-Presets (`preset=`): `balanced` (the threshold of best mean F1 in site-held-out
-cross-validation), `precision` (keeps less: for training data where noise hurts most),
-`recall` (keeps more: for search indexing where missing text hurts most); `threshold=`
-overrides the preset's probability threshold.
+Presets (`preset=`), each a probability threshold chosen on site-held-out
+cross-validation (`sitesift train-default --folds`): `balanced` (best mean F1),
+`precision` (best F0.5: keeps less, for training data where noise hurts most), `recall`
+(best F2: keeps more, for search indexing where missing text hurts most); `threshold=`
+overrides the preset's threshold. On any page the cut is at most `relative` (0.5) times
+the page's highest block probability, so a page of an unusual layout, where the model is
+unsure of every block, keeps its relatively likely blocks instead of nothing
+(`relative=0` turns this off).
 
 The model is `sitesift/data/default-v1.json.gz` unless `model=` (or the environment
 variable SITESIFT_DEFAULT_MODEL) names another file made by `sitesift train-default`.
@@ -53,7 +57,7 @@ class DefaultCleaner(Cleaner):
     site_level = True
 
     def __init__(self, preset: str = "balanced", threshold: float | None = None,
-                 model: str | None = None, site: bool = True) -> None:
+                 model: str | None = None, site: bool = True, relative: float = 0.5) -> None:
         if preset not in model_file.PRESETS:
             raise ValueError(f"default: preset must be one of {', '.join(model_file.PRESETS)},"
                              f" got {preset!r}")
@@ -61,12 +65,16 @@ class DefaultCleaner(Cleaner):
                                       or not isinstance(threshold, int | float)
                                       or not 0.0 < threshold < 1.0):
             raise ValueError(f"default: threshold must be a number in (0, 1), got {threshold!r}")
+        if isinstance(relative, bool) or not isinstance(relative, int | float) \
+                or not 0.0 <= relative <= 1.0:
+            raise ValueError(f"default: relative must be a number in [0, 1], got {relative!r}")
         if model is not None and not isinstance(model, str):
             raise ValueError("default: model must be a path")
         self.preset = preset
         self.threshold = None if threshold is None else float(threshold)
         self.model_path = model
         self.use_site = bool(site)
+        self.relative = float(relative)
         self.evidence: SiteEvidence | None = None
         self._loaded: model_file.ExtractorModel | None = None
 
@@ -132,7 +140,12 @@ class DefaultCleaner(Cleaner):
 
     def _verdicts(self, page: Page, pb: PageBlocks) -> NodeScores:
         pb, prob = self.probabilities(page, pb)
+        # On a page where the model is unsure of everything (an unusual layout), the cut is
+        # at most `relative` times its surest block's probability: the relatively likely
+        # blocks are kept rather than (almost) nothing.
         cut = self.cutoff
+        if self.relative > 0 and len(prob):
+            cut = min(cut, self.relative * float(prob.max()))
         verdicts: NodeScores = {}
         for elem, p in zip(pb.elem, prob, strict=True):
             node = pb.nodes[elem]
@@ -145,14 +158,14 @@ class DefaultCleaner(Cleaner):
 
     def get_params(self) -> dict[str, Any]:
         return {"preset": self.preset, "threshold": self.threshold, "model": self.model_path,
-                "site": self.use_site}
+                "site": self.use_site, "relative": self.relative}
 
     def to_state(self) -> dict[str, Any]:
         return {"evidence": self.evidence.to_state() if self.evidence is not None else None}
 
     @classmethod
     def from_state(cls, params: dict[str, Any], state: dict[str, Any]) -> DefaultCleaner:
-        known = {"preset", "threshold", "model", "site"}
+        known = {"preset", "threshold", "model", "site", "relative"}
         if unknown := set(params) - known:
             raise ModelError(f"unknown default parameters: {sorted(unknown)}")
         try:
