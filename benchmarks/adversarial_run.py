@@ -105,7 +105,7 @@ def run(cmd: Command, logs: Path, timeout: float) -> Command:
     print(f"[{time.strftime('%H:%M:%S')}] {' '.join(cmd.argv)}", flush=True)
     with open(logs / f"{cmd.name}.out", "w") as out, open(logs / f"{cmd.name}.err", "w") as err:
         argv = list(cmd.argv)
-        beside = Path(sys.executable).with_name(argv[0])  # the `sitesift` of this venv
+        beside = Path(sys.executable).with_name("sitesift")  # the `sitesift` of this venv
         if argv[0] == "sitesift" and beside.is_file():
             argv[0] = str(beside)
         proc = subprocess.Popen(argv, stdout=out, stderr=err, start_new_session=True)

@@ -132,3 +132,18 @@ def test_site_fit_on_a_run_of_100k_same_key_siblings_is_fast() -> None:
     sst = get_cleaner("sst").fit(pages)
     assert time.process_time() - start < 30  # measured: ~2 s; before the fix > 60 s
     assert "survivor paragraph" in sst.clean(pages[-1]).text
+
+
+def test_depth_check_is_linear_and_reads_quoted_values() -> None:
+    """The nesting check before parsing: `/>` inside a quoted value closes nothing (the
+    page is refused at once, instead of costing the parser its time limit), and a run of
+    tags that never end costs linear time (the old pattern took 28 s for 80 kB of them)."""
+    import time
+
+    from sitesift.errors import InputError
+
+    with pytest.raises(InputError, match="nested 6,000 deep"):
+        Page.from_html('<div title="/>">' * 6000)
+    start = time.process_time()
+    Page.from_html('<p "' * 200_000)
+    assert time.process_time() - start < 10  # measured: 0.3 s
