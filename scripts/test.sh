@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Install sitesift with its test tools (and what the Spark tests need: PySpark and a Java
-# runtime; the rendering tests: Playwright and Debian's Chromium), run the whole test suite,
-# then ruff and mypy.
+# runtime; the rendering tests: Playwright and Debian's Chromium; the benchmark's peer
+# adapters: the peers), run the whole test suite, then ruff and mypy.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/ensure_java.sh
 bash scripts/ensure_chromium.sh
-bash scripts/setup.sh test,spark,render,report
+bash scripts/setup.sh test,spark,render,report,bench
 # The browser tests skip where Chromium is missing; here it was just installed, so a
 # missing browser fails the run instead (tests/test_render.py).
 SITESIFT_REQUIRE_BROWSER=1 .venv/bin/python -m pytest -p no:cacheprovider "$@"
