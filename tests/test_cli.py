@@ -55,6 +55,7 @@ def test_demo_fits_cleans_and_scores(tmp_path: Path) -> None:
     rows = (tmp_path / "summary.md").read_text().splitlines()
     f1 = {r.split("|")[2].strip(): float(r.split("|")[5]) for r in rows[2:]}
     assert f1["sst"] > f1["alltext"] + 0.1
+    assert f1["default"] > f1["alltext"] + 0.1
 
 
 def test_evaluate_on_a_shared_corpus_slice(tmp_path: Path) -> None:

@@ -454,7 +454,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
     model_path = save_model(model, out / "sample_site.sst.json")
     outcomes = clean_group("sst", {}, "sample", sources, str(model_path))
     ok, failed = write_outcomes(outcomes, out / "pages", "text")
-    rows = evaluate([SAMPLE_SITE], ["alltext", "sst"])
+    # Beside the tree: all text (the floor) and the default cleaner (what `clean` runs).
+    rows = evaluate([SAMPLE_SITE], ["alltext", "sst", "default"])
     table = summary_table(rows)
     (out / "summary.md").write_text(table + "\n", encoding="utf-8")
     print(f"fitted a Site Style Tree on {len(pages)} pages in {fit_s:.2f} s -> {model_path}")
