@@ -43,6 +43,13 @@ def save_model(cleaner: Cleaner, path: str | Path) -> Path:
         "sitesift_version": __version__, "params": params, "state": state,
         "sha256": _digest(cleaner.name, params, state),
     }
+    return write_document(doc, path)
+
+
+def write_document(doc: dict[str, Any], path: str | Path) -> Path:
+    """Write a JSON document, gzipped when the name ends in `.gz`, atomically (a reader
+    never sees half a file). Shared by every model file sitesift writes."""
+    path = Path(path)
     data = json.dumps(doc, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
     if path.suffix == ".gz":
         data = gzip.compress(data, mtime=0)
@@ -52,16 +59,9 @@ def save_model(cleaner: Cleaner, path: str | Path) -> Path:
     return path
 
 
-def load_model(path: str | Path, *, max_bytes: int = MAX_BYTES) -> Cleaner:
-    """Read and validate a model file; every problem is a ModelError naming the file."""
-    path = Path(path)
-    try:
-        return _load(path, max_bytes)
-    except ModelError as exc:
-        raise ModelError(f"{path}: {exc}") from None
-
-
-def _load(path: Path, max_bytes: int) -> Cleaner:
+def read_document(path: Path, max_bytes: int) -> Any:
+    """The parsed JSON of a model file (gzipped or not), refusing files or unpacked data
+    over `max_bytes`; every problem is a ModelError (without the file's name)."""
     try:
         size = path.stat().st_size
         if size > max_bytes:
@@ -77,9 +77,22 @@ def _load(path: Path, max_bytes: int) -> Cleaner:
     except EOFError:
         raise ModelError("truncated gzip data") from None
     try:
-        doc = json.loads(raw.decode("utf-8"))
+        return json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
         raise ModelError(f"not a sitesift model (corrupt or truncated JSON: {exc})") from None
+
+
+def load_model(path: str | Path, *, max_bytes: int = MAX_BYTES) -> Cleaner:
+    """Read and validate a model file; every problem is a ModelError naming the file."""
+    path = Path(path)
+    try:
+        return _load(path, max_bytes)
+    except ModelError as exc:
+        raise ModelError(f"{path}: {exc}") from None
+
+
+def _load(path: Path, max_bytes: int) -> Cleaner:
+    doc = read_document(path, max_bytes)
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise ModelError("not a sitesift model (missing format tag)")
     version = doc.get("format_version")

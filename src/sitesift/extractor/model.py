@@ -13,10 +13,8 @@ of a known site is then scored by the forests trained without that site.
 from __future__ import annotations
 
 import functools
-import gzip
 import hashlib
 import json
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,6 +23,7 @@ from sitesift.errors import ModelError
 from sitesift.extractor.context import CONTEXT
 from sitesift.extractor.features import FEATURES
 from sitesift.extractor.forest import Forest
+from sitesift.model_io import read_document, write_document
 
 FORMAT = "sitesift-extractor"
 FORMAT_VERSION = 1
@@ -87,17 +86,10 @@ def _digest(body: dict[str, Any]) -> str:
 
 def save(model: ExtractorModel, path: str | Path) -> Path:
     """Write the model (gzipped when the name ends in `.gz`), atomically."""
-    path = Path(path)
     body = model.to_dict()
     doc = {"format": FORMAT, "format_version": FORMAT_VERSION, **body,
            "sha256": _digest(body)}
-    data = json.dumps(doc, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-    if path.suffix == ".gz":
-        data = gzip.compress(data, mtime=0)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
-    return path
+    return write_document(doc, path)
 
 
 def load(path: str | Path) -> ExtractorModel:
@@ -116,21 +108,7 @@ def load(path: str | Path) -> ExtractorModel:
 @functools.lru_cache(maxsize=4)
 def _load_cached(path: str, mtime_ns: int, size: int) -> ExtractorModel:
     # Keyed by modification time and size too, so a rewritten file is read again.
-    if size > MAX_BYTES:
-        raise ModelError(f"file of {size:,} bytes exceeds the limit of {MAX_BYTES:,}")
-    try:
-        raw = Path(path).read_bytes()
-        if raw[:2] == b"\x1f\x8b":
-            with gzip.open(path, "rb") as fh:
-                raw = fh.read(MAX_BYTES + 1)
-            if len(raw) > MAX_BYTES:
-                raise ModelError(f"unpacks to more than {MAX_BYTES:,} bytes")
-        doc = json.loads(raw.decode("utf-8"))
-    except (OSError, EOFError) as exc:
-        raise ModelError(f"cannot read: {exc}") from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ModelError(f"not an extractor model (corrupt JSON: {exc})") from None
-    return from_document(doc)
+    return from_document(read_document(Path(path), MAX_BYTES))
 
 
 def from_document(doc: Any) -> ExtractorModel:
