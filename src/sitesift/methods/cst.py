@@ -54,7 +54,7 @@ cut the extraction benchmark needs; the paper itself only weights).
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from sitesift.dom import DomNode
@@ -67,6 +67,7 @@ from sitesift.methods._cst_tree import (
     tree_from_state,
     tree_to_state,
 )
+from sitesift.methods._state import params_from_state
 from sitesift.methods.base import NodeScores, ParamsCleaner, register, seeded_sample
 from sitesift.methods.sst.tree import style_children
 from sitesift.page import Page
@@ -240,13 +241,7 @@ class CompressedStructureTree(ParamsCleaner[CSTParams]):
     @classmethod
     def from_state(cls, params: dict[str, Any], state: dict[str, Any]
                    ) -> CompressedStructureTree:
-        unknown = set(params) - {f.name for f in fields(CSTParams)}
-        if unknown:
-            raise ModelError(f"unknown cst parameters: {sorted(unknown)}")
-        try:
-            cleaner = cls(CSTParams(**params))
-        except (TypeError, ValueError) as exc:
-            raise ModelError(f"bad cst parameters: {exc}") from None
+        cleaner = cls(params_from_state(CSTParams, "cst", params))
         n_pages = state.get("n_pages")
         if not isinstance(n_pages, int) or isinstance(n_pages, bool) or n_pages < 0:
             raise ModelError("cst state: n_pages must be a non-negative integer")

@@ -22,7 +22,7 @@ templateness and, smoothed, its section.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import asdict, dataclass, replace
 from importlib import resources
 from typing import Any, ClassVar
 
@@ -31,6 +31,7 @@ import numpy as np
 from sitesift.errors import ModelError
 from sitesift.extract import Verdict
 from sitesift.isotonic import smooth_tree
+from sitesift.methods._state import params_from_state
 from sitesift.methods.base import Cleaner, NodeScores, register
 from sitesift.page import Page
 from sitesift.pagetemplate.features import FEATURES, RENDER_FEATURES, NodeTable, node_table
@@ -161,13 +162,7 @@ class IsotonicCleaner(Cleaner):
 
     @classmethod
     def from_state(cls, params: dict[str, Any], state: dict[str, Any]) -> IsotonicCleaner:
-        unknown = set(params) - {f.name for f in fields(IsotonicParams)}
-        if unknown:
-            raise ModelError(f"unknown isotonic parameters: {sorted(unknown)}")
-        try:
-            p = IsotonicParams(**params)
-        except (TypeError, ValueError) as exc:
-            raise ModelError(f"bad isotonic parameters: {exc}") from None
+        p = params_from_state(IsotonicParams, "isotonic", params)
         model = TemplateModel.from_state(state, expected_features(p.render))
         return cls(p, model=model)
 

@@ -29,13 +29,14 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from sitesift.dom import DomNode
 from sitesift.errors import ModelError
 from sitesift.extract import Verdict
 from sitesift.links import SiteGraph, page_links
+from sitesift.methods._state import params_from_state
 from sitesift.methods._template_global import MAX_FINGERPRINT, Components, is_int
 from sitesift.methods.base import NodeScores, ParamsCleaner, register
 from sitesift.page import Page
@@ -234,13 +235,7 @@ class TemplateCleaner(ParamsCleaner[TemplateParams]):
 
     @classmethod
     def from_state(cls, params: dict[str, Any], state: dict[str, Any]) -> TemplateCleaner:
-        unknown = set(params) - {f.name for f in fields(TemplateParams)}
-        if unknown:
-            raise ModelError(f"unknown template parameters: {sorted(unknown)}")
-        try:
-            cleaner = cls(TemplateParams(**params))
-        except (TypeError, ValueError) as exc:
-            raise ModelError(f"bad template parameters: {exc}") from None
+        cleaner = cls(params_from_state(TemplateParams, "template", params))
         n_pages, algorithm = state.get("n_pages"), state.get("algorithm")
         if not is_int(n_pages) or n_pages < 0:
             raise ModelError("template state: n_pages must be a non-negative integer")

@@ -5,11 +5,12 @@ from __future__ import annotations
 import gc
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Any
 
 from sitesift.errors import ModelError
 from sitesift.extract import KEEP, render_blocks
+from sitesift.methods._state import params_from_state
 from sitesift.methods.base import NodeScores, ParamsCleaner, register, seeded_sample
 from sitesift.methods.sst.importance import mark_local_noise, score_tree
 from sitesift.methods.sst.mapping import map_page
@@ -142,14 +143,7 @@ class SiteStyleTree(ParamsCleaner[SSTParams]):
 
     @classmethod
     def from_state(cls, params: dict[str, Any], state: dict[str, Any]) -> SiteStyleTree:
-        known = {f.name for f in fields(SSTParams)}
-        unknown = set(params) - known
-        if unknown:
-            raise ModelError(f"unknown sst parameters: {sorted(unknown)}")
-        try:
-            cleaner = cls(SSTParams(**params))
-        except (TypeError, ValueError) as exc:
-            raise ModelError(f"bad sst parameters: {exc}") from None
+        cleaner = cls(params_from_state(SSTParams, "sst", params))
         n_pages = state.get("n_pages")
         if not isinstance(n_pages, int) or n_pages < 0:
             raise ModelError("sst state: n_pages must be a non-negative integer")
