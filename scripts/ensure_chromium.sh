@@ -8,11 +8,5 @@ set -euo pipefail
 if [ -x /usr/bin/chromium ]; then
     exit 0
 fi
-SUDO=""
-if [ "$(id -u)" -ne 0 ]; then
-    SUDO="sudo"
-fi
-export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq
-$SUDO apt-get install -y -qq chromium fonts-liberation fonts-dejavu-core >/dev/null
+bash "$(dirname "$0")/apt_install.sh" chromium fonts-liberation fonts-dejavu-core
 /usr/bin/chromium --version 2>/dev/null | head -1

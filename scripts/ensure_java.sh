@@ -5,11 +5,5 @@ set -euo pipefail
 if command -v java >/dev/null 2>&1; then
     exit 0
 fi
-SUDO=""
-if [ "$(id -u)" -ne 0 ]; then
-    SUDO="sudo"
-fi
-export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq
-$SUDO apt-get install -y -qq --no-install-recommends default-jre-headless >/dev/null
+bash "$(dirname "$0")/apt_install.sh" --no-install-recommends default-jre-headless
 java -version 2>&1 | head -1
