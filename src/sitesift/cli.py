@@ -405,24 +405,12 @@ def cmd_train_default(args: argparse.Namespace) -> int:
     held-out sites first and write a held-out bundle for `sitesift bench`."""
     import json as _json
 
-    from sitesift.extractor.dataset import CorpusData, build_corpus
+    from sitesift.extractor.dataset import cached_corpus
     from sitesift.extractor.train import train_default
 
-    corpora = []
     cache = Path(args.cache) if args.cache else None
-    for d in args.datasets:
-        root = Path(d)
-        data = None
-        if cache is not None and (cache / f"{root.name}.npz").is_file() and not args.rebuild:
-            try:
-                data = CorpusData.load(cache, root.name)
-            except (OSError, ValueError, KeyError) as exc:
-                print(f"sitesift train-default: rebuilding {root.name}: {exc}", file=sys.stderr)
-        if data is None:
-            data = build_corpus(root, workers=args.workers, progress=not args.quiet)
-            if cache is not None:
-                data.save(cache)
-        corpora.append(data)
+    corpora = [cached_corpus(Path(d), cache, rebuild=args.rebuild, workers=args.workers,
+                             progress=not args.quiet) for d in args.datasets]
     start = time.process_time()
     summary = train_default(corpora, args.out, folds=args.folds, heldout=args.heldout,
                             seed=args.seed)

@@ -64,7 +64,7 @@ class CorpusData:
         doc = json.loads((directory / f"{name}.json").read_text(encoding="utf-8"))
         if doc.get("version") != CACHE_VERSION or doc.get("n_features") != N_FEATURES:
             raise ValueError(f"{directory / name}: cache of another feature set; rebuild it")
-        arrays = np.load(directory / f"{name}.npz")
+        arrays = np.load(directory / f"{name}.npz", allow_pickle=False)  # data, never code
         return cls(name, arrays["X"], arrays["share"], arrays["ntok"], arrays["page"],
                    arrays["anc"], doc["pages"], doc["texts"])
 
@@ -100,6 +100,21 @@ def _group_pages(root: Path, members: Sequence[dict[str, Any]], group: str,
                 "gold": gold, "revealed": row["revealed"]}
         out.append((info, X, share, ntok, ancestors(pb), list(pb.text)))
     return out
+
+
+def cached_corpus(root: Path, cache: Path | None, *, rebuild: bool = False, workers: int = 1,
+                  progress: bool = False) -> CorpusData:
+    """A corpus's labelled blocks from the `cache` folder when it holds them for this feature
+    set, else built (and stored there when a cache is given)."""
+    if cache is not None and (cache / f"{root.name}.npz").is_file() and not rebuild:
+        try:
+            return CorpusData.load(cache, root.name)
+        except (OSError, ValueError, KeyError) as exc:
+            print(f"sitesift train-default: rebuilding {root.name}: {exc}", file=sys.stderr)
+    data = build_corpus(root, workers=workers, progress=progress)
+    if cache is not None:
+        data.save(cache)
+    return data
 
 
 def build_corpus(root: Path, *, grouping: str = "auto", workers: int = 1,
