@@ -60,9 +60,9 @@ def _renders(args: argparse.Namespace) -> bool:
     """Whether a method the command runs renders pages in a browser (seconds per page)."""
     from sitesift.methods.base import get_class
 
-    names = getattr(args, "method", None) or []
+    names = getattr(args, "method", None) or []  # argparse checked them against the registry
     names = [names] if isinstance(names, str) else names
-    return any(get_class(name).needs_browser for name in names if name in method_names())
+    return any(get_class(name).needs_browser for name in names)
 
 
 def _limits(args: argparse.Namespace) -> Any:

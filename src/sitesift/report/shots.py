@@ -39,10 +39,6 @@ LARGEST_NOISE = """limit => {
 }"""
 
 
-# A missing browser is the renderer's error: one message, one place to say what to install.
-BrowserUnavailable = RenderUnavailable
-
-
 @contextmanager
 def browser(executable: str = CHROMIUM) -> Iterator[Any]:
     """A headless Chromium (a Playwright Browser), closed on exit.
@@ -51,14 +47,14 @@ def browser(executable: str = CHROMIUM) -> Iterator[Any]:
     thread may run one sync driver only, and the browser cleaners may hold it already."""
     why = check_available(executable)
     if why:
-        raise BrowserUnavailable(why)
+        raise RenderUnavailable(why)
     from playwright.sync_api import Error
 
     with playwright() as p:
         try:
             chromium = p.chromium.launch(executable_path=executable, args=list(CHROMIUM_ARGS))
         except Error as exc:
-            raise BrowserUnavailable(f"Chromium did not start: {exc}") from None
+            raise RenderUnavailable(f"Chromium did not start: {exc}") from None
         try:
             yield chromium
         finally:
@@ -151,7 +147,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         saved, watch = screenshots(Path(args.report), Path(args.out), page_id=args.page,
                                    width=args.width, height=args.height)
-    except BrowserUnavailable as exc:
+    except RenderUnavailable as exc:
         print(f"sitesift.report.shots: {exc}", file=sys.stderr)
         return 2
     for path in saved:
