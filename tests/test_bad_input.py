@@ -85,3 +85,16 @@ def test_batch_accounts_for_every_input(tmp_path: Path) -> None:
     assert failed == {n.removesuffix(".html") for n in BAD}
     assert all(e["reason"] and "internal error" not in e["reason"] for e in errors)
     assert (out / "good1.txt").read_text().split() == ["trains", "run", "late", "tonight"]
+
+
+def test_unclosed_title_does_not_swallow_the_page() -> None:
+    # An old crawl spliced script into the title and lost `</title>`: as parsed by HTML5's
+    # rules the whole page would be title text and the body empty.
+    html = ('<html><head><title>Golfer Wins Title (The Times)ntById("font");\n'
+            'obj.style.fontSize = 2;\n</script></head><body><p>The story text.</p></body>')
+    page = Page.from_html(html)
+    assert page.title == 'Golfer Wins Title (The Times)ntById("font");'
+    assert page.root.text() == "The story text."
+    closed = Page.from_html("<title>A\nB</title><p>x</p>")
+    assert closed.title == "A\nB"  # a closed title is left as it is
+    assert closed.root.text() == "x"

@@ -43,7 +43,7 @@ MAX_DEPTH = 256
 
 _DIGITS = re.compile(r"\d+")
 _MAYBE_HIDDEN = frozenset({"hidden", "aria-hidden", "style"})
-_HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.I)
+HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.I)
 
 
 class DomNode:
@@ -186,11 +186,11 @@ def _cached_style_key(tag: str, items: tuple[tuple[str, str | None], ...]) -> st
     return style_key(tag, dict(items))
 
 
-def _hidden(attrs: dict[str, str | None]) -> bool:
+def is_hidden(attrs: dict[str, str | None]) -> bool:
     if "hidden" in attrs or attrs.get("aria-hidden") == "true":
         return True
     style = attrs.get("style")
-    return bool(style and _HIDDEN_STYLE.search(style))
+    return bool(style and HIDDEN_STYLE.search(style))
 
 
 class _Doc:
@@ -237,7 +237,7 @@ def _visible(lnode: Any, tag: str | None) -> bool:
     if not tag or tag[0] in "-_!" or tag in SKIPPED_TAGS:  # comments, doctype, invisible kinds
         return False
     attrs = lnode.attributes
-    return not (attrs and _MAYBE_HIDDEN & attrs.keys() and _hidden(attrs))
+    return not (attrs and _MAYBE_HIDDEN & attrs.keys() and is_hidden(attrs))
 
 
 def _lexbor_blocks(lnode: Any, tag: str) -> list[tuple[str, str]]:

@@ -30,6 +30,23 @@ _NOT_NESTING = frozenset((
 ).split())
 
 
+# A `<title>` never closed swallows the rest of the document as its text (HTML5's RCDATA
+# rule), leaving an empty body; old pages cut or spliced by their crawler have this.
+_TITLE_OPEN = re.compile(r"<title\b[^>]*>", re.I)
+_TITLE_CLOSE = re.compile(r"</title", re.I)
+
+
+def _close_title(html: str) -> tuple[str, bool]:
+    """Ends an unclosed title before the next tag (whatever ran on in it stays title text,
+    not page text); whether it did."""
+    start = _TITLE_OPEN.search(html)
+    if start is None or _TITLE_CLOSE.search(html, start.end()):
+        return html, False
+    end = html.find("<", start.end())
+    end = len(html) if end < 0 else end
+    return f"{html[:end]}</title>{html[end:]}", True
+
+
 @dataclass(slots=True)
 class Page:
     """One parsed page and what is known about it."""
@@ -66,6 +83,7 @@ class Page:
                              f"the limit of {MAX_CHARS:,}")
         if "\x00" in html:
             html = html.replace("\x00", "")
+        html, cut_title = _close_title(html)
         depth = _nesting_depth(html)
         if depth > MAX_NESTING:
             raise InputError(f"{id or url or 'page'}: elements nested {depth:,} deep "
@@ -80,6 +98,8 @@ class Page:
             raise InputError(f"{id or url or 'page'}: no document body after parsing")
         title_node = tree.css_first("title")
         title = title_node.text(strip=True) if title_node is not None else None
+        if title and cut_title:  # the title proper is its first line
+            title = title.split("\n", 1)[0].strip()
         return cls(build_dom(body), html, url, site, id, title or None, encoding)
 
     @classmethod

@@ -1,72 +1,202 @@
-"""Pages whose main content is not displayed until a script runs.
+"""Pages whose main content is not displayed until a script runs (or a reader clicks).
 
-Some sites ship the content for crawlers and script-less browsers inside `<noscript>`
-(Discourse forums put every post there) or in elements marked `hidden` that a script
-reveals (React's streamed server rendering). The shared DOM leaves both out, as a browser
-with scripts would until the script has run, so such a page shows little more than its
-header. When a page's visible text is that small and such hidden parts hold much more, the
-page is read again with them shown: `<noscript>` unwrapped and `hidden` dropped, as a
-browser without scripts (noscript) or after its scripts ran (hidden) would display it.
+The shared DOM leaves out what the markup hides (`hidden`, `aria-hidden`, `display:none`,
+`visibility:hidden`, `<noscript>`), as a browser would before its scripts ran. On modern
+pages much of the main content is hidden that way and shown moments later, and people (and
+gold texts) count it as the page's content:
+
+- *streamed segments*: React's streaming server rendering sends late parts of the page as
+  `<div hidden id="S:n">` at the end of the body, and a script moves each into its
+  placeholder `<template id="B:n">`. The segment is moved there and shown.
+- *disclosure panels*: the other tabs of a tab set, collapsed accordion and FAQ answers
+  (ARIA `role="tabpanel"`, `role="region"` labelled by its button, or the class names such
+  widgets use), unless they sit in a menu or a dialog.
+- *curtains*: one hidden element holding most of the page's text (a page hidden whole until
+  its scripts or a lock-down app have run).
+- *script-gated pages*: a page whose visible text is small while `<noscript>` and `hidden`
+  parts hold much more (Discourse puts every post in `<noscript>`): all of them are shown.
+
+Hidden menus, dialogs and tooltips stay hidden. The page is read again with the revealed
+parts shown; the classifier then judges their blocks like any others.
 """
 
 from __future__ import annotations
 
+import re
+from typing import Any
+
 from selectolax.lexbor import LexborHTMLParser
 
+from sitesift.dom import HIDDEN_STYLE, is_hidden
 from sitesift.extractor.blocks import PageBlocks, walk
 from sitesift.page import Page
 from sitesift.text import TOKEN
 
-MAX_VISIBLE_TOKENS = 400  # pages with more visible text are read as they are
+MAX_VISIBLE_TOKENS = 400  # script-gated pages: only pages with less visible text than this
 MIN_HIDDEN_TOKENS = 100   # hidden text worth showing
 MIN_GAIN = 2.0            # ... and at least this many times the visible text
+CURTAIN_SHARE = 0.5       # a curtain holds at least this share of the page's text
+
+# React's streamed segment and its placeholder share the suffix: S:1f goes to B:1f.
+_SEGMENT = re.compile(r"S:([0-9a-zA-Z]+)")
+# Class or id words of disclosure widgets, and of the hidden parts that must stay hidden
+# even when they look like one (a collapsed navigation bar is Bootstrap's `navbar-collapse`).
+_DISCLOSURE = re.compile(r"accordion|collaps|faq|answer|tab-?pane|tab-?panel|tabs?-?content"
+                         r"|read-?more|show-?more|expand", re.I)
+_NOT_CONTENT = re.compile(r"nav|menu|dropdown|drawer|modal|popup|popover|overlay|dialog|cart"
+                          r"|login|sign-?in|search|cookie|consent|tooltip|toast|banner", re.I)
+# Ancestors that make a panel part of the page's chrome (a wrapper's class words are not
+# trusted here: `skip-nav` marks the main content on some sites, `form1` wraps whole pages).
+_CHROME_TAGS = frozenset({"nav", "header", "footer", "aside", "dialog", "menu"})
+_CHROME_ROLES = frozenset({"navigation", "dialog", "menu", "menubar", "banner", "contentinfo",
+                           "complementary"})
+# Markup that may hold a disclosure panel; a page without any of it is not parsed again.
+_HINTS = ("tabpanel", "aria-labelledby", "accordion", "collaps", "faq", "answer", "tab-pane",
+          "tab-panel", "tab-content", "tabs-content", "read-more", "readmore", "show-more",
+          "expand")
+_HIDING = ("hidden", "display", "visibility")
 
 
 def _tokens(text: str) -> int:
     return len(TOKEN.findall(text))
 
 
-def reveal(page: Page, visible_tokens: int) -> Page | None:
-    """The page read again with its script-gated content shown, or None when the page's
-    visible text is not small or nothing substantial is hidden."""
+def _attr_words(attrs: dict[str, str | None]) -> str:
+    return f"{attrs.get('class') or ''} {attrs.get('id') or ''}"
+
+
+def _is_disclosure(node: Any) -> bool:
+    attrs = node.attributes
+    role = (attrs.get("role") or "").lower()
+    words = _attr_words(attrs)
+    if _NOT_CONTENT.search(words):
+        return False
+    if not (role == "tabpanel" or (role == "region" and attrs.get("aria-labelledby"))
+            or _DISCLOSURE.search(words)):
+        return False
+    parent = node.parent
+    while parent is not None and parent.tag not in ("body", "html"):
+        if parent.tag in _CHROME_TAGS or (
+                (parent.attributes.get("role") or "").lower() in _CHROME_ROLES):
+            return False
+        parent = parent.parent
+    return True
+
+
+def _show(node: Any) -> None:
+    """Drop the element's own hiding (its hidden descendants stay hidden)."""
+    attrs = node.attrs
+    if "hidden" in attrs:
+        del attrs["hidden"]
+    if attrs.get("aria-hidden") == "true":
+        del attrs["aria-hidden"]
+    style = attrs.get("style")
+    if style and HIDDEN_STYLE.search(style):
+        attrs["style"] = HIDDEN_STYLE.sub("", style)
+
+
+def _outermost_hidden(body: Any) -> list[Any]:
+    out = []
+    for node in body.css("[hidden], [aria-hidden], [style]"):
+        if not is_hidden(node.attributes):
+            continue
+        parent = node.parent
+        while parent is not None and not is_hidden(parent.attributes or {}):
+            parent = parent.parent
+        if parent is None:
+            out.append(node)
+    return out
+
+
+def _move_segments(tree: LexborHTMLParser) -> int:
+    moved = 0
+    for segment in tree.css("[hidden][id^='S:']"):
+        match = _SEGMENT.fullmatch(segment.attributes.get("id") or "")
+        if match is None:
+            continue
+        del segment.attrs["hidden"]
+        slot = tree.css_first(f"template[id='B:{match.group(1)}']")
+        if slot is not None:
+            slot.insert_before(segment)  # inserts a copy
+            slot.decompose()
+            segment.decompose()
+        moved += 1
+    return moved
+
+
+def _gate(body: Any, visible_tokens: int) -> int:
+    """Shows every `hidden` element and unwraps every `<noscript>` of a page whose visible
+    text is small and whose hidden parts hold much more; the number of parts shown."""
     if visible_tokens >= MAX_VISIBLE_TOKENS:
+        return 0
+    noscripts = list(body.css("noscript"))
+    hidden = list(body.css("[hidden]"))
+    hidden_tokens = sum(_tokens(n.text(separator=" ")) for n in noscripts + hidden)
+    if hidden_tokens < MIN_HIDDEN_TOKENS or hidden_tokens < MIN_GAIN * max(visible_tokens, 1):
+        return 0
+    for node in hidden:
+        del node.attrs["hidden"]
+    for node in reversed(noscripts):  # innermost first
+        node.unwrap()
+    return len(hidden) + len(noscripts)
+
+
+def _curtain(body: Any) -> int:
+    """Shows a hidden element that holds most of the page's text."""
+    total = 0
+    for node in body.css("script, style, template"):
+        total -= _tokens(node.text(separator=" "))
+    total += _tokens(body.text(separator=" "))
+    for node in _outermost_hidden(body):
+        if _NOT_CONTENT.search(_attr_words(node.attributes)):
+            continue
+        n = _tokens(node.text(separator=" "))
+        if n >= MIN_HIDDEN_TOKENS and n >= CURTAIN_SHARE * total:
+            _show(node)
+            return 1
+    return 0
+
+
+def reveal(page: Page, visible_tokens: int) -> Page | None:
+    """The page read again with its script-gated content shown, or None when nothing that
+    is hidden is content by the rules above."""
+    html = page.html
+    low = html.lower()
+    segments = "id=\"s:" in low or "id='s:" in low or "id=s:" in low
+    hints = any(h in low for h in _HINTS) and any(h in low for h in _HIDING)
+    small = visible_tokens < MAX_VISIBLE_TOKENS
+    if not (segments or hints or small):
         return None
-    low = page.html.lower()
-    if "<noscript" not in low and "hidden" not in low:
-        return None
-    tree = LexborHTMLParser(page.html)
+    tree = LexborHTMLParser(html)
     body = tree.body
     if body is None:
         return None
-    noscripts = [n for n in body.css("noscript")]
-    hidden = [n for n in body.css("[hidden]")]
-    hidden_tokens = sum(_tokens(n.text(separator=" ")) for n in noscripts + hidden)
-    if hidden_tokens < MIN_HIDDEN_TOKENS or hidden_tokens < MIN_GAIN * max(visible_tokens, 1):
+    shown = _move_segments(tree) if segments else 0
+    if hints:
+        for node in _outermost_hidden(body):
+            if _is_disclosure(node):
+                _show(node)
+                shown += 1
+    if small:
+        shown += _curtain(body)
+        shown += _gate(body, visible_tokens)
+    if not shown:
         return None
-    for node in hidden:
-        attrs = node.attrs
-        if "hidden" in attrs:
-            del attrs["hidden"]
-    for node in reversed(noscripts):  # innermost first
-        node.unwrap()
-    html = tree.html or ""
     try:
-        shown = Page.from_html(html, url=page.url, site=page.site, id=page.id,
-                               encoding=page.encoding)
+        out = Page.from_html(tree.html or "", url=page.url, site=page.site, id=page.id,
+                             encoding=page.encoding)
     except Exception:  # the page as it was is still a valid reading
         return None
-    shown.meta.update(page.meta)
-    shown.meta["revealed"] = True
-    return shown
+    out.meta.update(page.meta)
+    out.meta["revealed"] = True
+    return out
 
 
 def prepared(page: Page) -> tuple[Page, PageBlocks]:
     """The page as the extractor reads it (revealed where `reveal` applies) and its
     blocks."""
     pb = walk(page.root, page.title, page.url)
-    chars = sum(len(t) for t in pb.text)
-    if chars < MAX_VISIBLE_TOKENS * 10:  # cheap bound first: ~6 characters a token
-        shown = reveal(page, sum(_tokens(t) for t in pb.text))
-        if shown is not None:
-            return shown, walk(shown.root, shown.title, shown.url)
+    shown = reveal(page, sum(_tokens(t) for t in pb.text))
+    if shown is not None:
+        return shown, walk(shown.root, shown.title, shown.url)
     return page, pb

@@ -1,0 +1,74 @@
+"""What the extractor shows of a page's hidden markup (`sitesift.extractor.reveal`)."""
+
+from __future__ import annotations
+
+from sitesift.extractor.reveal import prepared
+from sitesift.page import Page
+
+STORY = " ".join(f"Sentence {i} of the story tells what happened next in the town." for i in
+                 range(30))
+
+
+def _texts(html: str) -> tuple[bool, list[str]]:
+    page = Page.from_html(html, id="p")
+    shown, blocks = prepared(page)
+    return shown is not page, list(blocks.text)
+
+
+def test_streamed_segment_moves_into_its_placeholder_and_is_shown() -> None:
+    html = ("<body><h1>Title</h1><!--$?--><template id='B:0'></template><p>Loading</p><!--/$-->"
+            "<footer>Footer links</footer>"
+            f"<div hidden id='S:0'><p>{STORY}</p><p>Second paragraph.</p></div>"
+            "<script>$RC('B:0','S:0')</script></body>")
+    revealed, texts = _texts(html)
+    assert revealed
+    assert texts.index(STORY) < texts.index("Footer links")  # where the script puts it
+    assert texts.count(STORY) == 1
+    assert "Second paragraph." in texts
+
+
+def test_tab_and_accordion_panels_are_shown_menus_and_dialogs_are_not() -> None:
+    html = ("<body><main><h1>Install</h1><p>Pick your language below, then follow the steps "
+            "for it to set the project up on your machine.</p>"
+            "<div role='tabpanel'><p>Python steps are shown.</p></div>"
+            "<div role='tabpanel' hidden style='display:none'><p>Java steps hidden.</p></div>"
+            "<div class='faq__answer' style='display: none;'><p>The FAQ answer.</p></div>"
+            "<div role='region' aria-labelledby='b1' aria-hidden='true'><p>Accordion.</p></div>"
+            "</main>"
+            "<div class='dropdown-menu collapse' style='display:none'><p>Menu item</p></div>"
+            "<nav><div class='accordion' hidden><p>Nav accordion</p></div></nav>"
+            "<div class='modal accordion' hidden><p>Dialog text</p></div>"
+            "<div class='faq__answer' hidden><p>Outer <span hidden>inner secret</span></p></div>"
+            + "<p>" + "word " * 500 + "</p></body>")
+    revealed, texts = _texts(html)
+    assert revealed
+    for shown in ("Java steps hidden.", "The FAQ answer.", "Accordion."):
+        assert shown in texts
+    joined = "\n".join(texts)
+    for hidden in ("Menu item", "Nav accordion", "Dialog text", "inner secret"):
+        assert hidden not in joined
+    assert "Outer" in joined
+
+
+def test_a_curtain_over_the_whole_page_is_lifted() -> None:
+    html = ("<body><div style='visibility:hidden;background-color:#fff'>"
+            f"<h1>Guide</h1><p>{STORY}</p></div><div style='display:none'>menu</div></body>")
+    revealed, texts = _texts(html)
+    assert revealed and STORY in texts and "menu" not in texts
+
+
+def test_script_gated_page_shows_its_noscript_content() -> None:
+    html = f"<body><div id='app'>Loading</div><noscript><p>{STORY}</p></noscript></body>"
+    revealed, texts = _texts(html)
+    assert revealed and STORY in texts
+
+
+def test_pages_with_nothing_to_reveal_are_read_as_they_are() -> None:
+    for html in (
+        f"<body><p>{STORY}</p><div hidden><p>a hidden note</p></div></body>",
+        f"<body><p>{STORY}</p><p>{STORY}</p><div class='tooltip' hidden>tip</div></body>",
+        f"<body><p>{STORY}</p><p>{STORY}</p></body>",
+    ):
+        revealed, texts = _texts(html)
+        assert not revealed
+        assert "a hidden note" not in texts and "tip" not in texts
