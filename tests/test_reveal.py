@@ -33,6 +33,7 @@ def test_tab_and_accordion_panels_are_shown_menus_and_dialogs_are_not() -> None:
             "<div role='tabpanel'><p>Python steps are shown.</p></div>"
             "<div role='tabpanel' hidden style='display:none'><p>Java steps hidden.</p></div>"
             "<div class='faq__answer' style='display: none;'><p>The FAQ answer.</p></div>"
+            "<div class='faq__answer' style='display: none;'><p>The FAQ answer.</p></div>"
             "<div role='region' aria-labelledby='b1' aria-hidden='true'><p>Accordion.</p></div>"
             "</main>"
             "<div class='dropdown-menu collapse' style='display:none'><p>Menu item</p></div>"
@@ -48,6 +49,9 @@ def test_tab_and_accordion_panels_are_shown_menus_and_dialogs_are_not() -> None:
     for hidden in ("Menu item", "Nav accordion", "Dialog text", "inner secret"):
         assert hidden not in joined
     assert "Outer" in joined
+    assert texts.count("The FAQ answer.") == 1  # a hidden copy of a panel stays hidden
+    aside = "<aside class='accordion' hidden><p>Aside panel</p></aside>"
+    assert "Aside panel" not in _texts(html.replace("</main>", aside + "</main>"))[1]
 
 
 def test_a_curtain_over_the_whole_page_is_lifted() -> None:

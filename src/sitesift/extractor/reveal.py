@@ -41,8 +41,8 @@ CURTAIN_SHARE = 0.5       # a curtain holds at least this share of the page's te
 _SEGMENT = re.compile(r"S:([0-9a-zA-Z]+)")
 # Class or id words of disclosure widgets, and of the hidden parts that must stay hidden
 # even when they look like one (a collapsed navigation bar is Bootstrap's `navbar-collapse`).
-_DISCLOSURE = re.compile(r"accordion|collaps|faq|answer|tab-?pane|tab-?panel|tabs?-?content"
-                         r"|read-?more|show-?more|expand", re.I)
+_DISCLOSURE = re.compile(r"accordion|collaps|faq|answer|tab-?pane|tab-?panel|tabs?-?content",
+                         re.I)
 _NOT_CONTENT = re.compile(r"nav|menu|dropdown|drawer|modal|popup|popover|overlay|dialog|cart"
                           r"|login|sign-?in|search|cookie|consent|tooltip|toast|banner", re.I)
 # Ancestors that make a panel part of the page's chrome (a wrapper's class words are not
@@ -52,8 +52,7 @@ _CHROME_ROLES = frozenset({"navigation", "dialog", "menu", "menubar", "banner", 
                            "complementary"})
 # Markup that may hold a disclosure panel; a page without any of it is not parsed again.
 _HINTS = ("tabpanel", "aria-labelledby", "accordion", "collaps", "faq", "answer", "tab-pane",
-          "tab-panel", "tab-content", "tabs-content", "read-more", "readmore", "show-more",
-          "expand")
+          "tab-panel", "tab-content", "tabs-content")
 _HIDING = ("hidden", "display", "visibility")
 
 
@@ -69,7 +68,7 @@ def _is_disclosure(node: Any) -> bool:
     attrs = node.attributes
     role = (attrs.get("role") or "").lower()
     words = _attr_words(attrs)
-    if _NOT_CONTENT.search(words):
+    if node.tag in _CHROME_TAGS or _NOT_CONTENT.search(words):
         return False
     if not (role == "tabpanel" or (role == "region" and attrs.get("aria-labelledby"))
             or _DISCLOSURE.search(words)):
@@ -173,10 +172,14 @@ def reveal(page: Page, visible_tokens: int) -> Page | None:
         return None
     shown = _move_segments(tree) if segments else 0
     if hints:
+        seen: set[str] = set()
         for node in _outermost_hidden(body):
             if _is_disclosure(node):
-                _show(node)
-                shown += 1
+                text = " ".join(node.text(separator=" ").split())
+                if text and text not in seen:  # a panel's copy (mobile, print) stays hidden
+                    seen.add(text)
+                    _show(node)
+                    shown += 1
     if small:
         shown += _curtain(body)
         shown += _gate(body, visible_tokens)
