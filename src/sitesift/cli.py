@@ -408,12 +408,23 @@ def cmd_train_default(args: argparse.Namespace) -> int:
     from sitesift.extractor.dataset import cached_corpus
     from sitesift.extractor.train import train_default
 
+    weights: dict[str, float] = {}
+    for item in args.corpus_weight:
+        name, _, value = item.partition("=")
+        try:
+            weights[name] = float(value)
+        except ValueError:
+            raise SystemExit(f"sitesift train-default: --corpus-weight {item!r} is not "
+                             "NAME=NUMBER") from None
+        if not weights[name] > 0 or name not in {Path(d).name for d in args.datasets}:
+            raise SystemExit(f"sitesift train-default: --corpus-weight {item!r}: a positive "
+                             "weight for one of the corpora given")
     cache = Path(args.cache) if args.cache else None
     corpora = [cached_corpus(Path(d), cache, rebuild=args.rebuild, workers=args.workers,
                              progress=not args.quiet) for d in args.datasets]
     start = time.process_time()
     summary = train_default(corpora, args.out, folds=args.folds, heldout=args.heldout,
-                            seed=args.seed)
+                            seed=args.seed, corpus_weight=weights)
     if args.report:
         Path(args.report).write_text(_json.dumps(summary, indent=1) + "\n", encoding="utf-8")
     for preset, row in summary.get("cross_validation", {}).items():
@@ -634,6 +645,8 @@ def build_parser() -> argparse.ArgumentParser:
                    "known site scored by the fold models trained without it), for "
                    "SITESIFT_DEFAULT_MODEL=BUNDLE sitesift bench ... --methods default")
     p.add_argument("--cache", help="folder for the labelled blocks of each corpus (reused)")
+    p.add_argument("--corpus-weight", action="append", default=[], metavar="NAME=W",
+                   help="a page of corpus NAME weighs W in training (default 1; repeatable)")
     p.add_argument("--rebuild", action="store_true", help="rebuild cached corpora")
     p.add_argument("--report", help="write the training summary (JSON) here")
     p.add_argument("--seed", type=int, default=0)

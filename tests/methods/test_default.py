@@ -274,3 +274,16 @@ def test_unsure_pages_keep_their_likeliest_blocks(tmp_path: Path) -> None:
     assert get_cleaner("default", model=str(path), relative=0.0).clean(p).text == ""
     with pytest.raises(ValueError):
         get_cleaner("default", relative=2.0)
+
+
+def test_corpus_weight_scales_each_page_of_that_corpus() -> None:
+    from sitesift.extractor.train import Pool
+
+    pool = Pool(X=np.zeros((5, 1)), share=np.zeros(5), ntok=np.array([1, 3, 10, 0, 5]),
+                anc=np.zeros((5, 1), dtype=int), page=np.array([0, 0, 1, 2, 2]),
+                pages=[{"corpus": "old"}, {"corpus": "new"}, {"corpus": "new"}],
+                texts=["a"] * 5)
+    even = np.bincount(pool.page, weights=pool.weights())
+    assert np.allclose(even, 100.0)  # every page weighs the same, whatever its blocks
+    pool.corpus_weight = {"new": 2.0}
+    assert np.allclose(np.bincount(pool.page, weights=pool.weights()), [100.0, 200.0, 200.0])

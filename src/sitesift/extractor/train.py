@@ -45,6 +45,9 @@ class Pool:
     page: np.ndarray            # (blocks,) global page index
     pages: list[dict[str, Any]]  # with "corpus"
     texts: list[str]
+    # A page of a listed corpus weighs this much in training (1 otherwise): more weight on
+    # the one corpus of today's page kinds (wcxb) against the pool's older news pages.
+    corpus_weight: dict[str, float] = field(default_factory=dict)
     bounds: np.ndarray = field(init=False)  # (pages + 1,) row offsets
 
     def __post_init__(self) -> None:
@@ -78,7 +81,11 @@ class Pool:
         is a mean over pages of a token measure)."""
         w = self.ntok.astype(np.float64) + 1.0
         page_total = np.bincount(self.page, weights=w, minlength=len(self.pages))
-        return w / page_total[self.page] * 100.0
+        w = w / page_total[self.page] * 100.0
+        if self.corpus_weight:
+            factor = np.asarray([self.corpus_weight.get(p["corpus"], 1.0) for p in self.pages])
+            w = w * factor[self.page]
+        return w
 
 
 def thin(rows: np.ndarray, w: np.ndarray, floor: float, seed: int = 0
@@ -276,7 +283,8 @@ def _means(rows: list[dict[str, Any]], metric: str) -> dict[str, float]:
 def train_default(corpora: Sequence[CorpusData], out: Any, *, folds: int = 0,
                   heldout: Any = None, seed: int = 0, thin_floor: float | None = None,
                   params1: dict[str, Any] | None = None,
-                  params2: dict[str, Any] | None = None) -> dict[str, Any]:
+                  params2: dict[str, Any] | None = None,
+                  corpus_weight: dict[str, float] | None = None) -> dict[str, Any]:
     """Train the default cleaner's model on every page of `corpora` and write it to `out`.
 
     With `folds` > 1, first measure it by site-held-out cross-validation: the presets'
@@ -290,11 +298,13 @@ def train_default(corpora: Sequence[CorpusData], out: Any, *, folds: int = 0,
     if thin_floor is not None:
         THIN = thin_floor
     pool = Pool.of(corpora)
+    pool.corpus_weight = dict(corpus_weight or {})
     _log(f"{len(pool.pages)} pages, {len(pool.share)} blocks from "
          f"{', '.join(c.name for c in corpora)}")
     summary: dict[str, Any] = {"pages": len(pool.pages), "blocks": len(pool.share),
                                "corpora": [c.name for c in corpora], "folds": folds,
                                "seed": seed, "thin": THIN,
+                               "corpus_weight": pool.corpus_weight,
                                "params1": {**DEFAULT_PARAMS, **(params1 or {})},
                                "params2": {**DEFAULT_PARAMS, **(params2 or {})}}
     thresholds = {"precision": 0.65, "balanced": 0.5, "recall": 0.35}
