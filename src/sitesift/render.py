@@ -304,8 +304,11 @@ class Renderer:
             raise InputError(f"{name}: rendering failed: {first}") from None
         except BaseException:
             # Interrupted mid-call (a guard's page timer, Ctrl-C): the tab may still be
-            # loading or measuring this page, so the next page gets a fresh browser.
+            # loading or measuring this page, and a signal that lands inside a write to the
+            # driver's pipe leaves half a message there, which kills the connection; so the
+            # next page gets a fresh browser from a fresh driver.
             self._restart()
+            self._drop_driver(broken=True)
             raise
         finally:
             self._html = ""
@@ -319,9 +322,12 @@ class Renderer:
 
     def close(self) -> None:
         self._restart()
-        if self._pw is not None:
-            self._pw = None
-            _release_driver()
+        self._drop_driver()
+
+    def _drop_driver(self, broken: bool = False) -> None:
+        driver, self._pw = self._pw, None
+        if driver is not None:
+            _release_driver(driver, broken)
 
     # -- the browser ---------------------------------------------------------------------
 
@@ -335,6 +341,8 @@ class Renderer:
             self._failure = reason
             raise RenderUnavailable(reason)
         try:
+            if self._pw is not None and not _current_driver(self._pw):
+                self._drop_driver()  # another Renderer of the thread found it broken
             if self._pw is None:
                 self._pw = _acquire_driver()
             with _full_address_space():
@@ -348,6 +356,10 @@ class Renderer:
             context.route("**/*", self._route)
             self._page = context.new_page()
             self._page.on("response", self._response)
+        except SitesiftError:  # a guard's page timer fired during the start: not a fault
+            self._restart()   # of this machine's browser, so the next page tries again
+            self._drop_driver(broken=True)
+            raise
         except Exception as exc:  # Playwright's errors, a missing driver, an asyncio loop
             self._restart()
             self._failure = (f"headless Chromium would not start ({type(exc).__name__}: "
@@ -409,7 +421,7 @@ def playwright() -> Iterator[Any]:
     try:
         yield driver
     finally:
-        _release_driver()
+        _release_driver(driver)
 
 
 def _acquire_driver() -> Any:
@@ -424,16 +436,23 @@ def _acquire_driver() -> Any:
     return entry[0]
 
 
-def _release_driver() -> None:
+def _current_driver(driver: Any) -> bool:
+    entry = _DRIVERS.get((os.getpid(), threading.get_ident()))
+    return entry is not None and entry[0] is driver
+
+
+def _release_driver(driver: Any, broken: bool = False) -> None:
+    """One user less of `driver`; it stops with its last user, or at once when `broken`
+    (the thread's next user starts a new one). A driver already replaced is left alone."""
     key = (os.getpid(), threading.get_ident())
     entry = _DRIVERS.get(key)
-    if entry is None:
+    if entry is None or entry[0] is not driver:
         return
     entry[1] -= 1
-    if entry[1] <= 0:
+    if entry[1] <= 0 or broken:
         del _DRIVERS[key]
         with contextlib.suppress(Exception):
-            entry[0].stop()
+            driver.stop()
 
 
 # One browser per process and thread for the cleaners: starting Chromium costs a second or
