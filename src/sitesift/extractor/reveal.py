@@ -64,7 +64,40 @@ def _attr_words(attrs: dict[str, str | None]) -> str:
     return f"{attrs.get('class') or ''} {attrs.get('id') or ''}"
 
 
-def _is_disclosure(node: Any) -> bool:
+class _Ancestry:
+    """Whether a node has a hidden ancestor, or a chrome one (menu, dialog, ...), memoised
+    along each path so a page of many hidden parts costs linear time, not depth x parts."""
+
+    def __init__(self, test: Any) -> None:
+        self._test = test
+        self._memo: dict[int, bool] = {}  # mem_id -> the node or an ancestor passes
+
+    def above(self, node: Any) -> bool:
+        chain, result, parent = [], False, node.parent
+        while parent is not None and parent.tag not in ("body", "html"):
+            known = self._memo.get(parent.mem_id)
+            if known is not None:
+                result = known
+                break
+            if self._test(parent):
+                result = self._memo[parent.mem_id] = True
+                break
+            chain.append(parent.mem_id)
+            parent = parent.parent
+        for mem_id in chain:
+            self._memo[mem_id] = result
+        return result
+
+
+def _hidden_node(node: Any) -> bool:
+    return is_hidden(node.attributes or {})
+
+
+def _chrome_node(node: Any) -> bool:
+    return node.tag in _CHROME_TAGS or (node.attributes.get("role") or "").lower() in _CHROME_ROLES
+
+
+def _is_disclosure(node: Any, chrome: _Ancestry) -> bool:
     attrs = node.attributes
     role = (attrs.get("role") or "").lower()
     words = _attr_words(attrs)
@@ -73,13 +106,7 @@ def _is_disclosure(node: Any) -> bool:
     if not (role == "tabpanel" or (role == "region" and attrs.get("aria-labelledby"))
             or _DISCLOSURE.search(words)):
         return False
-    parent = node.parent
-    while parent is not None and parent.tag not in ("body", "html"):
-        if parent.tag in _CHROME_TAGS or (
-                (parent.attributes.get("role") or "").lower() in _CHROME_ROLES):
-            return False
-        parent = parent.parent
-    return True
+    return not chrome.above(node)
 
 
 def _show(node: Any) -> None:
@@ -95,16 +122,9 @@ def _show(node: Any) -> None:
 
 
 def _outermost_hidden(body: Any) -> list[Any]:
-    out = []
-    for node in body.css("[hidden], [aria-hidden], [style]"):
-        if not is_hidden(node.attributes):
-            continue
-        parent = node.parent
-        while parent is not None and not is_hidden(parent.attributes or {}):
-            parent = parent.parent
-        if parent is None:
-            out.append(node)
-    return out
+    hidden = _Ancestry(_hidden_node)
+    return [node for node in body.css("[hidden], [aria-hidden], [style]")
+            if _hidden_node(node) and not hidden.above(node)]
 
 
 def _move_segments(tree: LexborHTMLParser) -> int:
@@ -173,8 +193,9 @@ def reveal(page: Page, visible_tokens: int) -> Page | None:
     shown = _move_segments(tree) if segments else 0
     if hints:
         seen: set[str] = set()
+        chrome = _Ancestry(_chrome_node)
         for node in _outermost_hidden(body):
-            if _is_disclosure(node):
+            if _is_disclosure(node, chrome):
                 text = " ".join(node.text(separator=" ").split())
                 if text and text not in seen:  # a panel's copy (mobile, print) stays hidden
                     seen.add(text)
