@@ -196,6 +196,29 @@ def test_an_interrupted_page_leaves_the_renderer_usable(renderer: Renderer) -> N
     assert got.matched == got.nodes == 2
 
 
+def test_a_timer_swallowed_in_a_route_callback_is_still_the_pages_timeout(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # The timer's signal can also land while Playwright runs our request handler; Playwright
+    # logs that as a listener's error and leaves the request unanswered, so the page would
+    # end as the renderer's own timeout. It must end as the guard's PageTimeout, and the
+    # next page must render.
+    fired = []
+
+    def answer_once(self: Renderer, route: object) -> None:
+        if not fired:
+            fired.append(1)
+            raise PageTimeout("page exceeded the time limit of 0.05 s")
+        original(self, route)
+
+    original = Renderer._answer
+    monkeypatch.setattr(Renderer, "_answer", answer_once)
+    with Renderer(RenderOptions(timeout=3)) as r:
+        with pytest.raises(PageTimeout):
+            r.render(page("<p>first</p>"))
+        got = r.render(page("<p>hello</p>"))
+        assert got.matched == got.nodes == 2
+
+
 def test_missing_chromium_says_what_to_install() -> None:
     with Renderer(RenderOptions(executable="/nonexistent/chromium")) as r:
         for _ in range(2):  # the reason is remembered, not retried on every page
