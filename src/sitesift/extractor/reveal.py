@@ -216,11 +216,22 @@ def reveal(page: Page, visible_tokens: int) -> Page | None:
     return out
 
 
+def _visible_tokens(pb: PageBlocks) -> int:
+    """The page's tokens, counted only up to MAX_VISIBLE_TOKENS (all `reveal` asks is
+    whether the page is under it, and how far under): most pages stop after a few blocks."""
+    n = 0
+    for text in pb.text:
+        n += _tokens(text)
+        if n >= MAX_VISIBLE_TOKENS:
+            break
+    return n
+
+
 def prepared(page: Page) -> tuple[Page, PageBlocks]:
     """The page as the extractor reads it (revealed where `reveal` applies) and its
     blocks."""
     pb = walk(page.root, page.title, page.url)
-    shown = reveal(page, sum(_tokens(t) for t in pb.text))
+    shown = reveal(page, _visible_tokens(pb))
     if shown is not None:
         return shown, walk(shown.root, shown.title, shown.url)
     return page, pb
