@@ -311,8 +311,7 @@ class Renderer:
             # loading or measuring this page, and a signal that lands inside a write to the
             # driver's pipe leaves half a message there, which kills the connection; so the
             # next page gets a fresh browser from a fresh driver.
-            self._restart()
-            self._drop_driver(broken=True)
+            self._reset(broken=True)
             raise
         finally:
             self._html = ""
@@ -326,10 +325,12 @@ class Renderer:
         return raw
 
     def close(self) -> None:
-        self._restart()
-        self._drop_driver()
+        self._reset()
 
-    def _drop_driver(self, broken: bool = False) -> None:
+    def _reset(self, broken: bool = False) -> None:
+        """Drop the browser and this Renderer's hold on the thread's driver (`broken`: stop
+        the driver too); the next page starts both again."""
+        self._restart()
         driver, self._pw = self._pw, None
         if driver is not None:
             _release_driver(driver, broken)
@@ -347,7 +348,7 @@ class Renderer:
             raise RenderUnavailable(reason)
         try:
             if self._pw is not None and not _current_driver(self._pw):
-                self._drop_driver()  # another Renderer of the thread found it broken
+                self._reset()  # another Renderer of the thread found it broken
             if self._pw is None:
                 self._pw = _acquire_driver()
             with _full_address_space():
@@ -362,8 +363,7 @@ class Renderer:
             self._page = context.new_page()
             self._page.on("response", self._response)
         except SitesiftError:  # a guard's page timer fired during the start: not a fault
-            self._restart()   # of this machine's browser, so the next page tries again
-            self._drop_driver(broken=True)
+            self._reset(broken=True)  # of this machine's browser; the next page tries again
             raise
         except Exception as exc:  # Playwright's errors, a missing driver, an asyncio loop
             self._restart()
@@ -379,8 +379,7 @@ class Renderer:
         raise it now, with a fresh browser and driver for the next page."""
         error, self._callback_error = self._callback_error, None
         if error is not None:
-            self._restart()
-            self._drop_driver(broken=True)
+            self._reset(broken=True)
             raise error
 
     def _route(self, route: Any) -> None:
