@@ -7,8 +7,10 @@ site group is finished without it.
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import json
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import cast
@@ -28,7 +30,7 @@ from sitesift.batch import (
 )
 from sitesift.cli import SAMPLE_SITE, main
 from sitesift.datasets import read_index, read_page_bytes
-from sitesift.guards import END, Busy, Limits, Lost, Supervisor
+from sitesift.guards import END, Busy, Limits, Lost, PageTimeout, Supervisor, time_limit
 from sitesift.inputs import collect_sources
 from sitesift.model_io import load_model
 from tests.test_crawl import huge_page
@@ -288,3 +290,19 @@ def test_a_large_site_group_fits_within_the_memory_limit() -> None:
                                limits=Limits(memory_mb=300, page_seconds=60.0)))
     assert len(outcomes) == 600 and all(o.result is not None for o in outcomes), {
         o.error for o in outcomes if o.error}
+
+
+def test_a_timer_that_is_swallowed_still_ends_the_block_as_a_timeout() -> None:
+    def swallowing(seconds: float) -> None:  # library code that catches everything
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            with contextlib.suppress(Exception):
+                time.sleep(0.01)
+
+    with pytest.raises(PageTimeout), time_limit(0.05):
+        swallowing(0.5)
+    with pytest.raises(PageTimeout), time_limit(0.05):  # and then fails otherwise
+        swallowing(0.5)
+        raise ValueError("the request was never answered")
+    with time_limit(5):  # a block that ends in time is left alone
+        swallowing(0.05)

@@ -62,13 +62,29 @@ def time_limit(seconds: float, what: str = "page") -> Iterator[None]:
         yield
         return
 
+    message = f"{what} exceeded the time limit of {seconds:g} s"
+    expired = False
+
     def expire(signum: int, frame: object) -> None:
-        raise PageTimeout(f"{what} exceeded the time limit of {seconds:g} s")
+        nonlocal expired
+        expired = True
+        raise PageTimeout(message)
 
     previous = signal.signal(signal.SIGALRM, expire)
     signal.setitimer(signal.ITIMER_REAL, seconds)
     try:
         yield
+    except PageTimeout:
+        raise
+    except Exception:
+        # The timer's exception can land in code that swallows it (asyncio's callbacks,
+        # an event listener of Playwright's): what then ends the block is the timeout.
+        if expired:
+            raise PageTimeout(message) from None
+        raise
+    else:
+        if expired:
+            raise PageTimeout(message)
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)

@@ -255,7 +255,6 @@ class Renderer:
         self._doc_served = False
         self._answered: set[str] = set()  # URLs the route answered itself (pixel, 204)
         self._failure: str | None = None
-        self._callback_error: SitesiftError | None = None
         self._script = _collect_script()
 
     def __enter__(self) -> Renderer:
@@ -289,7 +288,6 @@ class Renderer:
         ms = self.options.timeout * 1000
         self._html, self._blocked, self._network = html, [], []
         self._doc_served, self._answered = False, set()
-        self._callback_error = None
         try:
             tab.goto(DOC_URL, wait_until="load", timeout=ms)
             handle = tab.wait_for_function(
@@ -297,12 +295,10 @@ class Renderer:
                                    "maxNodes": self.options.max_nodes}, timeout=ms)
             raw = handle.json_value()
         except PlaywrightTimeout:
-            self._reraise_callback_error()
             self._restart()  # a renderer stuck in layout is not reused
             raise InputError(f"{name}: rendering took longer than "
                              f"{self.options.timeout:g} s") from None
         except PlaywrightError as exc:
-            self._reraise_callback_error()
             self._restart()
             first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             raise InputError(f"{name}: rendering failed: {first}") from None
@@ -315,7 +311,6 @@ class Renderer:
             raise
         finally:
             self._html = ""
-        self._reraise_callback_error()
         if raw.get("error"):
             raise InputError(f"{name}: rendering failed: {raw['error']}")
         self._served += 1
@@ -373,23 +368,7 @@ class Renderer:
             raise RenderUnavailable(self._failure) from None
         return self._page
 
-    def _reraise_callback_error(self) -> None:
-        """A guard's timer that fired inside one of our route callbacks is swallowed there
-        by Playwright (logged as an event listener's error, the request left unanswered):
-        raise it now, with a fresh browser and driver for the next page."""
-        error, self._callback_error = self._callback_error, None
-        if error is not None:
-            self._reset(broken=True)
-            raise error
-
     def _route(self, route: Any) -> None:
-        try:
-            self._answer(route)
-        except SitesiftError as exc:  # a guard's PageTimeout (see _reraise_callback_error)
-            self._callback_error = exc
-            raise
-
-    def _answer(self, route: Any) -> None:
         request = route.request
         if request.is_navigation_request() and request.frame.parent_frame is None:
             if request.url == DOC_URL and not self._doc_served:
