@@ -25,13 +25,13 @@ PAGE_SECONDS = 10.0
 BROWSER_PAGE_SECONDS = 60.0
 
 
-def _params(pairs: Iterable[str]) -> dict[str, Any]:
+def _params(pairs: Iterable[str], flag: str = "--set") -> dict[str, Any]:
     """`--set threshold=0.4` pairs; values are read as JSON where they parse."""
     out: dict[str, Any] = {}
     for pair in pairs:
         key, sep, value = pair.partition("=")
         if not sep:
-            raise SystemExit(f"sitesift: --set wants key=value, got {pair!r}")
+            raise SystemExit(f"sitesift: {flag} wants key=value, got {pair!r}")
         try:
             out[key] = json.loads(value)
         except json.JSONDecodeError:
@@ -408,17 +408,12 @@ def cmd_train_default(args: argparse.Namespace) -> int:
     from sitesift.extractor.dataset import cached_corpus
     from sitesift.extractor.train import train_default
 
-    weights: dict[str, float] = {}
-    for item in args.corpus_weight:
-        name, _, value = item.partition("=")
-        try:
-            weights[name] = float(value)
-        except ValueError:
-            raise SystemExit(f"sitesift train-default: --corpus-weight {item!r} is not "
-                             "NAME=NUMBER") from None
-        if not weights[name] > 0 or name not in {Path(d).name for d in args.datasets}:
-            raise SystemExit(f"sitesift train-default: --corpus-weight {item!r}: a positive "
-                             "weight for one of the corpora given")
+    weights = _params(args.corpus_weight, "--corpus-weight")
+    for name, value in weights.items():
+        if (not isinstance(value, int | float) or isinstance(value, bool) or not value > 0
+                or name not in {Path(d).name for d in args.datasets}):
+            raise SystemExit(f"sitesift train-default: --corpus-weight {name}={value!r}: a "
+                             "positive weight for one of the corpora given")
     cache = Path(args.cache) if args.cache else None
     corpora = [cached_corpus(Path(d), cache, rebuild=args.rebuild, workers=args.workers,
                              progress=not args.quiet) for d in args.datasets]
