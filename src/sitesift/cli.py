@@ -403,15 +403,14 @@ def cmd_train_template(args: argparse.Namespace) -> int:
 def cmd_train_default(args: argparse.Namespace) -> int:
     """Train the default cleaner's model on corpora with gold; with --folds, measure it on
     held-out sites first and write a held-out bundle for `sitesift bench`."""
-    import json as _json
-
     from sitesift.extractor.dataset import cached_corpus
     from sitesift.extractor.train import train_default
 
     weights = _params(args.corpus_weight, "--corpus-weight")
+    names = {Path(d).name for d in args.datasets}
     for name, value in weights.items():
         if (not isinstance(value, int | float) or isinstance(value, bool) or not value > 0
-                or name not in {Path(d).name for d in args.datasets}):
+                or name not in names):
             raise SystemExit(f"sitesift train-default: --corpus-weight {name}={value!r}: a "
                              "positive weight for one of the corpora given")
     cache = Path(args.cache) if args.cache else None
@@ -421,7 +420,7 @@ def cmd_train_default(args: argparse.Namespace) -> int:
     summary = train_default(corpora, args.out, folds=args.folds, heldout=args.heldout,
                             seed=args.seed, corpus_weight=weights)
     if args.report:
-        Path(args.report).write_text(_json.dumps(summary, indent=1) + "\n", encoding="utf-8")
+        Path(args.report).write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
     for preset, row in summary.get("cross_validation", {}).items():
         figures = ", ".join(f"{k.split('/', 1)[1]} {v:.3f}" for k, v in row.items()
                             if k.startswith("f1/") and "/" not in k[3:])
