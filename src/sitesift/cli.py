@@ -413,12 +413,15 @@ def cmd_train_default(args: argparse.Namespace) -> int:
                 or name not in names):
             raise SystemExit(f"sitesift train-default: --corpus-weight {name}={value!r}: a "
                              "positive weight for one of the corpora given")
+    if not 1 <= args.stage2_members <= 20:
+        raise SystemExit("sitesift train-default: --stage2-members takes 1 to 20")
     cache = Path(args.cache) if args.cache else None
     corpora = [cached_corpus(Path(d), cache, rebuild=args.rebuild, workers=args.workers,
                              progress=not args.quiet) for d in args.datasets]
     start = time.process_time()
     summary = train_default(corpora, args.out, folds=args.folds, heldout=args.heldout,
-                            seed=args.seed, corpus_weight=weights)
+                            seed=args.seed, corpus_weight=weights,
+                            stage2_members=args.stage2_members)
     if args.report:
         Path(args.report).write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
     for preset, row in summary.get("cross_validation", {}).items():
@@ -644,6 +647,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--rebuild", action="store_true", help="rebuild cached corpora")
     p.add_argument("--report", help="write the training summary (JSON) here")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--stage2-members", type=int, default=3, metavar="N",
+                   help="average N stage-2 forests fitted on different samples of the "
+                        "training blocks (default 3; 1 is one forest, faster and noisier)")
     p.add_argument("--workers", type=int, default=1, help="processes building the corpora")
     p.add_argument("--quiet", action="store_true")
     p.set_defaults(func=cmd_train_default)

@@ -128,6 +128,22 @@ def test_forest_export_predicts_like_scikit_learn() -> None:
     assert np.allclose(again.proba(X), forest.proba(X))
 
 
+def test_averaged_forest_scores_the_mean_of_its_members() -> None:
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    _, _, X = _toy_forest()
+    y = (np.nan_to_num(X[:, 2]) > 0).astype(int)
+    members = [Forest.from_sklearn(HistGradientBoostingClassifier(max_iter=10 + 5 * i)
+                                   .fit(X[i::3], y[i::3])) for i in range(3)]
+    mean = Forest.mean(members)
+    assert np.allclose(mean.raw(X), np.mean([m.raw(X) for m in members], axis=0))
+    assert len(mean.roots) == 10 + 15 + 20
+    again = Forest.from_dict(json.loads(json.dumps(mean.to_dict())))
+    assert np.allclose(again.proba(X), mean.proba(X))
+    with pytest.raises(ValueError):
+        Forest.mean([members[0], _constant(3, 1.0)])
+
+
 @pytest.mark.parametrize("damage", ["backward_child", "feature_range", "length", "nan_value",
                                     "bool_field", "leaf_not_self"])
 def test_forest_refuses_damaged_arrays(damage: str) -> None:
@@ -287,3 +303,52 @@ def test_corpus_weight_scales_each_page_of_that_corpus() -> None:
     assert np.allclose(even, 100.0)  # every page weighs the same, whatever its blocks
     pool.corpus_weight = {"new": 2.0}
     assert np.allclose(np.bincount(pool.page, weights=pool.weights()), [100.0, 200.0, 200.0])
+
+
+def _story_gold(n: int) -> str:
+    paragraphs = (f"{ARTICLE} Paragraph {i} of story {n} says more about item {n}, and the "
+                  "mayor answered questions from residents." for i in range(5))
+    return "\n".join([f"Budget delayed again {n}", *paragraphs])
+
+
+def test_train_default_learns_a_model_that_cleans(tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """The whole training command on a small corpus of four sites: a cross-validated
+    model with an averaged stage 2, its held-out bundle, and a cleaner that uses it."""
+    from sitesift.cli import main
+    from sitesift.extractor.train import DEFAULT_PARAMS
+
+    monkeypatch.setitem(DEFAULT_PARAMS, "max_iter", 40)  # (fewer trees: a faster test)
+
+    root = tmp_path / "news"
+    (root / "pages").mkdir(parents=True)
+    (root / "gold").mkdir()
+    rows = []
+    for site_no, (site, box) in enumerate([("planet.com", "article"), ("globe.org", "story"),
+                                           ("herald.net", "post-body"), ("times.io", "text")]):
+        for k in range(4):
+            n = 10 * site_no + k
+            html = news_page(n, comments=k % 2 == 0).replace('class="article"',
+                                                             f'class="{box}"')
+            pid = f"{site_no}-{k}"
+            (root / "pages" / f"{pid}.html").write_text(html.replace("Daily Planet", site))
+            (root / "gold" / f"{pid}.txt").write_text(_story_gold(n))
+            rows.append({"id": pid, "site": site, "url": f"https://{site}/{k}"})
+    (root / "index.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    out, heldout = tmp_path / "model.json.gz", tmp_path / "heldout.json.gz"
+    args = ["train-default", str(root), "--out", str(out), "--folds", "2", "--heldout",
+            str(heldout), "--stage2-members", "2", "--quiet"]
+    assert main(args) == 0
+    model = model_file.load(out)
+    assert model.meta["stage2_members"] == 2 and model.meta["pages"] == 16
+    assert len(model.stage2.roots) == 2 * DEFAULT_PARAMS["max_iter"]
+    assert len(model.stage1.roots) == DEFAULT_PARAMS["max_iter"]
+    bundle = model_file.load(heldout)
+    assert len(bundle.folds) == 2 and set(bundle.fold_of) == {"planet", "globe", "herald",
+                                                              "times"}
+    text = get_cleaner("default", model=str(out)).clean(page(news_page(99))).text
+    assert "Paragraph 3 of story 99" in text
+    for noise in ("All rights reserved", "Share on Facebook", "I think this is wrong"):
+        assert noise not in text, noise
+    with pytest.raises(SystemExit, match="stage2-members"):
+        main([*args[:-2], "0"])

@@ -12,6 +12,7 @@ damaged or hostile model file is refused rather than evaluated.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -101,6 +102,27 @@ class Forest:
                    threshold.astype(np.float64), missing_left.astype(bool),
                    left.astype(np.int64), right.astype(np.int64), value.astype(np.float64),
                    depth)
+
+    @classmethod
+    def mean(cls, forests: Sequence[Forest]) -> Forest:
+        """One forest whose score is the mean of the given forests' scores (their trees
+        side by side, leaf values and baselines divided by their number): an average of
+        models trained on different samples, evaluated in one walk."""
+        if not forests:
+            raise ValueError("no forests to average")
+        if len({f.n_features for f in forests}) != 1:
+            raise ValueError("the forests take different numbers of features")
+        n = len(forests)
+        offsets = np.cumsum([0] + [len(f.feature) for f in forests[:-1]])
+        return cls._checked(
+            forests[0].n_features, sum(f.baseline for f in forests) / n,
+            np.concatenate([f.roots + o for f, o in zip(forests, offsets, strict=True)]),
+            np.concatenate([f.feature for f in forests]),
+            np.concatenate([f.threshold for f in forests]),
+            np.concatenate([f.missing_left for f in forests]),
+            np.concatenate([f.left + o for f, o in zip(forests, offsets, strict=True)]),
+            np.concatenate([f.right + o for f, o in zip(forests, offsets, strict=True)]),
+            np.concatenate([f.value for f in forests]) / n)
 
     def to_dict(self) -> dict[str, Any]:
         return {

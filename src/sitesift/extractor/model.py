@@ -2,8 +2,9 @@
 
 One JSON object (optionally gzipped): a format tag and version, the feature and context
 names the forests were trained on (a model of another feature set is refused), the stage-1
-and stage-2 forests, the decision thresholds of the presets, free-form training notes, and
-a SHA-256 over all of it, so a damaged or altered file is reported, never used.
+and stage-2 forests (a stage 2 averaged over several fits is stored as one `Forest.mean`),
+the decision thresholds of the presets, free-form training notes, and a SHA-256 over all
+of it, so a damaged or altered file is reported, never used.
 
 A *held-out bundle* (made for measurement by `sitesift train-default --folds K`) carries, in
 addition, one pair of forests per fold and the fold of every site seen in training: a page

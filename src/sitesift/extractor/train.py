@@ -25,6 +25,7 @@ import numpy as np
 
 from sitesift.extractor.context import context_features
 from sitesift.extractor.dataset import CorpusData
+from sitesift.extractor.forest import Forest
 
 DEFAULT_PARAMS: dict[str, Any] = {
     "max_iter": 150, "learning_rate": 0.12, "max_leaf_nodes": 31, "min_samples_leaf": 20,
@@ -158,10 +159,35 @@ def oof_stage1(pool: Pool, page_ids: np.ndarray, folds: np.ndarray, k: int,
         p1[te] = model.predict_proba(pool.X[te])[:, 1]
 
 
+@dataclass(frozen=True)
+class Averaged:
+    """Stage-2 models fitted on different thinning draws of the same training rows, their
+    raw scores averaged. One training run moves a page type's mean F1 by a few hundredths
+    (which blocks the thinning keeps); the average of a few draws moves less. Exported as
+    one `Forest.mean`, so a model file still holds one stage-2 forest."""
+
+    members: tuple[Any, ...]
+
+    def predict_proba(self, X: np.ndarray) -> np.ndarray:
+        raw = np.mean([m.decision_function(X) for m in self.members], axis=0)
+        p = 1.0 / (1.0 + np.exp(-raw))
+        return np.column_stack([1.0 - p, p])
+
+
+def to_forest(model: Any) -> Forest:
+    """The plain-array forest of a fitted stage (one model or an `Averaged` group)."""
+    if isinstance(model, Averaged):
+        return Forest.mean([Forest.from_sklearn(m) for m in model.members])
+    return Forest.from_sklearn(model)
+
+
 def train_two_stage(pool: Pool, page_ids: np.ndarray, *, inner_k: int = 3, seed: int = 0,
                     params1: dict[str, Any] | None = None,
-                    params2: dict[str, Any] | None = None) -> tuple[Any, Any]:
-    """Stage 1 on the pages, stage 2 on their inner out-of-fold stage-1 probabilities."""
+                    params2: dict[str, Any] | None = None,
+                    members: int = 1) -> tuple[Any, Any]:
+    """Stage 1 on the pages, stage 2 on their inner out-of-fold stage-1 probabilities
+    (with `members` > 1, an `Averaged` stage 2: the first member on stage 1's draw of
+    rows, the others on draws of their own)."""
     y, w = pool.y, pool.weights()
     rows = pool.rows(page_ids)
     inner = page_folds(pool, inner_k, seed + 1)
@@ -169,17 +195,28 @@ def train_two_stage(pool: Pool, page_ids: np.ndarray, *, inner_k: int = 3, seed:
     oof_stage1(pool, page_ids, inner, inner_k, params1, p1)
     kept, wk = thin(rows, w, THIN, seed)
     stage1 = fit_trees(pool.X[kept], y[kept], wk, params1)
+    unscored = rows[np.isnan(p1[rows])]
+    if len(unscored):
+        # Too few sites for every inner fold to have training pages: those blocks get
+        # stage 1's in-sample probabilities (optimistic, but stage 2 needs a context).
+        _log(f"{len(unscored)} blocks without an out-of-fold stage-1 probability "
+             "(too few sites); stage 2 sees in-sample ones there")
+        p1[unscored] = stage1.predict_proba(pool.X[unscored])[:, 1]
     X2 = stage2_matrix(pool, page_ids, p1)
     position = np.full(len(pool.share), -1)
     position[rows] = np.arange(len(rows))
-    stage2 = fit_trees(X2[position[kept]], y[kept], wk, params2)
-    return stage1, stage2
+    fitted = []
+    for member in range(max(members, 1)):
+        if member:
+            kept, wk = thin(rows, w, THIN, seed + 1000 * member)
+        fitted.append(fit_trees(X2[position[kept]], y[kept], wk, params2))
+    return stage1, fitted[0] if len(fitted) == 1 else Averaged(tuple(fitted))
 
 
 def cross_validate(pool: Pool, k: int = 5, *, seed: int = 0, inner_k: int = 3,
                    params1: dict[str, Any] | None = None,
                    params2: dict[str, Any] | None = None,
-                   folds: np.ndarray | None = None
+                   folds: np.ndarray | None = None, members: int = 1
                    ) -> tuple[np.ndarray, np.ndarray, list[tuple[Any, Any]]]:
     """Stage-1 and stage-2 probabilities of every block from models trained without its
     site (or, with `folds`, without its fold: e.g. one fold per corpus), and each fold's
@@ -196,7 +233,7 @@ def cross_validate(pool: Pool, k: int = 5, *, seed: int = 0, inner_k: int = 3,
         train = all_pages[folds != f]
         _log(f"fold {f + 1}/{k}: {len(train)} training pages, {len(test)} test pages")
         stage1, stage2 = train_two_stage(pool, train, inner_k=inner_k, seed=seed,
-                                         params1=params1, params2=params2)
+                                         params1=params1, params2=params2, members=members)
         models.append((stage1, stage2))
         if len(test) == 0:
             continue
@@ -284,7 +321,8 @@ def train_default(corpora: Sequence[CorpusData], out: Any, *, folds: int = 0,
                   heldout: Any = None, seed: int = 0, thin_floor: float | None = None,
                   params1: dict[str, Any] | None = None,
                   params2: dict[str, Any] | None = None,
-                  corpus_weight: dict[str, float] | None = None) -> dict[str, Any]:
+                  corpus_weight: dict[str, float] | None = None,
+                  stage2_members: int = 1) -> dict[str, Any]:
     """Train the default cleaner's model on every page of `corpora` and write it to `out`.
 
     With `folds` > 1, first measure it by site-held-out cross-validation: the presets'
@@ -292,7 +330,6 @@ def train_default(corpora: Sequence[CorpusData], out: Any, *, folds: int = 0,
     returned, and `heldout` (if given) receives a bundle whose forests score each known
     site with the fold models trained without it (for `sitesift bench`)."""
     from sitesift.extractor import model as model_file
-    from sitesift.extractor.forest import Forest
 
     global THIN
     if thin_floor is not None:
@@ -303,7 +340,7 @@ def train_default(corpora: Sequence[CorpusData], out: Any, *, folds: int = 0,
          f"{', '.join(c.name for c in corpora)}")
     summary: dict[str, Any] = {"pages": len(pool.pages), "blocks": len(pool.share),
                                "corpora": [c.name for c in corpora], "folds": folds,
-                               "seed": seed, "thin": THIN,
+                               "seed": seed, "thin": THIN, "stage2_members": stage2_members,
                                "corpus_weight": pool.corpus_weight,
                                "params1": {**DEFAULT_PARAMS, **(params1 or {})},
                                "params2": {**DEFAULT_PARAMS, **(params2 or {})}}
@@ -312,21 +349,22 @@ def train_default(corpora: Sequence[CorpusData], out: Any, *, folds: int = 0,
     if folds > 1:
         page_fold = page_folds(pool, folds, seed)
         _, p2, fold_models = cross_validate(pool, folds, seed=seed, params1=params1,
-                                            params2=params2, folds=page_fold)
+                                            params2=params2, folds=page_fold,
+                                            members=stage2_members)
         chosen = choose_thresholds(pool, p2)
         thresholds = chosen["thresholds"]
         summary["cross_validation"] = chosen["report"]
     _log("final model on every page")
     stage1, stage2 = train_two_stage(pool, np.arange(len(pool.pages)), seed=seed,
-                                     params1=params1, params2=params2)
-    final = model_file.ExtractorModel(Forest.from_sklearn(stage1), Forest.from_sklearn(stage2),
+                                     params1=params1, params2=params2, members=stage2_members)
+    final = model_file.ExtractorModel(to_forest(stage1), to_forest(stage2),
                                       {k: float(v) for k, v in thresholds.items()}, summary)
     model_file.save(final, out)
     if heldout is not None and fold_models:
         fold_of = {p["cv"]: int(f) for p, f in zip(pool.pages, page_fold, strict=True)}
         bundle = model_file.ExtractorModel(
             final.stage1, final.stage2, final.thresholds, {**summary, "heldout": True},
-            tuple((Forest.from_sklearn(a), Forest.from_sklearn(b)) for a, b in fold_models),
+            tuple((to_forest(a), to_forest(b)) for a, b in fold_models),
             fold_of)
         model_file.save(bundle, heldout)
     return summary
