@@ -20,6 +20,7 @@ from sitesift.extractor.features import FEATURES, block_features
 from sitesift.extractor.forest import Forest
 from sitesift.extractor.labels import gold_share
 from sitesift.extractor.site import SiteEvidence, page_digest
+from sitesift.extractor.train import Pool, choose_thresholds, macro_f_beta
 from sitesift.methods.base import get_cleaner
 from sitesift.model_io import load_model, save_model
 from sitesift.page import Page
@@ -293,8 +294,6 @@ def test_unsure_pages_keep_their_likeliest_blocks(tmp_path: Path) -> None:
 
 
 def test_corpus_weight_scales_each_page_of_that_corpus() -> None:
-    from sitesift.extractor.train import Pool
-
     pool = Pool(X=np.zeros((5, 1)), share=np.zeros(5), ntok=np.array([1, 3, 10, 0, 5]),
                 anc=np.zeros((5, 1), dtype=int), page=np.array([0, 0, 1, 2, 2]),
                 pages=[{"corpus": "old"}, {"corpus": "new"}, {"corpus": "new"}],
@@ -352,3 +351,49 @@ def test_train_default_learns_a_model_that_cleans(tmp_path: Path,
         assert noise not in text, noise
     with pytest.raises(SystemExit, match="stage2-members"):
         main([*args[:-2], "0"])
+
+
+def test_page_cut_scales_every_preset_alike_on_unsure_pages() -> None:
+    presets = (0.55, 0.325, 0.175)
+    # a page with a sure block: each preset's own threshold
+    assert [model_file.page_cut(t, 0.99, 0.325) for t in presets] == list(presets)
+    # an unsure page (surest block 0.2): balanced cuts at half of it, the others alike
+    cuts = [float(model_file.page_cut(t, 0.2, 0.325)) for t in presets]
+    assert cuts[1] == pytest.approx(0.1)
+    assert cuts[0] == pytest.approx(0.55 * 0.1 / 0.325) and cuts[2] == pytest.approx(
+        0.175 * 0.1 / 0.325)
+    assert model_file.page_cut(0.55, 0.2, 0.325, relative=0.0) == 0.55
+    assert np.allclose(model_file.page_cut(0.325, np.array([0.99, 0.2]), 0.325), [0.325, 0.1])
+
+
+def _pool(probs: list[list[float]], gold: list[list[bool]], corpus: str = "c") -> Pool:
+    texts, page_of, pages = [], [], []
+    for i, (ps, gs) in enumerate(zip(probs, gold, strict=True)):
+        words = [f"page{i} block{j} words" for j in range(len(ps))]
+        texts += words
+        page_of += [i] * len(ps)
+        pages.append({"corpus": corpus, "id": str(i),
+                      "gold": "\n".join(w for w, g in zip(words, gs, strict=True) if g)})
+    n = len(texts)
+    return Pool(X=np.zeros((n, 1)), share=np.zeros(n), ntok=np.full(n, 3),
+                anc=np.zeros((n, 1), dtype=int), page=np.asarray(page_of), pages=pages,
+                texts=texts)
+
+
+def test_thresholds_are_chosen_with_the_cleaners_page_cut() -> None:
+    # a sure page (its noise at 0.3) and an unsure one (its content at 0.15): no single
+    # threshold serves both, the cleaner's scaled cut on the unsure page does
+    probs = [[0.9, 0.3], [0.15, 0.02]]
+    pool = _pool(probs, [[True, False], [True, False]])
+    chosen = choose_thresholds(pool, np.concatenate(probs))
+    assert 0.3 < chosen["thresholds"]["balanced"] <= 0.9
+    assert chosen["report"]["balanced"]["f1/c"] == 1.0
+    t = chosen["thresholds"]
+    assert t["precision"] >= t["balanced"] >= t["recall"]
+
+
+def test_each_page_type_weighs_like_a_corpus() -> None:
+    rows = [{"corpus": "w", "page_type": "x", "precision": 1.0, "recall": 1.0}] * 3 + [
+        {"corpus": "w", "page_type": "y", "precision": 0.0, "recall": 0.0},
+        {"corpus": "a", "page_type": None, "precision": 1.0, "recall": 1.0}]
+    assert macro_f_beta(rows, 1.0) == pytest.approx(2 / 3)  # a, w/x, w/y: not a and w

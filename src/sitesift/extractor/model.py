@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from sitesift.errors import ModelError
 from sitesift.extractor.context import CONTEXT
 from sitesift.extractor.features import FEATURES
@@ -29,8 +31,23 @@ from sitesift.model_io import read_document, write_document
 FORMAT = "sitesift-extractor"
 FORMAT_VERSION = 1
 PRESETS = ("precision", "balanced", "recall")
+RELATIVE = 0.5  # a page's cut: see `page_cut`
 MAX_BYTES = 256 * 1024 * 1024
 BUNDLED = Path(__file__).resolve().parents[1] / "data" / "default-v1.json.gz"
+
+
+def page_cut(threshold: float, page_max: Any, balanced: float,
+             relative: float = RELATIVE) -> Any:
+    """The probability a block needs on a page whose surest block has `page_max` (a
+    number, or an array of pages): `threshold`, scaled down by one factor on a page where
+    even the surest block is under `balanced / relative` (an unusual layout, where the
+    model is unsure of everything), so such a page keeps its relatively likely blocks
+    rather than nothing. At the balanced threshold the cut is min(balanced, relative x
+    page_max); every preset's cut scales alike, so the presets still nest on every page.
+    `relative` 0 turns this off."""
+    if relative <= 0:
+        return threshold
+    return threshold * np.minimum(1.0, relative * np.asarray(page_max) / balanced)
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,7 @@ import numpy as np
 from sitesift.extractor.context import context_features
 from sitesift.extractor.dataset import CorpusData
 from sitesift.extractor.forest import Forest
+from sitesift.extractor.model import RELATIVE
 
 DEFAULT_PARAMS: dict[str, Any] = {
     "max_iter": 150, "learning_rate": 0.12, "max_leaf_nodes": 31, "min_samples_leaf": 20,
@@ -243,16 +244,18 @@ def cross_validate(pool: Pool, k: int = 5, *, seed: int = 0, inner_k: int = 3,
     return p1, p2, models
 
 
-def page_scores(pool: Pool, prob: np.ndarray, threshold: float = 0.5,
+def page_scores(pool: Pool, prob: np.ndarray, threshold: float | np.ndarray = 0.5,
                 page_ids: Sequence[int] | None = None) -> list[dict[str, Any]]:
-    """Exact token P/R/F1 of every page's kept blocks (p >= threshold) against its gold."""
+    """Exact token P/R/F1 of every page's kept blocks (p >= threshold, a number or one cut
+    per page of the pool) against its gold."""
     from sitesift.metrics import token_prf
 
+    cuts = np.broadcast_to(np.asarray(threshold, dtype=np.float64), (len(pool.pages),))
     out = []
     ids = range(len(pool.pages)) if page_ids is None else page_ids
     for i in ids:
         lo, hi = int(pool.bounds[i]), int(pool.bounds[i + 1])
-        keep = [pool.texts[j] for j in range(lo, hi) if prob[j] >= threshold]
+        keep = [pool.texts[j] for j in range(lo, hi) if prob[j] >= cuts[i]]
         info = pool.pages[i]
         prf = token_prf("\n".join(keep), info["gold"])
         out.append({"corpus": info["corpus"], "id": info["id"],
@@ -263,41 +266,61 @@ def page_scores(pool: Pool, prob: np.ndarray, threshold: float = 0.5,
 
 def summarise(rows: list[dict[str, Any]]) -> dict[str, float]:
     """Mean F1 per corpus, and per wcxb page type (`wcxb/<type>`)."""
-    groups: dict[str, list[float]] = {}
-    for r in rows:
-        groups.setdefault(r["corpus"], []).append(r["f1"])
-        if r.get("page_type"):
-            groups.setdefault(f"{r['corpus']}/{r['page_type']}", []).append(r["f1"])
-    return {k: float(np.mean(v)) for k, v in sorted(groups.items())}
+    return {k: float(v) for k, v in _means(rows, "f1", digits=None).items()}
 
 
 THRESHOLD_GRID = tuple(round(0.1 + 0.025 * i, 3) for i in range(33))  # 0.1 .. 0.9
 BETAS = {"precision": 0.5, "balanced": 1.0, "recall": 2.0}
 
 
-def choose_thresholds(pool: Pool, prob: np.ndarray,
-                      grid: Sequence[float] = THRESHOLD_GRID) -> dict[str, Any]:
+def page_max(pool: Pool, prob: np.ndarray) -> np.ndarray:
+    """Each page's highest block probability (0 for a page without blocks)."""
+    out = np.zeros(len(pool.pages))
+    filled = np.diff(pool.bounds) > 0
+    if filled.any():
+        out[filled] = np.maximum.reduceat(prob, pool.bounds[:-1][filled].astype(np.int64))
+    return out
+
+
+def _group(row: dict[str, Any]) -> str:
+    # a corpus whose pages carry a page type (wcxb) counts each type as a group of its own
+    return f"{row['corpus']}/{row['page_type']}" if row.get("page_type") else row["corpus"]
+
+
+def macro_f_beta(rows: list[dict[str, Any]], beta: float) -> float:
+    """Each page's F-beta, averaged per group and the groups averaged alike."""
+    per: dict[str, list[float]] = {}
+    b2 = beta * beta
+    for r in rows:
+        p, rc = r["precision"], r["recall"]
+        f = (1 + b2) * p * rc / (b2 * p + rc) if p + rc > 0 else 0.0
+        per.setdefault(_group(r), []).append(f)
+    return float(np.mean([np.mean(v) for v in per.values()]))
+
+
+def choose_thresholds(pool: Pool, prob: np.ndarray, grid: Sequence[float] = THRESHOLD_GRID,
+                      relative: float = RELATIVE) -> dict[str, Any]:
     """Per preset, the threshold of best F-beta (beta 0.5 / 1 / 2 for precision /
-    balanced / recall), each page's F-beta averaged per corpus and the corpora averaged
-    alike (no corpus outweighs another by its size). Returns the thresholds and the
-    per-corpus mean F1, P and R at each."""
-    table: dict[float, list[dict[str, Any]]] = {t: page_scores(pool, prob, t) for t in grid}
+    balanced / recall), with each page cut as the cleaner cuts it (`model.page_cut`).
 
-    def macro(rows: list[dict[str, Any]], beta: float) -> float:
-        per: dict[str, list[float]] = {}
-        b2 = beta * beta
-        for r in rows:
-            p, rc = r["precision"], r["recall"]
-            f = (1 + b2) * p * rc / (b2 * p + rc) if p + rc > 0 else 0.0
-            per.setdefault(r["corpus"], []).append(f)
-        return float(np.mean([np.mean(v) for v in per.values()]))
+    Groups weigh the same whatever their size: a corpus, or each page type of a corpus
+    whose pages carry one (wcxb's seven), since the cleaner must do well on every kind of
+    page, not only on the most common one. Balanced is chosen first (the other presets'
+    cuts scale with it on unsure pages). Returns the thresholds and the per-corpus (and
+    per-type) mean F1, P and R at each."""
+    from sitesift.extractor.model import page_cut
 
-    chosen: dict[str, float] = {}
-    for preset, beta in BETAS.items():
-        chosen[preset] = max(grid, key=lambda t, b=beta: macro(table[t], b))  # type: ignore[misc]
+    top = page_max(pool, prob)
+    balanced_rows = {t: page_scores(pool, prob, page_cut(t, top, t, relative)) for t in grid}
+    balanced = max(grid, key=lambda t: macro_f_beta(balanced_rows[t], 1.0))
+    table = {t: page_scores(pool, prob, page_cut(t, top, balanced, relative))
+             for t in grid if t != balanced}
+    table[balanced] = balanced_rows[balanced]
+    chosen = {preset: max(grid, key=lambda t, b=beta: macro_f_beta(table[t], b))  # type: ignore[misc]
+              for preset, beta in BETAS.items() if preset != "balanced"}
     # Presets must keep their order even where the curves are flat.
-    chosen["precision"] = max(chosen["precision"], chosen["balanced"])
-    chosen["recall"] = min(chosen["recall"], chosen["balanced"])
+    chosen = {"precision": max(chosen["precision"], balanced), "balanced": balanced,
+              "recall": min(chosen["recall"], balanced)}
     report = {}
     for preset, t in chosen.items():
         rows = table[t]
@@ -308,13 +331,16 @@ def choose_thresholds(pool: Pool, prob: np.ndarray,
     return {"thresholds": chosen, "report": report}
 
 
-def _means(rows: list[dict[str, Any]], metric: str) -> dict[str, float]:
+def _means(rows: list[dict[str, Any]], metric: str, digits: int | None = 4
+           ) -> dict[str, float]:
+    """Mean of `metric` per corpus and per page type (`corpus/type`)."""
     groups: dict[str, list[float]] = {}
     for r in rows:
         groups.setdefault(r["corpus"], []).append(r[metric])
         if r.get("page_type"):
-            groups.setdefault(f"{r['corpus']}/{r['page_type']}", []).append(r[metric])
-    return {k: round(float(np.mean(v)), 4) for k, v in sorted(groups.items())}
+            groups.setdefault(_group(r), []).append(r[metric])
+    means = {k: float(np.mean(v)) for k, v in sorted(groups.items())}
+    return means if digits is None else {k: round(v, digits) for k, v in means.items()}
 
 
 def train_default(corpora: Sequence[CorpusData], out: Any, *, folds: int = 0,

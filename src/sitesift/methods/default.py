@@ -15,10 +15,11 @@ Presets (`preset=`), each a probability threshold chosen on site-held-out
 cross-validation (`sitesift train-default --folds`): `balanced` (best mean F1),
 `precision` (best F0.5: keeps less, for training data where noise hurts most), `recall`
 (best F2: keeps more, for search indexing where missing text hurts most); `threshold=`
-overrides the preset's threshold. On any page the cut is at most `relative` (0.5) times
-the page's highest block probability, so a page of an unusual layout, where the model is
-unsure of every block, keeps its relatively likely blocks instead of nothing
-(`relative=0` turns this off).
+overrides the preset's threshold. On a page of an unusual layout, where the model is
+unsure of every block, the cut is scaled down so the page keeps its relatively likely
+blocks instead of nothing: at the balanced threshold it is at most `relative` (0.5) times
+the page's highest block probability, and every preset's cut scales by the same factor
+(`extractor.model.page_cut`; `relative=0` turns this off).
 
 The model is `sitesift/data/default-v1.json.gz` unless `model=` (or the environment
 variable SITESIFT_DEFAULT_MODEL) names another file made by `sitesift train-default`.
@@ -57,7 +58,8 @@ class DefaultCleaner(Cleaner):
     site_level = True
 
     def __init__(self, preset: str = "balanced", threshold: float | None = None,
-                 model: str | None = None, site: bool = True, relative: float = 0.5) -> None:
+                 model: str | None = None, site: bool = True,
+                 relative: float = model_file.RELATIVE) -> None:
         if preset not in model_file.PRESETS:
             raise ValueError(f"default: preset must be one of {', '.join(model_file.PRESETS)},"
                              f" got {preset!r}")
@@ -140,12 +142,10 @@ class DefaultCleaner(Cleaner):
 
     def _verdicts(self, page: Page, pb: PageBlocks) -> NodeScores:
         pb, prob = self.probabilities(page, pb)
-        # On a page where the model is unsure of everything (an unusual layout), the cut is
-        # at most `relative` times its surest block's probability: the relatively likely
-        # blocks are kept rather than (almost) nothing.
         cut = self.cutoff
-        if self.relative > 0 and len(prob):
-            cut = min(cut, self.relative * float(prob.max()))
+        if len(prob):
+            cut = float(model_file.page_cut(cut, float(prob.max()),
+                                            self._model.thresholds["balanced"], self.relative))
         verdicts: NodeScores = {}
         for elem, p in zip(pb.elem, prob, strict=True):
             node = pb.nodes[elem]
