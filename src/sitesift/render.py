@@ -325,7 +325,13 @@ class Renderer:
     def _reset(self, broken: bool = False) -> None:
         """Drop the browser and this Renderer's hold on the thread's driver (`broken`: stop
         the driver too); the next page starts both again."""
-        self._restart()
+        if broken:
+            # After an interrupt no request goes over the connection: a graceful
+            # browser.close() waits for an answer that may never come (a CI run hung there
+            # once). Stopping the driver closes its pipe, and its browsers end with it.
+            self._browser, self._page, self._served = None, None, 0
+        else:
+            self._restart()
         driver, self._pw = self._pw, None
         if driver is not None:
             _release_driver(driver, broken)
