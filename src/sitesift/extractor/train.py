@@ -266,7 +266,7 @@ def page_scores(pool: Pool, prob: np.ndarray, threshold: float | np.ndarray = 0.
 
 def summarise(rows: list[dict[str, Any]]) -> dict[str, float]:
     """Mean F1 per corpus, and per wcxb page type (`wcxb/<type>`)."""
-    return {k: float(v) for k, v in _means(rows, "f1", digits=None).items()}
+    return _means(rows, "f1", digits=None)
 
 
 THRESHOLD_GRID = tuple(round(0.1 + 0.025 * i, 3) for i in range(33))  # 0.1 .. 0.9
