@@ -203,7 +203,7 @@ def test_a_timer_swallowed_in_a_route_callback_is_still_the_pages_timeout(
     # logs that as a listener's error and leaves the request unanswered, so the page would
     # end as the renderer's own timeout. It must end as the guard's PageTimeout, and the
     # next page must render.
-    fired = []
+    fired: list[int] = []
 
     def route_once(self: Renderer, route: object) -> None:
         if not fired:
@@ -216,6 +216,20 @@ def test_a_timer_swallowed_in_a_route_callback_is_still_the_pages_timeout(
     with Renderer(RenderOptions(timeout=3)) as r:
         with pytest.raises(PageTimeout), time_limit(60):
             r.render(page("<p>first</p>"))
+        got = r.render(page("<p>hello</p>"))
+        assert got.matched == got.nodes == 2
+
+
+@needs_browser
+def test_a_dead_driver_is_replaced_not_reported_as_missing_chromium() -> None:
+    # A timer's signal inside a write to the driver's pipe closes the connection, and
+    # Playwright reports that as an ordinary error of the page being rendered; the next
+    # page must start a fresh driver, not call Chromium unusable for good.
+    with Renderer() as r:
+        r.render(page("<p>one</p>"))
+        r._pw.stop()  # the connection ends under the Renderer
+        with pytest.raises(InputError):
+            r.render(page("<p>two</p>"))
         got = r.render(page("<p>hello</p>"))
         assert got.matched == got.nodes == 2
 

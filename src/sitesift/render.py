@@ -338,7 +338,7 @@ class Renderer:
 
     # -- the browser ---------------------------------------------------------------------
 
-    def _tab(self) -> Any:
+    def _tab(self, retried: bool = False) -> Any:
         if self._page is not None:
             return self._page
         if self._failure is not None:  # do not retry a failed start on every page
@@ -367,6 +367,12 @@ class Renderer:
             self._reset(broken=True)  # of this machine's browser; the next page tries again
             raise
         except Exception as exc:  # Playwright's errors, a missing driver, an asyncio loop
+            if not retried:
+                # The thread's driver may have died under an earlier page (a timer's signal
+                # inside a write to its pipe closes the connection): one more try with a
+                # fresh driver before Chromium is called unusable.
+                self._reset(broken=True)
+                return self._tab(retried=True)
             self._restart()
             self._failure = (f"headless Chromium would not start ({type(exc).__name__}: "
                              f"{str(exc).strip().splitlines()[0] if str(exc).strip() else ''}); "
