@@ -327,8 +327,8 @@ class Renderer:
         the driver too); the next page starts both again."""
         if broken:
             # After an interrupt no request goes over the connection: a graceful
-            # browser.close() waits for an answer that may never come (a CI run hung there
-            # once). Stopping the driver closes its pipe, and its browsers end with it.
+            # browser.close() can wait for an answer that never comes (the likely place of
+            # one CI hang). Stopping the driver closes its pipe; its browsers end with it.
             self._browser, self._page, self._served = None, None, 0
         else:
             self._restart()
