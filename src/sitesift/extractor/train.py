@@ -23,10 +23,10 @@ from typing import Any
 
 import numpy as np
 
+from sitesift.extractor import model as model_file
 from sitesift.extractor.context import context_features
 from sitesift.extractor.dataset import CorpusData
 from sitesift.extractor.forest import Forest
-from sitesift.extractor.model import RELATIVE
 
 DEFAULT_PARAMS: dict[str, Any] = {
     "max_iter": 150, "learning_rate": 0.12, "max_leaf_nodes": 31, "min_samples_leaf": 20,
@@ -299,7 +299,7 @@ def macro_f_beta(rows: list[dict[str, Any]], beta: float) -> float:
 
 
 def choose_thresholds(pool: Pool, prob: np.ndarray, grid: Sequence[float] = THRESHOLD_GRID,
-                      relative: float = RELATIVE) -> dict[str, Any]:
+                      relative: float = model_file.RELATIVE) -> dict[str, Any]:
     """Per preset, the threshold of best F-beta (beta 0.5 / 1 / 2 for precision /
     balanced / recall), with each page cut as the cleaner cuts it (`model.page_cut`).
 
@@ -308,12 +308,11 @@ def choose_thresholds(pool: Pool, prob: np.ndarray, grid: Sequence[float] = THRE
     page, not only on the most common one. Balanced is chosen first (the other presets'
     cuts scale with it on unsure pages). Returns the thresholds and the per-corpus (and
     per-type) mean F1, P and R at each."""
-    from sitesift.extractor.model import page_cut
-
     top = page_max(pool, prob)
-    balanced_rows = {t: page_scores(pool, prob, page_cut(t, top, t, relative)) for t in grid}
+    balanced_rows = {t: page_scores(pool, prob, model_file.page_cut(t, top, t, relative))
+                     for t in grid}
     balanced = max(grid, key=lambda t: macro_f_beta(balanced_rows[t], 1.0))
-    table = {t: page_scores(pool, prob, page_cut(t, top, balanced, relative))
+    table = {t: page_scores(pool, prob, model_file.page_cut(t, top, balanced, relative))
              for t in grid if t != balanced}
     table[balanced] = balanced_rows[balanced]
     chosen = {preset: max(grid, key=lambda t, b=beta: macro_f_beta(table[t], b))  # type: ignore[misc]
@@ -355,8 +354,6 @@ def train_default(corpora: Sequence[CorpusData], out: Any, *, folds: int = 0,
     thresholds are chosen on those out-of-fold probabilities, the per-corpus figures are
     returned, and `heldout` (if given) receives a bundle whose forests score each known
     site with the fold models trained without it (for `sitesift bench`)."""
-    from sitesift.extractor import model as model_file
-
     global THIN
     if thin_floor is not None:
         THIN = thin_floor
