@@ -325,13 +325,10 @@ class Renderer:
     def _reset(self, broken: bool = False) -> None:
         """Drop the browser and this Renderer's hold on the thread's driver (`broken`: stop
         the driver too); the next page starts both again."""
-        if broken:
-            # After an interrupt no request goes over the connection: a graceful
-            # browser.close() can wait for an answer that never comes (the likely place of
-            # one CI hang). Stopping the driver closes its pipe; its browsers end with it.
-            self._browser, self._page, self._served = None, None, 0
-        else:
-            self._restart()
+        # After an interrupt (`broken`) no request goes over the connection: a graceful
+        # browser.close() can wait for an answer that never comes (the likely place of one
+        # CI hang). Stopping the driver closes its pipe; its browsers end with it.
+        self._restart(close=not broken)
         driver, self._pw = self._pw, None
         if driver is not None:
             _release_driver(driver, broken)
@@ -408,10 +405,11 @@ class Renderer:
         if response.url != DOC_URL and response.url not in self._answered:
             self._network.append(response.url)
 
-    def _restart(self) -> None:
-        """Drop the browser (a fresh one starts on the next page)."""
+    def _restart(self, close: bool = True) -> None:
+        """Drop the browser (a fresh one starts on the next page); `close`: ask it to close
+        (otherwise it ends with its driver)."""
         browser, self._browser, self._page, self._served = self._browser, None, None, 0
-        if browser is not None:
+        if browser is not None and close:
             with contextlib.suppress(Exception):
                 browser.close()
 
