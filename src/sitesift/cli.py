@@ -415,19 +415,25 @@ def cmd_train_default(args: argparse.Namespace) -> int:
                              "positive weight for one of the corpora given")
     if not 1 <= args.stage2_members <= 20:
         raise SystemExit("sitesift train-default: --stage2-members takes 1 to 20")
+    if args.by_corpus and len(names) < 2:
+        raise SystemExit("sitesift train-default: --by-corpus needs two corpora or more")
     cache = Path(args.cache) if args.cache else None
     corpora = [cached_corpus(Path(d), cache, rebuild=args.rebuild, workers=args.workers,
                              progress=not args.quiet) for d in args.datasets]
     start = time.process_time()
     summary = train_default(corpora, args.out, folds=args.folds, heldout=args.heldout,
                             seed=args.seed, corpus_weight=weights,
-                            stage2_members=args.stage2_members)
+                            stage2_members=args.stage2_members, by_corpus=args.by_corpus)
     if args.report:
         Path(args.report).write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
-    for preset, row in summary.get("cross_validation", {}).items():
+    measured = [(f"held-out sites, {preset}", row)
+                for preset, row in summary.get("cross_validation", {}).items()]
+    if "heldout_corpora" in summary:
+        measured.append(("held-out corpora, balanced", summary["heldout_corpora"]))
+    for title, row in measured:
         figures = ", ".join(f"{k.split('/', 1)[1]} {v:.3f}" for k, v in row.items()
                             if k.startswith("f1/") and "/" not in k[3:])
-        print(f"held-out sites, {preset} (p >= {row['threshold']}): {figures}")
+        print(f"{title} (p >= {row['threshold']}): {figures}")
     print(f"sitesift train-default: {summary['pages']} pages, {summary['blocks']} blocks, "
           f"{time.process_time() - start:.0f} s CPU -> {args.out}"
           + (f", held-out bundle {args.heldout}" if args.heldout else ""), file=sys.stderr)
@@ -641,6 +647,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--heldout", help="with --folds: also write a held-out bundle (each "
                    "known site scored by the fold models trained without it), for "
                    "SITESIFT_DEFAULT_MODEL=BUNDLE sitesift bench ... --methods default")
+    p.add_argument("--by-corpus", action="store_true",
+                   help="also measure each corpus with models trained on the other corpora "
+                        "only (gold of other people and rules: a corpus never seen)")
     p.add_argument("--cache", help="folder for the labelled blocks of each corpus (reused)")
     p.add_argument("--corpus-weight", action="append", default=[], metavar="NAME=W",
                    help="a page of corpus NAME weighs W in training (default 1; repeatable)")

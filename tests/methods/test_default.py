@@ -312,31 +312,36 @@ def _story_gold(n: int) -> str:
 
 def test_train_default_learns_a_model_that_cleans(tmp_path: Path,
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
-    """The whole training command on a small corpus of four sites: a cross-validated
-    model with an averaged stage 2, its held-out bundle, and a cleaner that uses it."""
+    """The whole training command on two small corpora of two sites each: a
+    cross-validated model with an averaged stage 2, its held-out bundle, each corpus
+    measured by models trained on the other, and a cleaner that uses the model."""
     from sitesift.cli import main
     from sitesift.extractor.train import DEFAULT_PARAMS
 
     monkeypatch.setitem(DEFAULT_PARAMS, "max_iter", 40)  # (fewer trees: a faster test)
 
-    root = tmp_path / "news"
-    (root / "pages").mkdir(parents=True)
-    (root / "gold").mkdir()
-    rows = []
-    for site_no, (site, box) in enumerate([("planet.com", "article"), ("globe.org", "story"),
-                                           ("herald.net", "post-body"), ("times.io", "text")]):
-        for k in range(4):
-            n = 10 * site_no + k
-            html = news_page(n, comments=k % 2 == 0).replace('class="article"',
-                                                             f'class="{box}"')
-            pid = f"{site_no}-{k}"
-            (root / "pages" / f"{pid}.html").write_text(html.replace("Daily Planet", site))
-            (root / "gold" / f"{pid}.txt").write_text(_story_gold(n))
-            rows.append({"id": pid, "site": site, "url": f"https://{site}/{k}"})
-    (root / "index.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    roots = [tmp_path / "news", tmp_path / "papers"]
+    sites = [("planet.com", "article"), ("globe.org", "story"), ("herald.net", "post-body"),
+             ("times.io", "text")]
+    for site_no, (site, box) in enumerate(sites):
+        root = roots[site_no // 2]
+        (root / "pages").mkdir(parents=True, exist_ok=True)
+        (root / "gold").mkdir(exist_ok=True)
+        with (root / "index.jsonl").open("a") as index:
+            for k in range(4):
+                n = 10 * site_no + k
+                html = news_page(n, comments=k % 2 == 0).replace('class="article"',
+                                                                 f'class="{box}"')
+                pid = f"{site_no}-{k}"
+                (root / "pages" / f"{pid}.html").write_text(html.replace("Daily Planet", site))
+                (root / "gold" / f"{pid}.txt").write_text(_story_gold(n))
+                index.write(json.dumps({"id": pid, "site": site,
+                                        "url": f"https://{site}/{k}"}) + "\n")
     out, heldout = tmp_path / "model.json.gz", tmp_path / "heldout.json.gz"
-    args = ["train-default", str(root), "--out", str(out), "--folds", "2", "--heldout",
-            str(heldout), "--stage2-members", "2", "--quiet"]
+    report = tmp_path / "report.json"
+    args = ["train-default", *map(str, roots), "--out", str(out), "--folds", "2",
+            "--heldout", str(heldout), "--by-corpus", "--report", str(report), "--quiet",
+            "--stage2-members", "2"]
     assert main(args) == 0
     model = model_file.load(out)
     assert model.meta["stage2_members"] == 2 and model.meta["pages"] == 16
@@ -345,12 +350,46 @@ def test_train_default_learns_a_model_that_cleans(tmp_path: Path,
     bundle = model_file.load(heldout)
     assert len(bundle.folds) == 2 and set(bundle.fold_of) == {"planet", "globe", "herald",
                                                               "times"}
+    # each corpus, cleaned by models that learned from the other corpus's sites only
+    by_corpus = json.loads(report.read_text())["heldout_corpora"]
+    assert by_corpus["threshold"] == model.thresholds["balanced"]
+    assert by_corpus["f1/news"] > 0.8 and by_corpus["f1/papers"] > 0.8
     text = get_cleaner("default", model=str(out)).clean(page(news_page(99))).text
     assert "Paragraph 3 of story 99" in text
     for noise in ("All rights reserved", "Share on Facebook", "I think this is wrong"):
         assert noise not in text, noise
     with pytest.raises(SystemExit, match="stage2-members"):
-        main([*args[:-2], "0"])
+        main([*args[:-2], "--stage2-members", "0"])
+    with pytest.raises(SystemExit, match="two corpora"):
+        main(["train-default", str(roots[0]), "--out", str(out), "--by-corpus"])
+
+
+def test_a_held_out_corpus_learns_from_no_page_of_its_sites(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from sitesift.extractor import train
+
+    pages = [{"corpus": c, "cv": s} for c, s in
+             [("a", "x"), ("a", "y"), ("b", "x"), ("b", "z"), ("c", "w"), ("c", "w")]]
+    pool = Pool(X=np.zeros((6, 1)), share=np.zeros(6), ntok=np.ones(6, dtype=int),
+                anc=np.zeros((6, 1), dtype=int), page=np.arange(6), pages=pages,
+                texts=["a"] * 6)
+    trained_on: list[list[int]] = []
+
+    class Marker:  # a stage whose probability is its first feature
+        def predict_proba(self, X: np.ndarray) -> np.ndarray:
+            return np.column_stack([1 - X[:, 0], X[:, 0]])
+
+    def fake_train(pool_: Pool, page_ids: np.ndarray, **_: object) -> tuple[Marker, Marker]:
+        trained_on.append(sorted(page_ids.tolist()))
+        return Marker(), Marker()
+
+    monkeypatch.setattr(train, "train_two_stage", fake_train)
+    monkeypatch.setattr(train, "stage2_matrix", lambda pool_, ids, p1: np.full((len(ids), 1),
+                                                                                0.25))
+    p2 = train.heldout_corpora(pool)
+    # corpus a holds site x, which corpus b also has: b's page of x is not learned from
+    assert trained_on == [[3, 4, 5], [1, 4, 5], [0, 1, 2, 3]]
+    assert np.allclose(p2, 0.25)  # every block is scored
 
 
 def test_page_cut_scales_every_preset_alike_on_unsure_pages() -> None:

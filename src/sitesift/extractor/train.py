@@ -236,12 +236,41 @@ def cross_validate(pool: Pool, k: int = 5, *, seed: int = 0, inner_k: int = 3,
         stage1, stage2 = train_two_stage(pool, train, inner_k=inner_k, seed=seed,
                                          params1=params1, params2=params2, members=members)
         models.append((stage1, stage2))
-        if len(test) == 0:
-            continue
-        te = pool.rows(test)
-        p1[te] = stage1.predict_proba(pool.X[te])[:, 1]
-        p2[te] = stage2.predict_proba(stage2_matrix(pool, test, p1))[:, 1]
+        _score(pool, test, stage1, stage2, p1, p2)
     return p1, p2, models
+
+
+def _score(pool: Pool, test: np.ndarray, stage1: Any, stage2: Any, p1: np.ndarray,
+           p2: np.ndarray) -> None:
+    """Fill `p1` and `p2` for the rows of the `test` pages with the two stages' scores."""
+    if len(test) == 0:
+        return
+    te = pool.rows(test)
+    p1[te] = stage1.predict_proba(pool.X[te])[:, 1]
+    p2[te] = stage2.predict_proba(stage2_matrix(pool, test, p1))[:, 1]
+
+
+def heldout_corpora(pool: Pool, *, seed: int = 0, params1: dict[str, Any] | None = None,
+                    params2: dict[str, Any] | None = None, members: int = 1) -> np.ndarray:
+    """Stage-2 probabilities of every block from models trained on the *other* corpora
+    alone: a corpus's figure is then one for gold written by other people, to other rules
+    (what a corpus the model never saw looks like). A site the held-out corpus shares with
+    another corpus is left out of training too, so no page of it is learned from."""
+    corpus = np.asarray([p["corpus"] for p in pool.pages])
+    site = np.asarray([p["cv"] for p in pool.pages])
+    p1 = np.full(len(pool.share), np.nan)
+    p2 = np.full(len(pool.share), np.nan)
+    for name in dict.fromkeys(corpus):
+        test = np.flatnonzero(corpus == name)
+        train = np.flatnonzero((corpus != name) & ~np.isin(site, site[test]))
+        _log(f"held-out corpus {name}: {len(train)} training pages of the other corpora, "
+             f"{len(test)} test pages")
+        if len(train) == 0:
+            continue
+        stage1, stage2 = train_two_stage(pool, train, seed=seed, params1=params1,
+                                         params2=params2, members=members)
+        _score(pool, test, stage1, stage2, p1, p2)
+    return p2
 
 
 def page_scores(pool: Pool, prob: np.ndarray, threshold: float | np.ndarray = 0.5,
@@ -320,14 +349,15 @@ def choose_thresholds(pool: Pool, prob: np.ndarray, grid: Sequence[float] = THRE
     # Presets must keep their order even where the curves are flat.
     chosen = {"precision": max(chosen["precision"], balanced), "balanced": balanced,
               "recall": min(chosen["recall"], balanced)}
-    report = {}
-    for preset, t in chosen.items():
-        rows = table[t]
-        report[preset] = {"threshold": t, **{
-            f"{metric}/{name}": value
-            for metric in ("f1", "precision", "recall")
-            for name, value in _means(rows, metric).items()}}
+    report = {preset: _report(table[t], t) for preset, t in chosen.items()}
     return {"thresholds": chosen, "report": report}
+
+
+def _report(rows: list[dict[str, Any]], threshold: float) -> dict[str, float]:
+    """The threshold and the mean F1, P and R per corpus (and page type) of its rows."""
+    return {"threshold": threshold, **{f"{metric}/{name}": value
+                                       for metric in ("f1", "precision", "recall")
+                                       for name, value in _means(rows, metric).items()}}
 
 
 def _means(rows: list[dict[str, Any]], metric: str, digits: int | None = 4
@@ -347,13 +377,15 @@ def train_default(corpora: Sequence[CorpusData], out: Any, *, folds: int = 0,
                   params1: dict[str, Any] | None = None,
                   params2: dict[str, Any] | None = None,
                   corpus_weight: dict[str, float] | None = None,
-                  stage2_members: int = 1) -> dict[str, Any]:
+                  stage2_members: int = 1, by_corpus: bool = False) -> dict[str, Any]:
     """Train the default cleaner's model on every page of `corpora` and write it to `out`.
 
     With `folds` > 1, first measure it by site-held-out cross-validation: the presets'
     thresholds are chosen on those out-of-fold probabilities, the per-corpus figures are
     returned, and `heldout` (if given) receives a bundle whose forests score each known
-    site with the fold models trained without it (for `sitesift bench`)."""
+    site with the fold models trained without it (for `sitesift bench`). With `by_corpus`,
+    also measure each corpus with models trained on the other corpora only
+    (`heldout_corpora`), at the balanced preset."""
     global THIN
     if thin_floor is not None:
         THIN = thin_floor
@@ -377,6 +409,12 @@ def train_default(corpora: Sequence[CorpusData], out: Any, *, folds: int = 0,
         chosen = choose_thresholds(pool, p2)
         thresholds = chosen["thresholds"]
         summary["cross_validation"] = chosen["report"]
+    if by_corpus:
+        p2 = heldout_corpora(pool, seed=seed, params1=params1, params2=params2,
+                             members=stage2_members)
+        t = thresholds["balanced"]
+        cut = model_file.page_cut(t, page_max(pool, p2), t)
+        summary["heldout_corpora"] = _report(page_scores(pool, p2, cut), t)
     _log("final model on every page")
     stage1, stage2 = train_two_stage(pool, np.arange(len(pool.pages)), seed=seed,
                                      params1=params1, params2=params2, members=stage2_members)
