@@ -69,6 +69,20 @@ def test_evaluate_on_a_shared_corpus_slice(tmp_path: Path) -> None:
     assert mean["sst"] > mean["alltext"] + 0.15
 
 
+def test_evaluate_passes_method_parameters(tmp_path: Path) -> None:
+    recall = {}
+    for threshold in ("0.02", "0.98"):
+        out = tmp_path / threshold
+        assert main(["evaluate", str(SAMPLE_SITE), "--method", "default", "--set",
+                     f"default.threshold={threshold}", "--set", "relative=0", "--out",
+                     str(out), "--quiet", "--workers", "1"]) == 0
+        rows = [json.loads(line) for line in (out / "pages.jsonl").read_text().splitlines()]
+        recall[threshold] = sum(r["recall"] for r in rows) / len(rows)
+    assert recall["0.98"] < recall["0.02"] - 0.2  # the strict cut keeps much less
+    with pytest.raises(SystemExit, match="sst is not a --method"):
+        main(["evaluate", str(SAMPLE_SITE), "--method", "default", "--set", "sst.threshold=1"])
+
+
 @pytest.mark.parametrize(("argv", "seconds"), [
     (["clean", "x", "--out", "o", "--method", "sst"], 10.0),
     (["clean", "x", "--out", "o", "--method", "vips"], 60.0),

@@ -135,12 +135,27 @@ def cmd_fit(args: argparse.Namespace) -> int:
     return 0 if len(sources) == fitted.pages + len(report.errors) else 1
 
 
+def _method_params(pairs: Iterable[str], methods: list[str], command: str
+                   ) -> dict[str, dict[str, Any]]:
+    """Each method's parameters from `--set` pairs: `sst.threshold=0.4` for one method,
+    `threshold=0.4` for every method given."""
+    params: dict[str, dict[str, Any]] = {m: {} for m in methods}
+    for key, value in _params(pairs).items():
+        method, dot, name = key.partition(".")
+        if dot and method not in params:
+            raise SystemExit(f"sitesift {command}: --set {key}: {method} is not a --method")
+        for m in [method] if dot else methods:
+            params[m][name if dot else key] = value
+    return params
+
+
 def cmd_evaluate(args: argparse.Namespace) -> int:
     from sitesift.evaluate import evaluate, summary_table
 
-    methods = args.method or ["alltext", "sst"]
+    methods = list(dict.fromkeys(args.method or ["alltext", "sst"]))
+    params = _method_params(args.set, methods, "evaluate")
     rows = evaluate([Path(d) for d in args.datasets], methods, grouping=args.group_by,
-                    min_group_pages=args.min_site_pages, workers=args.workers,
+                    min_group_pages=args.min_site_pages, workers=args.workers, params=params,
                     progress=not args.quiet, folds=args.folds, limits=_limits(args))
     table = summary_table(rows)
     print(table)
@@ -315,13 +330,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     from sitesift.report import build_report
 
     methods = list(dict.fromkeys(args.method or ["sst"]))
-    params: dict[str, dict[str, Any]] = {m: {} for m in methods}
-    for key, value in _params(args.set).items():  # `sst.threshold=0.4`, or all methods
-        method, dot, name = key.partition(".")
-        if dot and method not in params:
-            raise SystemExit(f"sitesift report: --set {key}: {method} is not a --method")
-        for m in [method] if dot else methods:
-            params[m][name if dot else key] = value
+    params = _method_params(args.set, methods, "report")
     command = " ".join(["sitesift report", args.path, *(f"--method {m}" for m in methods),
                         *(f"--set {s}" for s in args.set), "--group-by", args.group_by,
                         *(f"--site {s}" for s in args.site), "--views", str(args.views),
@@ -502,6 +511,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--folds", type=int, default=1,
                    help="clean each page with a site model fitted on the other folds of its "
                         "site (pages the model never saw); 1 = fit on all pages")
+    p.add_argument("--set", action="append", default=[], metavar="[METHOD.]KEY=VALUE",
+                   help="a method parameter, for one method (default.preset=precision) or "
+                        "every --method (preset=precision)")
     p.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     p.add_argument("--out")
     _add_limits(p)

@@ -210,6 +210,22 @@ def test_default_keeps_the_article_and_drops_the_furniture(bundled: object) -> N
         assert noise not in text, noise
 
 
+def test_comments_drop_removes_the_comment_section_not_a_wrapper_named_for_it(
+        bundled: object) -> None:
+    story, comment = "Paragraph 3 of story 0", "I think this is wrong"
+    lenient = {"threshold": 0.01, "relative": 0.0}  # a cut that keeps the comments
+    assert comment in get_cleaner("default", **lenient).clean(page(news_page())).text
+    wrapped = news_page().replace("<body>", '<body><div id="comments-enabled">').replace(
+        "</body>", "</div></body>")  # a site whose whole page sits in a comment-named box
+    for html in (news_page(), wrapped):
+        result = get_cleaner("default", comments="drop", **lenient).clean(page(html))
+        assert story in result.text and comment not in result.text
+        assert any("comment section" in b.reason for b in result.blocks
+                   if comment in b.text)
+    with pytest.raises(ValueError, match="comments"):
+        get_cleaner("default", comments="keep")
+
+
 def test_site_evidence_drops_template_text(bundled: object) -> None:
     pages = [page(news_page(n), id=f"p{n}") for n in range(6)]
     cleaner = get_cleaner("default").fit(pages)

@@ -21,6 +21,15 @@ blocks instead of nothing: at the balanced threshold it is at most `relative` (0
 the page's highest block probability, and every preset's cut scales by the same factor
 (`extractor.model.page_cut`; `relative=0` turns this off).
 
+`comments=drop` removes the page's comment section whatever the model says (people who
+build training corpora often want no reader comments; the model itself follows the gold
+texts, which keep a forum's posts and mostly drop a story's comments). A comment section is
+an element whose class, id, role or itemprop names comments (`extractor.blocks`'s comment
+group), unless it holds the start of the main text: the first likely block of some length
+(a wrapper named for comments around the story is not a comment section). Forum posts in
+such containers go too: that is what the option asks for. `comments=auto` (the default)
+leaves it to the model.
+
 The model is `sitesift/data/default-v1.json.gz` unless `model=` (or the environment
 variable SITESIFT_DEFAULT_MODEL) names another file made by `sitesift train-default`.
 """
@@ -36,7 +45,7 @@ import numpy as np
 from sitesift.errors import ModelError
 from sitesift.extract import KEEP, Verdict, render_blocks
 from sitesift.extractor import model as model_file
-from sitesift.extractor.blocks import PageBlocks, walk
+from sitesift.extractor.blocks import ATTR_FLAG, PageBlocks, walk
 from sitesift.extractor.context import context_features
 from sitesift.extractor.dataset import cv_group
 from sitesift.extractor.features import ancestors, block_features
@@ -45,8 +54,32 @@ from sitesift.extractor.site import SiteEvidence, page_digest
 from sitesift.methods.base import Cleaner, NodeScores, register
 from sitesift.page import Page
 from sitesift.result import CONTENT, NOISE, Result
+from sitesift.text import TOKEN
 
 ENV_MODEL = "SITESIFT_DEFAULT_MODEL"
+COMMENTS = ("auto", "drop")
+MAIN_START_TOKENS = 10  # the main text starts at the first likely block of this many tokens
+_COMMENT = ATTR_FLAG["comment"]
+
+
+def comment_blocks(pb: PageBlocks, likely: np.ndarray) -> np.ndarray:
+    """Per block: whether it lies in a comment section, i.e. under (or at) an element named
+    for comments that does not hold the start of the main text (the first `likely` block
+    of MAIN_START_TOKENS tokens or more, else the first likely block)."""
+    likely_idx = np.flatnonzero(likely)
+    start = next((int(b) for b in likely_idx
+                  if len(TOKEN.findall(pb.text[b])) >= MAIN_START_TOKENS),
+                 int(likely_idx[0]) if len(likely_idx) else -1)
+    holds_start: set[int] = set()
+    e = pb.elem[start] if start >= 0 else -1
+    while e >= 0:
+        holds_start.add(e)
+        e = pb.parent[e]
+    inside = [False] * len(pb.nodes)
+    for e, up in enumerate(pb.parent):  # document order: a parent comes before its children
+        inside[e] = (up >= 0 and inside[up]) or (
+            bool(pb.flags[e] & _COMMENT) and e not in holds_start)
+    return np.fromiter((inside[e] for e in pb.elem), dtype=bool, count=len(pb.elem))
 
 
 @register
@@ -59,7 +92,7 @@ class DefaultCleaner(Cleaner):
 
     def __init__(self, preset: str = "balanced", threshold: float | None = None,
                  model: str | None = None, site: bool = True,
-                 relative: float = model_file.RELATIVE) -> None:
+                 relative: float = model_file.RELATIVE, comments: str = "auto") -> None:
         if preset not in model_file.PRESETS:
             raise ValueError(f"default: preset must be one of {', '.join(model_file.PRESETS)},"
                              f" got {preset!r}")
@@ -70,6 +103,9 @@ class DefaultCleaner(Cleaner):
         if isinstance(relative, bool) or not isinstance(relative, int | float) \
                 or not 0.0 <= relative <= 1.0:
             raise ValueError(f"default: relative must be a number in [0, 1], got {relative!r}")
+        if comments not in COMMENTS:
+            raise ValueError(f"default: comments must be one of {', '.join(COMMENTS)}, got "
+                             f"{comments!r}")
         if model is not None and not isinstance(model, str):
             raise ValueError("default: model must be a path")
         self.preset = preset
@@ -77,6 +113,7 @@ class DefaultCleaner(Cleaner):
         self.model_path = model
         self.use_site = bool(site)
         self.relative = float(relative)
+        self.comments = comments
         self.evidence: SiteEvidence | None = None
         self._loaded: model_file.ExtractorModel | None = None
 
@@ -146,11 +183,16 @@ class DefaultCleaner(Cleaner):
         if len(prob):
             cut = float(model_file.page_cut(cut, float(prob.max()),
                                             self._model.thresholds["balanced"], self.relative))
+        in_comments = (comment_blocks(pb, prob >= cut) if self.comments == "drop"
+                       else np.zeros(len(prob), dtype=bool))
         verdicts: NodeScores = {}
-        for elem, p in zip(pb.elem, prob, strict=True):
+        for elem, p, dropped in zip(pb.elem, prob, in_comments, strict=True):
             node = pb.nodes[elem]
             score = float(p)
-            if score >= cut:
+            if dropped:
+                verdicts[node.nid] = Verdict(NOISE, score,
+                                             f"default: p={score:.2f}, comment section")
+            elif score >= cut:
                 verdicts[node.nid] = Verdict(CONTENT, score, f"default: p={score:.2f}")
             else:
                 verdicts[node.nid] = Verdict(NOISE, score, f"default: p={score:.2f}")
@@ -158,14 +200,14 @@ class DefaultCleaner(Cleaner):
 
     def get_params(self) -> dict[str, Any]:
         return {"preset": self.preset, "threshold": self.threshold, "model": self.model_path,
-                "site": self.use_site, "relative": self.relative}
+                "site": self.use_site, "relative": self.relative, "comments": self.comments}
 
     def to_state(self) -> dict[str, Any]:
         return {"evidence": self.evidence.to_state() if self.evidence is not None else None}
 
     @classmethod
     def from_state(cls, params: dict[str, Any], state: dict[str, Any]) -> DefaultCleaner:
-        known = {"preset", "threshold", "model", "site", "relative"}
+        known = {"preset", "threshold", "model", "site", "relative", "comments"}
         if unknown := set(params) - known:
             raise ModelError(f"unknown default parameters: {sorted(unknown)}")
         try:
