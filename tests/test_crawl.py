@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import json
 import os
@@ -63,6 +64,13 @@ def guard_handler(task: str, config: object, limits: Limits) -> Iterator[object]
                     time.sleep(60)
                 elif action == "hog":
                     bytearray(8 << 30)
+                elif action == "full":  # fills its address space, then spins out of reach
+                    held = []
+                    with contextlib.suppress(MemoryError):
+                        while True:
+                            held.append(bytearray(1 << 20))
+                    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})
+                    time.sleep(600)
                 elif action == "crash":
                     os.kill(os.getpid(), signal.SIGSEGV)
             yield f"{unit}:ok"
@@ -87,6 +95,22 @@ def test_supervisor_survives_hangs_hogs_and_crashes() -> None:
     assert events["ok,stuck,ok"][0] == "0:ok" and len(events["ok,stuck,ok"]) == 2
     assert events["ok,stuck,ok"][1].startswith("lost 1:stuck: stuck exceeded the time limit")
     assert events["ok,crash,ok"][1].startswith("lost 1:crash: worker died (SIGSEGV)")
+    assert events["ok"] == ["0:ok", "end"]  # a fresh worker took over
+
+
+def test_a_worker_stuck_at_its_memory_limit_is_stopped_before_its_time_limit() -> None:
+    # (a page that exhausts the worker's memory often leaves it spinning in the allocator:
+    # it should cost the grace period, not the page's whole time budget)
+    limits = Limits(page_seconds=60.0, grace_seconds=1.0, memory_mb=256)
+    supervisor: Supervisor[str] = Supervisor("tests.test_crawl:guard_handler", None, 1, limits)
+    events: dict[str, list[str]] = {}
+    for task, message in supervisor.run(["ok,full,ok", "ok"]):
+        text = message.reason if isinstance(message, Lost) else str(message)
+        events.setdefault(task, []).append("end" if message is END else text)
+    assert events["ok,full,ok"][0] == "0:ok" and len(events["ok,full,ok"]) == 2
+    assert events["ok,full,ok"][1].startswith(
+        "out of memory: full of unit 1 kept the worker at its memory limit of 256 MiB for "
+        "1 s"), events["ok,full,ok"][1]
     assert events["ok"] == ["0:ok", "end"]  # a fresh worker took over
 
 

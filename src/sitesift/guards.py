@@ -99,6 +99,9 @@ def _address_space() -> int:
         return 0
 
 
+MEMORY_POLL_SECONDS = 1.0  # how often a busy worker's memory is looked at (with a limit)
+
+
 def limit_memory(memory_mb: int) -> None:
     """Let this process grow by `memory_mb` MiB of address space: past it, allocations fail
     (MemoryError in Python; a crash in C, which the supervisor turns into an error record)."""
@@ -197,6 +200,7 @@ class _Worker(Generic[T]):
     busy: Busy | None = None
     deadline: float = float("inf")
     started: bool = False  # has answered at least once
+    full_since: float | None = None  # when it was first seen at its memory limit
 
 
 class Supervisor(Generic[T]):
@@ -251,9 +255,13 @@ class Supervisor(Generic[T]):
             worker.proc.join()
         worker.conn.close()
 
-    def _death(self, worker: _Worker[T], killed: bool, full: bool = False) -> str:
+    def _death(self, worker: _Worker[T], killed: bool, full: bool = False,
+               early: bool = False) -> str:
         busy = worker.busy
         what = f"{busy.stage} of unit {busy.unit}" if busy else "between pages"
+        if early:
+            return (f"out of memory: {what} kept the worker at its memory limit of "
+                    f"{self.limits.memory_mb} MiB for {self.limits.grace_seconds:g} s; stopped")
         if killed and busy is not None:
             return (f"{busy.stage} exceeded the time limit of {busy.seconds:g} s "
                     f"(worker stopped after {busy.seconds + self.limits.grace_seconds:g} s"
@@ -288,7 +296,7 @@ class Supervisor(Generic[T]):
                     if worker is None:
                         worker = self._start()
                         pool.append(worker)
-                    worker.task, worker.busy = task, None
+                    worker.task, worker.busy, worker.full_since = task, None, None
                     worker.conn.send(task)
                     budget = (self.limits.page_seconds if worker.started
                               else self.limits.startup_seconds)
@@ -297,12 +305,16 @@ class Supervisor(Generic[T]):
                 if not active:
                     return
                 timeout = max(0.0, min(w.deadline for w in active) - time.monotonic())
+                if self.limits.memory_mb > 0:
+                    timeout = min(timeout, MEMORY_POLL_SECONDS)
                 ready = set(wait([w.conn for w in active], timeout))
                 for worker in active:
                     if worker.conn in ready:
                         yield from self._receive(worker, pool)
                     elif time.monotonic() > worker.deadline:
                         yield from self._lose(worker, pool, killed=True)
+                    elif self._stuck_at_memory_limit(worker):
+                        yield from self._lose(worker, pool, killed=True, early=True)
         finally:
             for worker in list(pool):
                 if worker.task is not None or not self.keep_workers:
@@ -316,7 +328,7 @@ class Supervisor(Generic[T]):
             except (EOFError, OSError):
                 yield from self._lose(worker, pool, killed=False)
                 return
-            worker.started = True
+            worker.started, worker.full_since = True, None  # it answers: not stuck
             task = worker.task
             assert task is not None
             now = time.monotonic()
@@ -340,14 +352,26 @@ class Supervisor(Generic[T]):
             if not worker.conn.poll():
                 return
 
+    def _stuck_at_memory_limit(self, worker: _Worker[T]) -> bool:
+        """Has the worker stayed at its memory limit for the grace period? Such a worker
+        seldom recovers: it spins in the allocator until its time limit, which for a page
+        is many seconds of nothing (see `_at_memory_limit`)."""
+        if self.limits.memory_mb <= 0 or not _at_memory_limit(worker.proc.pid):
+            worker.full_since = None
+            return False
+        now = time.monotonic()
+        if worker.full_since is None:
+            worker.full_since = now
+        return now - worker.full_since >= self.limits.grace_seconds
+
     def _lose(self, worker: _Worker[T], pool: list[_Worker[T]],
-              killed: bool) -> Iterator[tuple[T, object]]:
+              killed: bool, early: bool = False) -> Iterator[tuple[T, object]]:
         task = worker.task
         full = killed and _at_memory_limit(worker.proc.pid)
         if killed:
             worker.proc.kill()
         worker.proc.join()
-        reason = self._death(worker, killed, full)
+        reason = self._death(worker, killed, full, early)
         busy = worker.busy
         self._stop(worker, kill=True)
         pool.remove(worker)
