@@ -89,6 +89,18 @@ def test_sitesift_rows_are_those_of_evaluate() -> None:
     assert all(0 < r["cpu_ms"] <= 2 * r["ms"] + 5 for r in run.rows)
 
 
+def test_method_parameters_reach_the_cleaner_and_the_run_record(tmp_path: Path) -> None:
+    strict = {"default": {"threshold": 0.98, "relative": 0.0}}
+    runs = {name: run_bench([SAMPLE_SITE], ["default"], [], params=params)
+            for name, params in (("plain", None), ("strict", strict))}
+    recall = {k: sum(r["recall"] for r in run.rows) / len(run.rows) for k, run in runs.items()}
+    assert recall["strict"] < recall["plain"] - 0.2
+    assert runs["strict"].meta["params"] == strict and "params" not in runs["plain"].meta
+    with pytest.raises(SystemExit, match="sst is not one of the methods given"):
+        main(["bench", str(SAMPLE_SITE), "--methods", "alltext", "--peers", "none",
+              "--set", "sst.threshold=1", "--out", str(tmp_path)])
+
+
 def test_limit_takes_the_first_pages_in_index_order() -> None:
     run = run_bench([SAMPLE_SITE], ["alltext"], [], limit=5)
     assert [r["id"] for r in run.rows] == IDS[:5]

@@ -135,6 +135,12 @@ def cmd_fit(args: argparse.Namespace) -> int:
     return 0 if len(sources) == fitted.pages + len(report.errors) else 1
 
 
+def _add_method_set(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--set", action="append", default=[], metavar="[METHOD.]KEY=VALUE",
+                   help="a method parameter, for one method (default.preset=precision) or "
+                        "every method given (preset=precision)")
+
+
 def _method_params(pairs: Iterable[str], methods: list[str], command: str
                    ) -> dict[str, dict[str, Any]]:
     """Each method's parameters from `--set` pairs: `sst.threshold=0.4` for one method,
@@ -143,7 +149,8 @@ def _method_params(pairs: Iterable[str], methods: list[str], command: str
     for key, value in _params(pairs).items():
         method, dot, name = key.partition(".")
         if dot and method not in params:
-            raise SystemExit(f"sitesift {command}: --set {key}: {method} is not a --method")
+            raise SystemExit(f"sitesift {command}: --set {key}: {method} is not one of the "
+                             "methods given")
         for m in [method] if dot else methods:
             params[m][name if dot else key] = value
     return params
@@ -225,8 +232,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
             raise SystemExit(f"sitesift bench: {d} is not a dataset (index.jsonl + pages/)")
     methods = _names(args.methods, method_names(), "method")
     peers = _names(args.peers, list(PEERS), "peer")
+    params = _method_params(args.set, methods, "bench")
     command = " ".join(["sitesift bench", *args.datasets, "--methods", args.methods, "--peers",
-                        args.peers, "--group-by", args.group_by, "--workers", str(args.workers)]
+                        args.peers, *(f"--set {s}" for s in args.set), "--group-by",
+                        args.group_by, "--workers", str(args.workers)]
                        + (["--min-site-pages", str(args.min_site_pages)]
                           if args.min_site_pages > 1 else [])
                        + (["--limit", str(args.limit)] if args.limit else [])
@@ -240,7 +249,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         run = run_bench([Path(d) for d in args.datasets], methods, peers,
                         grouping=args.group_by, min_group_pages=args.min_site_pages,
                         workers=args.workers, limit=args.limit, progress=not args.quiet,
-                        on_row=write_row)
+                        on_row=write_row, params=params)
     for name, reason in run.skipped.items():
         print(f"sitesift bench: skipped {name}: {reason}", file=sys.stderr)
     write_report(run.rows, run.info(), out, command, plots=not args.no_plots)
@@ -511,9 +520,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--folds", type=int, default=1,
                    help="clean each page with a site model fitted on the other folds of its "
                         "site (pages the model never saw); 1 = fit on all pages")
-    p.add_argument("--set", action="append", default=[], metavar="[METHOD.]KEY=VALUE",
-                   help="a method parameter, for one method (default.preset=precision) or "
-                        "every --method (preset=precision)")
+    _add_method_set(p)
     p.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     p.add_argument("--out")
     _add_limits(p)
@@ -533,6 +540,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "corpus has years, else site")
     p.add_argument("--min-site-pages", type=int, default=1,
                    help="leave out pages of smaller site groups (for every method)")
+    _add_method_set(p)
     p.add_argument("--workers", type=int, default=1,
                    help="processes for sitesift's methods (peers run in this one)")
     p.add_argument("--limit", type=int, help="only the first N pages with gold per corpus")
@@ -595,8 +603,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--views", type=int, default=30, metavar="N",
                    help="page views for the first N pages of each site (0: all); the "
                         "summary covers every page")
-    p.add_argument("--set", action="append", default=[], metavar="[METHOD.]KEY=VALUE",
-                   help="a method parameter, e.g. sst.threshold=0.4")
+    _add_method_set(p)
     p.add_argument("--quiet", action="store_true")
     p.set_defaults(func=cmd_report)
 

@@ -149,8 +149,10 @@ def _run_peers(root: Path, pages: list[_Page], peers: list[Peer], emit: Callable
 
 def bench_corpus(root: Path, methods: list[str], peers: list[Peer], *, grouping: str = AUTO,
                  min_group_pages: int = 1, workers: int = 1, ids: Container[str] | None = None,
-                 progress: bool = False, emit: Callable[[Row], None]) -> str:
-    """Bench one corpus, passing each row to `emit`; returns the grouping used."""
+                 progress: bool = False, emit: Callable[[Row], None],
+                 params: dict[str, dict[str, Any]] | None = None) -> str:
+    """Bench one corpus, passing each row to `emit` (`params`: each sitesift method's
+    parameters); returns the grouping used."""
     grouping = corpus_grouping(root, grouping)
     groups = dataset_groups(root, grouping, min_group_pages, ids=ids)
     group_of = {s.id: name for name, members in groups.items() for s in members}
@@ -169,7 +171,8 @@ def bench_corpus(root: Path, methods: list[str], peers: list[Peer], *, grouping:
                 "fit_ms": round(outcome.fit_ms, 3), **score(text, gold, page.snippets)}
 
     for row in evaluate([root], methods, grouping=grouping, min_group_pages=min_group_pages,
-                        workers=workers, progress=progress, ids=set(group_of), scorer=scorer):
+                        workers=workers, progress=progress, ids=set(group_of), scorer=scorer,
+                        params=params):
         emit(row)
     return grouping
 
@@ -177,11 +180,15 @@ def bench_corpus(root: Path, methods: list[str], peers: list[Peer], *, grouping:
 def run_bench(datasets: Iterable[Path], methods: list[str], peer_names: list[str], *,
               grouping: str = AUTO, min_group_pages: int = 1, workers: int = 1,
               limit: int | None = None, progress: bool = False,
-              on_row: Callable[[Row], None] | None = None) -> BenchRun:
-    """Bench every corpus; `on_row` sees each row as soon as it is scored."""
+              on_row: Callable[[Row], None] | None = None,
+              params: dict[str, dict[str, Any]] | None = None) -> BenchRun:
+    """Bench every corpus; `on_row` sees each row as soon as it is scored; `params` are
+    each sitesift method's parameters (kept in the run's meta)."""
     peers, skipped = load_peers(peer_names)
     run = BenchRun(methods=list(methods), peers={p.name: p.version for p in peers},
                    skipped=skipped, meta=_machine())
+    if params := {m: v for m, v in (params or {}).items() if v}:
+        run.meta["params"] = params
 
     def emit(row: Row) -> None:
         run.rows.append(row)
@@ -195,7 +202,7 @@ def run_bench(datasets: Iterable[Path], methods: list[str], peer_names: list[str
             ids = first_ids(root, limit) if limit is not None else None
             run.corpora[root.name] = bench_corpus(
                 root, methods, peers, grouping=grouping, min_group_pages=min_group_pages,
-                workers=workers, ids=ids, progress=progress, emit=emit)
+                workers=workers, ids=ids, progress=progress, emit=emit, params=params)
     finally:
         for peer in peers:
             peer.close()
