@@ -431,6 +431,8 @@ def cmd_train_default(args: argparse.Namespace) -> int:
                 or name not in names):
             raise SystemExit(f"sitesift train-default: --corpus-weight {name}={value!r}: a "
                              "positive weight for one of the corpora given")
+    if not 0.0 <= args.corpus_balance <= 1.0:
+        raise SystemExit("sitesift train-default: --corpus-balance takes 0 to 1")
     if not 1 <= args.stage2_members <= 20:
         raise SystemExit("sitesift train-default: --stage2-members takes 1 to 20")
     if args.by_corpus and len(names) < 2:
@@ -441,6 +443,7 @@ def cmd_train_default(args: argparse.Namespace) -> int:
     start = time.process_time()
     summary = train_default(corpora, args.out, folds=args.folds, heldout=args.heldout,
                             seed=args.seed, corpus_weight=weights,
+                            corpus_balance=args.corpus_balance,
                             stage2_members=args.stage2_members, by_corpus=args.by_corpus)
     if args.report:
         Path(args.report).write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
@@ -672,6 +675,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--cache", help="folder for the labelled blocks of each corpus (reused)")
     p.add_argument("--corpus-weight", action="append", default=[], metavar="NAME=W",
                    help="a page of corpus NAME weighs W in training (default 1; repeatable)")
+    p.add_argument("--corpus-balance", type=float, default=0.0, metavar="POWER",
+                   help="weigh a corpus of n pages as n^(1-POWER) in all: 0 (default) every "
+                        "page alike, 1 every corpus alike, 0.5 between")
     p.add_argument("--rebuild", action="store_true", help="rebuild cached corpora")
     p.add_argument("--report", help="write the training summary (JSON) here")
     p.add_argument("--seed", type=int, default=0)

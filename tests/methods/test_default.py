@@ -20,7 +20,7 @@ from sitesift.extractor.features import FEATURES, block_features
 from sitesift.extractor.forest import Forest
 from sitesift.extractor.labels import gold_share
 from sitesift.extractor.site import SiteEvidence, page_digest
-from sitesift.extractor.train import Pool, choose_thresholds, macro_f_beta
+from sitesift.extractor.train import Pool, balance_corpora, choose_thresholds, macro_f_beta
 from sitesift.methods.base import get_cleaner
 from sitesift.model_io import load_model, save_model
 from sitesift.page import Page
@@ -320,6 +320,19 @@ def test_corpus_weight_scales_each_page_of_that_corpus() -> None:
     assert np.allclose(np.bincount(pool.page, weights=pool.weights()), [100.0, 200.0, 200.0])
 
 
+def test_corpus_balance_moves_weight_to_small_corpora_and_keeps_the_total() -> None:
+    pages = [{"corpus": "big"}] * 9 + [{"corpus": "small"}]
+    pool = Pool(X=np.zeros((10, 1)), share=np.zeros(10), ntok=np.ones(10, dtype=int),
+                anc=np.zeros((10, 1), dtype=int), page=np.arange(10), pages=pages,
+                texts=["a"] * 10)
+    assert balance_corpora(pool, 0.0) == {}
+    for power, share in ((1.0, 0.5), (0.5, 1 / (1 + 3))):  # small: 1 of 2, 1 of 1 + 3
+        pool.corpus_weight = balance_corpora(pool, power)
+        per_page = np.bincount(pool.page, weights=pool.weights())
+        assert per_page.sum() == pytest.approx(1000.0)
+        assert per_page[9] / per_page.sum() == pytest.approx(share)
+
+
 def _story_gold(n: int) -> str:
     paragraphs = (f"{ARTICLE} Paragraph {i} of story {n} says more about item {n}, and the "
                   "mayor answered questions from residents." for i in range(5))
@@ -357,10 +370,13 @@ def test_train_default_learns_a_model_that_cleans(tmp_path: Path,
     report = tmp_path / "report.json"
     args = ["train-default", *map(str, roots), "--out", str(out), "--folds", "2",
             "--heldout", str(heldout), "--by-corpus", "--report", str(report), "--quiet",
-            "--stage2-members", "2"]
+            "--corpus-balance", "0.5", "--stage2-members", "2"]
     assert main(args) == 0
     model = model_file.load(out)
     assert model.meta["stage2_members"] == 2 and model.meta["pages"] == 16
+    # two corpora of 8 pages: balancing leaves every page as it was
+    assert model.meta["corpus_balance"] == 0.5
+    assert model.meta["corpus_weight"] == {"news": 1.0, "papers": 1.0}
     assert len(model.stage2.roots) == 2 * DEFAULT_PARAMS["max_iter"]
     assert len(model.stage1.roots) == DEFAULT_PARAMS["max_iter"]
     bundle = model_file.load(heldout)
@@ -376,6 +392,8 @@ def test_train_default_learns_a_model_that_cleans(tmp_path: Path,
         assert noise not in text, noise
     with pytest.raises(SystemExit, match="stage2-members"):
         main([*args[:-2], "--stage2-members", "0"])
+    with pytest.raises(SystemExit, match="corpus-balance"):
+        main([*args[:-4], "--corpus-balance", "2"])
     with pytest.raises(SystemExit, match="two corpora"):
         main(["train-default", str(roots[0]), "--out", str(out), "--by-corpus"])
 

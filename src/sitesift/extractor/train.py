@@ -90,6 +90,21 @@ class Pool:
         return w
 
 
+def balance_corpora(pool: Pool, power: float) -> dict[str, float]:
+    """Corpus weights under which a corpus of n pages weighs in proportion to n^(1 - power)
+    in all: 0 leaves every page equal (a big corpus's conventions rule), 1 makes every
+    corpus equal (a small corpus's few pages then weigh a lot each), 0.5 is between. The
+    weights keep the pool's total weight; `power` 0 gives no weights at all."""
+    if power == 0:
+        return {}
+    counts: dict[str, int] = {}
+    for p in pool.pages:
+        counts[p["corpus"]] = counts.get(p["corpus"], 0) + 1
+    raw = {c: float(n) ** -power for c, n in counts.items()}
+    scale = sum(counts.values()) / sum(raw[c] * n for c, n in counts.items())
+    return {c: raw[c] * scale for c in counts}
+
+
 def thin(rows: np.ndarray, w: np.ndarray, floor: float, seed: int = 0
          ) -> tuple[np.ndarray, np.ndarray]:
     """Importance sampling of training rows: a row lighter than `floor` is kept with
@@ -250,19 +265,24 @@ def _score(pool: Pool, test: np.ndarray, stage1: Any, stage2: Any, p1: np.ndarra
     p2[te] = stage2.predict_proba(stage2_matrix(pool, test, p1))[:, 1]
 
 
+def without_corpus(pool: Pool, name: str) -> tuple[np.ndarray, np.ndarray]:
+    """The pages of corpus `name` and the pages a model may learn from to be measured on
+    it: the other corpora's, less any site that corpus shares with them."""
+    corpus = np.asarray([p["corpus"] for p in pool.pages])
+    site = np.asarray([p["cv"] for p in pool.pages])
+    test = np.flatnonzero(corpus == name)
+    return test, np.flatnonzero((corpus != name) & ~np.isin(site, site[test]))
+
+
 def heldout_corpora(pool: Pool, *, seed: int = 0, params1: dict[str, Any] | None = None,
                     params2: dict[str, Any] | None = None, members: int = 1) -> np.ndarray:
     """Stage-2 probabilities of every block from models trained on the *other* corpora
-    alone: a corpus's figure is then one for gold written by other people, to other rules
-    (what a corpus the model never saw looks like). A site the held-out corpus shares with
-    another corpus is left out of training too, so no page of it is learned from."""
-    corpus = np.asarray([p["corpus"] for p in pool.pages])
-    site = np.asarray([p["cv"] for p in pool.pages])
+    alone (`without_corpus`): a corpus's figure is then one for gold written by other
+    people, to other rules (what a corpus the model never saw looks like)."""
     p1 = np.full(len(pool.share), np.nan)
     p2 = np.full(len(pool.share), np.nan)
-    for name in dict.fromkeys(corpus):
-        test = np.flatnonzero(corpus == name)
-        train = np.flatnonzero((corpus != name) & ~np.isin(site, site[test]))
+    for name in dict.fromkeys(p["corpus"] for p in pool.pages):
+        test, train = without_corpus(pool, name)
         _log(f"held-out corpus {name}: {len(train)} training pages of the other corpora, "
              f"{len(test)} test pages")
         if len(train) == 0:
@@ -376,7 +396,7 @@ def train_default(corpora: Sequence[CorpusData], out: Any, *, folds: int = 0,
                   heldout: Any = None, seed: int = 0, thin_floor: float | None = None,
                   params1: dict[str, Any] | None = None,
                   params2: dict[str, Any] | None = None,
-                  corpus_weight: dict[str, float] | None = None,
+                  corpus_weight: dict[str, float] | None = None, corpus_balance: float = 0.0,
                   stage2_members: int = 1, by_corpus: bool = False) -> dict[str, Any]:
     """Train the default cleaner's model on every page of `corpora` and write it to `out`.
 
@@ -385,18 +405,22 @@ def train_default(corpora: Sequence[CorpusData], out: Any, *, folds: int = 0,
     returned, and `heldout` (if given) receives a bundle whose forests score each known
     site with the fold models trained without it (for `sitesift bench`). With `by_corpus`,
     also measure each corpus with models trained on the other corpora only
-    (`heldout_corpora`), at the balanced preset."""
+    (`heldout_corpora`), at the balanced preset. `corpus_balance` weighs corpora by size
+    (`balance_corpora`), times any `corpus_weight` given."""
     global THIN
     if thin_floor is not None:
         THIN = thin_floor
     pool = Pool.of(corpora)
-    pool.corpus_weight = dict(corpus_weight or {})
+    balance = balance_corpora(pool, corpus_balance)
+    pool.corpus_weight = {c: balance.get(c, 1.0) * (corpus_weight or {}).get(c, 1.0)
+                          for c in {*balance, *(corpus_weight or {})}}
     _log(f"{len(pool.pages)} pages, {len(pool.share)} blocks from "
          f"{', '.join(c.name for c in corpora)}")
     summary: dict[str, Any] = {"pages": len(pool.pages), "blocks": len(pool.share),
                                "corpora": [c.name for c in corpora], "folds": folds,
                                "seed": seed, "thin": THIN, "stage2_members": stage2_members,
                                "corpus_weight": pool.corpus_weight,
+                               "corpus_balance": corpus_balance,
                                "params1": {**DEFAULT_PARAMS, **(params1 or {})},
                                "params2": {**DEFAULT_PARAMS, **(params2 or {})}}
     thresholds = {"precision": 0.65, "balanced": 0.5, "recall": 0.35}
