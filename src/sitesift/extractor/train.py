@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import sys
 import time
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -97,9 +98,7 @@ def balance_corpora(pool: Pool, power: float) -> dict[str, float]:
     weights keep the pool's total weight; `power` 0 gives no weights at all."""
     if power == 0:
         return {}
-    counts: dict[str, int] = {}
-    for p in pool.pages:
-        counts[p["corpus"]] = counts.get(p["corpus"], 0) + 1
+    counts = Counter(p["corpus"] for p in pool.pages)
     raw = {c: float(n) ** -power for c, n in counts.items()}
     scale = sum(counts.values()) / sum(raw[c] * n for c, n in counts.items())
     return {c: raw[c] * scale for c in counts}
@@ -411,9 +410,10 @@ def train_default(corpora: Sequence[CorpusData], out: Any, *, folds: int = 0,
     if thin_floor is not None:
         THIN = thin_floor
     pool = Pool.of(corpora)
-    balance = balance_corpora(pool, corpus_balance)
-    pool.corpus_weight = {c: balance.get(c, 1.0) * (corpus_weight or {}).get(c, 1.0)
-                          for c in {*balance, *(corpus_weight or {})}}
+    balance, given = balance_corpora(pool, corpus_balance), corpus_weight or {}
+    # (in a fixed order: the weights go into the model file's meta)
+    pool.corpus_weight = {c: balance.get(c, 1.0) * given.get(c, 1.0)
+                          for c in dict.fromkeys([*balance, *given])}
     _log(f"{len(pool.pages)} pages, {len(pool.share)} blocks from "
          f"{', '.join(c.name for c in corpora)}")
     summary: dict[str, Any] = {"pages": len(pool.pages), "blocks": len(pool.share),
