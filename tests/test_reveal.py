@@ -61,6 +61,35 @@ def test_a_curtain_over_the_whole_page_is_lifted() -> None:
     assert revealed and STORY in texts and "menu" not in texts
 
 
+def test_a_curtain_is_lifted_though_the_hidden_footer_and_menus_hold_more() -> None:
+    # A shop's product sits in a wrapper shown by a script; its footer and mega menus are
+    # hidden too and together hold more text than the product: they are chrome, not
+    # part of the page whose half the curtain must hold.
+    chrome = " ".join(f"Link {i} to a shelf of the shop" for i in range(60))
+    html = ("<body><p>Free shipping over 40 euros</p>"
+            f"<div class='mega-menu' style='display:none'><p>{chrome}</p></div>"
+            f"<div class='product-wrapper defer-block' style='display: none'><h1>Crisps</h1>"
+            f"<p>{STORY}</p></div>"
+            f"<div class='hide-footer' style='display:none'><p>{chrome}</p>"
+            f"<p>{chrome}</p></div></body>")
+    revealed, texts = _texts(html)
+    assert revealed and STORY in texts and "Crisps" in texts
+    assert not any(t.startswith("Link 0") for t in texts)
+
+
+def test_a_hidden_part_holding_only_scripts_or_styles_is_no_curtain() -> None:
+    # Shops hide JSON-LD and style sheets in a `display:none` div: their characters are not
+    # text a reader would see, so they neither make that div the curtain nor swell the
+    # page's total (the listing, hidden until its script runs, is the curtain).
+    data = '{"@type": "ItemList", "name": "' + " ".join(["item"] * 3000) + '"}'
+    html = ("<body><p>Shop by category</p>"
+            f"<div class='results' style='display:none'><h2>Results</h2><p>{STORY}</p></div>"
+            f"<div style='display:none'><script type='application/ld+json'>{data}</script>"
+            "<style>.a{color:red}</style></div></body>")
+    revealed, texts = _texts(html)
+    assert revealed and STORY in texts and "Results" in texts
+
+
 def test_script_gated_page_shows_its_noscript_content() -> None:
     html = f"<body><div id='app'>Loading</div><noscript><p>{STORY}</p></noscript></body>"
     revealed, texts = _texts(html)

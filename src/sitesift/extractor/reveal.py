@@ -45,6 +45,8 @@ _DISCLOSURE = re.compile(r"accordion|collaps|faq|answer|tab-?pane|tab-?panel|tab
                          re.I)
 _NOT_CONTENT = re.compile(r"nav|menu|dropdown|drawer|modal|popup|popover|overlay|dialog|cart"
                           r"|login|sign-?in|search|cookie|consent|tooltip|toast|banner", re.I)
+# Hidden parts that are the page's chrome, not a curtain over its content.
+_CURTAIN_CHROME = re.compile(f"{_NOT_CONTENT.pattern}|footer|sidebar", re.I)
 # Ancestors that make a panel part of the page's chrome (a wrapper's class words are not
 # trusted here: `skip-nav` marks the main content on some sites, `form1` wraps whole pages).
 _CHROME_TAGS = frozenset({"nav", "header", "footer", "aside", "dialog", "menu"})
@@ -160,19 +162,33 @@ def _gate(body: Any, visible_tokens: int) -> int:
     return len(hidden) + len(noscripts)
 
 
+def _shown_tokens(node: Any) -> int:
+    """The tokens a reader would see in the node once shown: not its scripts' (a hidden
+    `<div>` often carries nothing but a JSON-LD script)."""
+    n = _tokens(node.text(separator=" "))
+    for code in node.css("script, style, template"):
+        n -= _tokens(code.text(separator=" "))
+    return n
+
+
 def _curtain(body: Any) -> int:
-    """Shows a hidden element that holds most of the page's text."""
-    total = 0
-    for node in body.css("script, style, template"):
-        total -= _tokens(node.text(separator=" "))
-    total += _tokens(body.text(separator=" "))
+    """Shows a hidden element that holds most of the page's text, leaving out of that
+    count the hidden parts of its chrome (menus, a hidden footer), which a page hidden
+    whole until its scripts run often hides too."""
+    total = _shown_tokens(body)
+    candidates = []
     for node in _outermost_hidden(body):
-        if _NOT_CONTENT.search(_attr_words(node.attributes)):
-            continue
-        n = _tokens(node.text(separator=" "))
-        if n >= MIN_HIDDEN_TOKENS and n >= CURTAIN_SHARE * total:
-            _show(node)
-            return 1
+        n = _shown_tokens(node)
+        if _CURTAIN_CHROME.search(_attr_words(node.attributes)):
+            total -= n
+        else:
+            candidates.append((n, node))
+    if not candidates:
+        return 0
+    n, node = max(candidates, key=lambda c: c[0])  # the biggest: at most one had half
+    if n >= MIN_HIDDEN_TOKENS and n >= CURTAIN_SHARE * total:
+        _show(node)
+        return 1
     return 0
 
 
