@@ -72,3 +72,17 @@ def test_result_renderings() -> None:
     assert "<h1>Title here</h1>" in html and "<ul>" in html and "<title>T</title>" in html
     data = result.to_dict()
     assert data["text"] == result.text and len(data["blocks"]) == len(blocks)
+
+
+def test_an_object_shows_its_fallback_only_where_a_browser_would() -> None:
+    # No browser runs Flash or ActiveX today, so their objects show what they nest (here a
+    # video's caption); an image, page or PDF shows itself instead of its nested content.
+    html = ('<body><object data="http://tv.example/id/4"><param name="movie" value="v.swf">'
+            '<p>This video is unavailable.</p><p>Caption of the video</p></object>'
+            '<object data="/chart.svg"><p>chart fallback</p></object>'
+            '<object type="application/pdf" data="/doc"><p>pdf fallback</p></object>'
+            '<object classid="clsid:D27CDB6E" data="movie.png"><p>activex fallback</p>'
+            '</object></body>')
+    texts = [b.text for b in render_blocks(page(html).root, {})]
+    assert texts == ["This video is unavailable.", "Caption of the video", "activex fallback"]
+

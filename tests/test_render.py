@@ -143,6 +143,10 @@ TRICKY = {
     "skipped-kinds": ("<script>document.write('<p>written</p>')</script><style>p{}</style>"
                       "<template><p>t</p></template><svg><text>s</text></svg>"
                       "<noscript><p>ns</p></noscript><iframe></iframe><p>kept</p><!-- c -->"),
+    "object-fallback": ('<object data="movie.swf"><param name="a" value="b"><p>fallback</p>'
+                        '</object><object data="pic.png?v=2"><p>under an image</p></object>'
+                        '<object classid="clsid:1" data="x.png"><object data="m.swf">'
+                        '<div>nested fallback</div></object></object>'),
     "noscript-in-head": "<html><head><noscript><img src=x></noscript></head><body><p>a</p>",
     "misnested": "<b><p>one</b>two</p><i><div>three</i></div><table>foster<tr><td>x</table>",
     "unclosed": "<ul><li>a<li>b</ul><p>c<p>d<table><tr><td>e<td>f</table>",

@@ -18,10 +18,16 @@ from typing import Any
 SKIPPED_TAGS = frozenset(
     {
         "script", "style", "noscript", "template", "head", "title", "meta", "link", "base",
-        "iframe", "object", "embed", "svg", "math", "canvas", "audio", "video", "source",
+        "iframe", "embed", "svg", "math", "canvas", "audio", "video", "source",
         "track", "map", "param", "datalist", "dialog",
     }
 )
+# An `<object>` shows its nested (fallback) content when the browser cannot show what it
+# embeds: a plugin's content (Flash, Java, ActiveX `classid`), which no current browser
+# runs. The content of its `type` (or failing that, of its `data` address) that a browser
+# shows itself (an image, a page, a PDF) is shown instead, and the nested content is not.
+OBJECT_SHOWS_ITSELF = re.compile(
+    r"^(image/|text/|application/pdf)|\.(png|jpe?g|gif|webp|avif|bmp|svg|html?|pdf)([?#]|$)", re.I)
 # Elements that start a new block of text when rendered (everything else is inline).
 BLOCK_TAGS = frozenset(
     {
@@ -233,10 +239,20 @@ class _Doc:
         return kids
 
 
+def object_shows_fallback(attrs: dict[str, str | None]) -> bool:
+    """Whether an `<object>` with these attributes displays its nested content."""
+    if attrs.get("classid"):
+        return True
+    embedded = (attrs.get("type") or attrs.get("data") or "").strip()
+    return not OBJECT_SHOWS_ITSELF.search(embedded)
+
+
 def _visible(lnode: Any, tag: str | None) -> bool:
     if not tag or tag[0] in "-_!" or tag in SKIPPED_TAGS:  # comments, doctype, invisible kinds
         return False
     attrs = lnode.attributes
+    if tag == "object" and not object_shows_fallback(attrs or {}):
+        return False
     return not (attrs and _MAYBE_HIDDEN & attrs.keys() and is_hidden(attrs))
 
 

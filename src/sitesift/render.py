@@ -39,7 +39,7 @@ from difflib import SequenceMatcher
 from importlib import resources
 from typing import Any
 
-from sitesift.dom import MAX_DEPTH, SKIPPED_TAGS, DomNode
+from sitesift.dom import MAX_DEPTH, OBJECT_SHOWS_ITSELF, SKIPPED_TAGS, DomNode
 from sitesift.errors import InputError, SitesiftError
 from sitesift.page import Page
 
@@ -292,6 +292,7 @@ class Renderer:
             tab.goto(DOC_URL, wait_until="load", timeout=ms)
             handle = tab.wait_for_function(
                 self._script, arg={"skipped": sorted(SKIPPED_TAGS), "maxDepth": MAX_DEPTH,
+                                   "objectShowsItself": OBJECT_SHOWS_ITSELF.pattern,
                                    "maxNodes": self.options.max_nodes}, timeout=ms)
             raw = handle.json_value()
         except PlaywrightTimeout:

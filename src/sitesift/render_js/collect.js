@@ -7,6 +7,7 @@
 (args) => {
   const skipped = new Set(args.skipped);
   const maxDepth = args.maxDepth;
+  const objectShowsItself = new RegExp(args.objectShowsItself, "i");
   const maxNodes = args.maxNodes;
   const hiddenStyle = /display\s*:\s*none|visibility\s*:\s*hidden/i;
   // Python's str.isspace(), not JS's \s: the #text rule must decide alike on both sides.
@@ -19,6 +20,10 @@
   const visibleElement = (el) => {
     const tag = el.localName;
     if (!tag || skipped.has(tag) || "-_!".includes(tag[0])) return false;
+    if (tag === "object" && !el.getAttribute("classid") &&
+        objectShowsItself.test((el.getAttribute("type") || el.getAttribute("data") || "").trim())) {
+      return false;
+    }
     if (el.hasAttribute("hidden") || el.getAttribute("aria-hidden") === "true") return false;
     const style = el.getAttribute("style");
     return !(style && hiddenStyle.test(style));
