@@ -95,6 +95,9 @@ def test_unclosed_title_does_not_swallow_the_page() -> None:
     page = Page.from_html(html)
     assert page.title == 'Golfer Wins Title (The Times)ntById("font");'
     assert page.root.text() == "The story text."
+    # a cut template comment: `</titlevalue` is no end tag of the title
+    cut = Page.from_html('<title>News - CBN</titlevalue="true" -->\n</head><p>Story.</p>')
+    assert cut.title == "News - CBN" and cut.root.text() == "Story."
     closed = Page.from_html("<title>A\nB</title><p>x</p>")
     assert closed.title == "A\nB"  # a closed title is left as it is
     assert closed.root.text() == "x"

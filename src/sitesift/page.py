@@ -31,9 +31,11 @@ _NOT_NESTING = frozenset((
 
 
 # A `<title>` never closed swallows the rest of the document as its text (HTML5's RCDATA
-# rule), leaving an empty body; old pages cut or spliced by their crawler have this.
+# rule), leaving an empty body; old pages cut or spliced by their crawler have this. Only
+# `</title` followed by a space, `/` or `>` closes it (`</titlevalue="true" -->`, a cut
+# template comment, does not).
 _TITLE_OPEN = re.compile(r"<title\b[^>]*>", re.I)
-_TITLE_CLOSE = re.compile(r"</title", re.I)
+_TITLE_CLOSE = re.compile(r"</title[\s/>]", re.I)
 
 
 def _close_title(html: str) -> tuple[str, bool]:
