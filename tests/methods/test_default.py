@@ -94,6 +94,21 @@ def test_gold_share_needs_aligned_runs() -> None:
     assert share[0] == 0.0 and share[1] == 0.0 and share[4] == 0.0
 
 
+def test_gold_share_finds_runs_out_of_order() -> None:
+    # The page prints the byline above the headline, the gold after the article; the
+    # related teaser repeats the article's first sentence, which the gold holds only once.
+    byline = "By Jane Doe, Staff Writer, January 5 2008"
+    first = ARTICLE.split(". ")[0]
+    blocks = [byline, "Budget delayed again", ARTICLE, "Related", first, "Sports in brief"]
+    gold = f"Budget delayed again\n{ARTICLE}\n{byline}\nSports"
+    share = gold_share(blocks, gold)
+    assert share[0] == 1.0 and share[1] == 1.0 and share[2] == 1.0
+    assert share[4] == 0.0  # the gold's copy of the sentence went to the article
+    assert share[5] == 0.0  # "Sports" is out of order and shorter than MIN_MOVED
+    # an in-order alignment alone keeps one side of the crossing
+    assert gold_share(blocks, gold, min_moved=10**6)[0] == 0.0
+
+
 def test_site_evidence_counts_other_pages_only() -> None:
     pages = [page(news_page(n), id=f"p{n}") for n in range(4)]
     blocks = [walk(p.root, p.title) for p in pages]
