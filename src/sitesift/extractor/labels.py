@@ -26,7 +26,8 @@ import numpy as np
 from sitesift.text import tokens
 
 MIN_MOVED = 6   # tokens: a shorter run out of the gold's order is taken as chance
-MAX_PASSES = 4  # out-of-order passes (each can free runs for the next); rarely more than 2
+MAX_PASSES = 4  # out-of-order passes: each pass is in order again, so runs that cross the
+                # ones it takes are left for the next
 
 
 def _gaps(done: np.ndarray, min_len: int) -> list[tuple[int, int]]:
