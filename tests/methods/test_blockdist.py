@@ -44,8 +44,13 @@ def _blocks(html: str) -> list[tuple[str, str]]:
     ("<div>fish &amp;\n\n chips&nbsp;now</div>", [("div", "fish & chips now")]),
     # Text outside every block tag belongs to the document entry.
     ("just text <b>here</b>", [("#document", "just text here")]),
+    # As in the DOM: a plugin's object shows its nested content, an image's does not.
+    ("<div>a <object data=movie.swf><param name=q value=1>caption</object>"
+     "<object type='image/png' data=x><div>no</div></object>"
+     ' <object classid="clsid:1" data="p.png">b</object></div>',
+     [("div", "a caption b")]),
 ], ids=["paper-example", "neglected", "jumped", "raw-text", "textarea", "implied-td",
-        "stray-end", "entities", "no-blocks"])
+        "stray-end", "entities", "no-blocks", "object-fallback"])
 def test_block_list(html: str, expected: list[tuple[str, str]]) -> None:
     assert _blocks(html) == expected
 

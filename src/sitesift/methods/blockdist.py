@@ -39,7 +39,7 @@ from itertools import pairwise
 from typing import Any
 
 from sitesift.dom import BLOCK_TAGS as RENDER_BLOCK_TAGS
-from sitesift.dom import SKIPPED_TAGS
+from sitesift.dom import SKIPPED_TAGS, object_shows_fallback
 from sitesift.methods._source import normalise_text
 from sitesift.methods.base import NodeScores, ParamsCleaner, register
 from sitesift.page import Page
@@ -87,6 +87,16 @@ _SHOWN_RAW = frozenset({"textarea"})
 _HIDDEN = re.compile(
     r"(?:^|\s)hidden(?=[\s=/]|$)|aria-hidden\s*=\s*[\"']?true"
     r"|style\s*=\s*[\"'][^\"']*(?:display\s*:\s*none|visibility\s*:\s*hidden)", re.I)
+# The attributes that decide whether an `<object>` shows its nested content (dom's rule).
+_OBJECT_ATTR = re.compile(
+    r"""(?:^|\s)(classid|type|data)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]*))""", re.I)
+
+
+def _object_shows_itself(attrs: str) -> bool:
+    found: dict[str, str | None] = {}
+    for m in _OBJECT_ATTR.finditer(attrs):
+        found.setdefault(m.group(1).lower(), next(v for v in m.groups()[1:] if v is not None))
+    return not object_shows_fallback(found)
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,8 +210,9 @@ def build_block_list(html: str) -> list[ListBlock]:
             else:
                 pos = skip_to = len(html) if close is None else close.end()
             continue
-        if name in JUMP_TAGS or (attrs and ("hidden" in attrs or "none" in attrs)
-                                 and name not in VOID and _HIDDEN.search(attrs)):
+        if (name in JUMP_TAGS or (name == "object" and _object_shows_itself(attrs or ""))
+                or (attrs and ("hidden" in attrs or "none" in attrs)
+                    and name not in VOID and _HIDDEN.search(attrs))):
             pos = skip_to = _skip_element(html, name, pos)
             continue
         # (HTML ignores a self-closing slash on these, and so do we.)
