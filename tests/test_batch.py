@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from sitesift.batch import Source, clean_group
 from sitesift.cli import SAMPLE_SITE
-from sitesift.datasets import read_index
+from sitesift.datasets import group_rows, read_index
 from sitesift.evaluate import evaluate
+from sitesift.inputs import collect_sources
 from sitesift.metrics import token_prf
 
 
@@ -38,3 +41,21 @@ def test_single_page_fold_keeps_everything() -> None:
     (baseline,) = clean_group("alltext", {}, "site", sources)
     assert outcome.result is not None and baseline.result is not None
     assert outcome.result.text == baseline.result.text
+
+
+def test_pages_without_a_site_are_not_pooled_into_one_site(tmp_path: Path) -> None:
+    rows = [{"id": "a", "site": "news.example"}, {"id": "b", "site": "news.example"},
+            {"id": "c", "host": "blog.example"}, {"id": "d"}, {"id": "e", "site": ""}]
+    groups = group_rows(rows, "site")
+    assert sorted(len(v) for v in groups.values()) == [1, 1, 1, 2]
+    assert [r["id"] for r in groups["news.example"]] == ["a", "b"]
+    assert [r["id"] for r in group_rows(rows, "none")["all"]] == list("abcde")
+    # files: the site is the declared URL's host; files that declare none were put
+    # together by the user and are taken for one site
+    for name, url in (("p1", "https://news.example/1"), ("p2", "https://news.example/2"),
+                      ("x", None), ("y", None)):
+        link = f'<link rel="canonical" href="{url}">' if url else ""
+        (tmp_path / f"{name}.html").write_text(f"<html><head>{link}</head><body>{name}</body>")
+    files = collect_sources(tmp_path, "site")
+    assert sorted(sorted(s.id for s in v) for v in files.values()) == [["p1", "p2"],
+                                                                        ["x", "y"]]

@@ -75,10 +75,12 @@ def read_gold(root: Path, page_id: str) -> str | None:
 
 
 def group_key(row: dict[str, Any], grouping: str) -> str:
-    """The site group a row belongs to (`site`, `site,year` or `none`)."""
+    """The site group a row belongs to (`site`, `site,year` or `none`, one group of all).
+    A row with neither site nor host is a group of its own: pages whose site is unknown
+    are not taken for one site (unrelated pages would look like each other's template)."""
     if grouping == "none":
         return "all"
-    site = str(row.get("site") or row.get("host") or "unknown")
+    site = str(row.get("site") or row.get("host") or f"unknown/{row['id']}")
     if grouping == "site":
         return site
     if grouping == "site,year":

@@ -65,7 +65,9 @@ def _is_page(path: Path) -> bool:
 
 
 def collect_sources(path: Path, grouping: str) -> dict[str, list[Source]]:
-    """Sources grouped into sites as `--group-by` asks."""
+    """Sources grouped into sites as `--group-by` asks. Files that declare no URL are taken
+    for one site (`unknown`): the user put them together; index rows without a site are
+    each alone (`datasets.group_key`), as a corpus names the sites it knows."""
     if is_dataset(path):
         groups: dict[str, list[Source]] = {}
         for row in read_index(path):
