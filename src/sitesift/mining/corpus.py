@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sitesift.datasets import read_index
+from sitesift.datasets import group_key, read_index
 from sitesift.errors import InputError
 
 DEFAULT_CLASSES = ("course", "faculty", "project", "student")
@@ -111,7 +111,7 @@ def site_groups(rows: dict[str, dict[str, Any]], classes: set[str]) -> list[Site
     largest first, so a pool of workers does not end on one big site."""
     members: dict[str, list[str]] = defaultdict(list)
     for page_id, row in rows.items():
-        members[str(row.get("site") or row.get("host") or "unknown")].append(page_id)
+        members[group_key(row, "site")].append(page_id)
     groups = []
     for name, ids in members.items():
         targets = tuple(i for i in ids if rows[i]["label"] in classes)

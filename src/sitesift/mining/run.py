@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sitesift.datasets import group_key
 from sitesift.errors import InputError
 from sitesift.mining import report
 from sitesift.mining.classify import classify, experiments
@@ -279,7 +280,7 @@ def _template_share(corpus: MineCorpus, entries: dict[str, Any]) -> dict[str, An
     texts: dict[tuple[str, str], list[str]] = defaultdict(list)
     for i in corpus.targets:
         entry = entries.get(i)
-        site = str(corpus.rows[i].get("site") or "unknown")
+        site = group_key(corpus.rows[i], "site")
         texts[(corpus.domain(i), site)].append(entry if isinstance(entry, str) else "")
     shares = site_shares({f"{d}\t{s}": t for (d, s), t in texts.items()})
     by_domain: dict[str, list[dict[str, float]]] = defaultdict(list)
