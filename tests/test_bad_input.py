@@ -65,6 +65,20 @@ def test_moderately_deep_page_is_flattened_not_lost() -> None:
         assert "deep text" in cleaner.clean(page).text or cleaner.site_level
 
 
+def test_flattened_levels_show_what_the_tree_would() -> None:
+    # below MAX_DEPTH the structure is dropped, not the visibility rules
+    inner = ('<p>shown <b>bold</b></p><div hidden><p>gone <i>too</i></p></div>'
+             '<div style="display:none"><span>styled away</span></div>'
+             '<object data="a.svg" type="image/svg+xml"><p>image fallback</p></object>'
+             '<object classid="clsid:D27CDB6E"><p>plugin fallback</p></object>'
+             '<script>var x = 1;</script><p>end</p>')
+    html = "<div>" * 1000 + inner + "</div>" * 1000
+    assert Page.from_html(html).root.text().split() == ["shown", "bold", "plugin",
+                                                        "fallback", "end"]
+    assert Page.from_html(inner).root.text().split() == ["shown", "bold", "plugin",
+                                                         "fallback", "end"]
+
+
 def test_batch_accounts_for_every_input(tmp_path: Path) -> None:
     src = tmp_path / "pages"
     src.mkdir()

@@ -302,12 +302,26 @@ def _lexbor_blocks(lnode: Any, tag: str) -> list[tuple[str, str]]:
 
 
 def _flat_text(lnode: Any) -> list[DomNode | str]:
+    """The text below a node at MAX_DEPTH, in order: what shows of it, as `expand` would
+    read it level by level (hidden parts, skipped tags and self-showing objects left out)."""
     out: list[DomNode | str] = []
-    for sub in lnode.traverse(include_text=True):
-        if sub.tag == "-text" and sub.parent is not None and sub.parent.tag not in SKIPPED_TAGS:
-            text = sub.text_content
+    stack: list[Any] = []
+    child = lnode.last_child
+    while child is not None:
+        stack.append(child)
+        child = child.prev
+    while stack:
+        item = stack.pop()
+        tag = item.tag
+        if tag == "-text":
+            text = item.text_content
             if text:
                 out.append(text)
+        elif _visible(item, tag):
+            child = item.last_child
+            while child is not None:
+                stack.append(child)
+                child = child.prev
     return out
 
 
