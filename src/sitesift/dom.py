@@ -256,6 +256,15 @@ def _visible(lnode: Any, tag: str | None) -> bool:
     return not (attrs and _MAYBE_HIDDEN & attrs.keys() and is_hidden(attrs))
 
 
+def _push_children(stack: list[Any], lnode: Any) -> None:
+    """Push a Lexbor node's children so that popping visits them in document order (the
+    explicit-stack walks below: no recursion, however deep the page nests)."""
+    child = lnode.last_child
+    while child is not None:
+        stack.append(child)
+        child = child.prev
+
+
 def _lexbor_blocks(lnode: Any, tag: str) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
     parts: list[str] = []
@@ -268,10 +277,7 @@ def _lexbor_blocks(lnode: Any, tag: str) -> list[tuple[str, str]]:
 
     # Items: Lexbor nodes to visit, or a str: the block tag to restore on leaving a block.
     stack: list[Any] = []
-    child = lnode.last_child
-    while child is not None:
-        stack.append(child)
-        child = child.prev
+    _push_children(stack, lnode)
     while stack:
         item = stack.pop()
         if item.__class__ is str:
@@ -292,10 +298,7 @@ def _lexbor_blocks(lnode: Any, tag: str) -> list[tuple[str, str]]:
                 flush()
             stack.append(tag)
             tag = name
-        child = item.last_child
-        while child is not None:
-            stack.append(child)
-            child = child.prev
+        _push_children(stack, item)
     if parts:
         flush()
     return out
@@ -306,10 +309,7 @@ def _flat_text(lnode: Any) -> list[DomNode | str]:
     read it level by level (hidden parts, skipped tags and self-showing objects left out)."""
     out: list[DomNode | str] = []
     stack: list[Any] = []
-    child = lnode.last_child
-    while child is not None:
-        stack.append(child)
-        child = child.prev
+    _push_children(stack, lnode)
     while stack:
         item = stack.pop()
         tag = item.tag
@@ -318,10 +318,7 @@ def _flat_text(lnode: Any) -> list[DomNode | str]:
             if text:
                 out.append(text)
         elif _visible(item, tag):
-            child = item.last_child
-            while child is not None:
-                stack.append(child)
-                child = child.prev
+            _push_children(stack, item)
     return out
 
 
