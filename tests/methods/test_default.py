@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import math
 from collections import Counter
 from pathlib import Path
 
@@ -354,16 +355,8 @@ def _story_gold(n: int) -> str:
     return "\n".join([f"Budget delayed again {n}", *paragraphs])
 
 
-def test_train_default_learns_a_model_that_cleans(tmp_path: Path,
-                                                  monkeypatch: pytest.MonkeyPatch) -> None:
-    """The whole training command on two small corpora of two sites each: a
-    cross-validated model with an averaged stage 2, its held-out bundle, each corpus
-    measured by models trained on the other, and a cleaner that uses the model."""
-    from sitesift.cli import main
-    from sitesift.extractor.train import DEFAULT_PARAMS
-
-    monkeypatch.setitem(DEFAULT_PARAMS, "max_iter", 40)  # (fewer trees: a faster test)
-
+def _two_small_corpora(tmp_path: Path) -> list[Path]:
+    """Two corpora of two sites each, four story pages a site, with gold."""
     roots = [tmp_path / "news", tmp_path / "papers"]
     sites = [("planet.com", "article"), ("globe.org", "story"), ("herald.net", "post-body"),
              ("times.io", "text")]
@@ -381,6 +374,19 @@ def test_train_default_learns_a_model_that_cleans(tmp_path: Path,
                 (root / "gold" / f"{pid}.txt").write_text(_story_gold(n))
                 index.write(json.dumps({"id": pid, "site": site,
                                         "url": f"https://{site}/{k}"}) + "\n")
+    return roots
+
+
+def test_train_default_learns_a_model_that_cleans(tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """The whole training command on two small corpora of two sites each: a
+    cross-validated model with an averaged stage 2, its held-out bundle, each corpus
+    measured by models trained on the other, and a cleaner that uses the model."""
+    from sitesift.cli import main
+    from sitesift.extractor.train import DEFAULT_PARAMS
+
+    monkeypatch.setitem(DEFAULT_PARAMS, "max_iter", 40)  # (fewer trees: a faster test)
+    roots = _two_small_corpora(tmp_path)
     out, heldout = tmp_path / "model.json.gz", tmp_path / "heldout.json.gz"
     report = tmp_path / "report.json"
     args = ["train-default", *map(str, roots), "--out", str(out), "--folds", "2",
@@ -411,6 +417,74 @@ def test_train_default_learns_a_model_that_cleans(tmp_path: Path,
         main([*args[:-4], "--corpus-balance", "2"])
     with pytest.raises(SystemExit, match="two corpora"):
         main(["train-default", str(roots[0]), "--out", str(out), "--by-corpus"])
+
+
+def test_members_are_averaged_and_round_trip(tmp_path: Path) -> None:
+    from sitesift.extractor.context import CONTEXT
+
+    n1, n2 = len(FEATURES), len(FEATURES) + len(CONTEXT)
+    thresholds = {"precision": 0.6, "balanced": 0.5, "recall": 0.4}
+    sure = (_constant(n1, 6.0), _constant(n2, 6.0))      # p 0.9975
+    doubt = model_file.Member(_constant(n1, 0.0), _constant(n2, -1.0))  # p 0.269
+    cleaner_of = {}
+    for name, more in (("one", ()), ("two", (doubt,))):
+        path = model_file.save(model_file.ExtractorModel(*sure, thresholds, {}, more=more),
+                               tmp_path / f"{name}.json")
+        assert json.loads(path.read_text())["format_version"] == (2 if more else 1)
+        assert len(model_file.load(path).members) == 1 + len(more)
+        cleaner_of[name] = get_cleaner("default", model=str(path), relative=0.0)
+    p = page(news_page())
+    _, one = cleaner_of["one"].probabilities(p)
+    _, two = cleaner_of["two"].probabilities(p)
+    assert one == pytest.approx(1 / (1 + math.exp(-6.0)))
+    assert two == pytest.approx((1 / (1 + math.exp(-6.0)) + 1 / (1 + math.exp(1.0))) / 2)
+    # a version-1 file that claims further members is refused, not half read
+    doc = json.loads((tmp_path / "two.json").read_text())
+    doc["format_version"] = 1
+    (tmp_path / "bad.json").write_text(json.dumps(doc))
+    with pytest.raises(ModelError, match="more"):
+        model_file.load(tmp_path / "bad.json")
+
+
+def test_seeds_make_a_model_of_members_and_combine_rebuilds_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`--seeds 2` trains one member per seed; `--combine` of two one-seed runs' held-out
+    bundles gives the same members and presets without training; a bundle that never saw
+    the corpora's sites is refused."""
+    from sitesift.cli import main
+    from sitesift.extractor.train import DEFAULT_PARAMS
+
+    monkeypatch.setitem(DEFAULT_PARAMS, "max_iter", 20)
+    roots = [str(r) for r in _two_small_corpora(tmp_path)]
+    common = [*roots, "--folds", "2", "--quiet", "--stage2-members", "1"]
+
+    def run(name: str, *extra: str) -> tuple[model_file.ExtractorModel,
+                                             model_file.ExtractorModel]:
+        out, held = tmp_path / f"{name}.json.gz", tmp_path / f"{name}-heldout.json.gz"
+        assert main(["train-default", *common, "--out", str(out), "--heldout", str(held),
+                     *extra]) == 0
+        return model_file.load(out), model_file.load(held)
+
+    both, both_held = run("both", "--seeds", "2")
+    assert len(both.members) == 2 and not any(m.folds for m in both.members)
+    assert [len(m.folds) for m in both_held.members] == [2, 2]
+    runs = [run(f"seed{s}", "--seed", str(s))[1] for s in (0, 1)]
+    combined, combined_held = run("combined", "--combine",
+                                  *(str(tmp_path / f"seed{s}-heldout.json.gz") for s in (0, 1)))
+    assert combined.thresholds == both.thresholds
+    for a, b, single in zip(combined.members, both.members, runs, strict=True):
+        assert a.stage2.to_dict() == b.stage2.to_dict() == single.stage2.to_dict()
+    assert combined_held.members[1].fold_of == runs[1].fold_of
+    (tmp_path / "other").mkdir()
+    stranger = _two_small_corpora(tmp_path / "other")[0]
+    (stranger / "index.jsonl").write_text((stranger / "index.jsonl").read_text()
+                                          .replace("planet.com", "elsewhere.com"))
+    with pytest.raises(SystemExit, match="not trained on these pages' sites"):
+        main(["train-default", str(stranger), "--out", str(tmp_path / "x.json"),
+              "--combine", str(tmp_path / "seed0-heldout.json.gz")])
+    with pytest.raises(SystemExit, match="held-out bundles"):
+        main(["train-default", *roots, "--out", str(tmp_path / "x.json"),
+              "--combine", str(tmp_path / "seed0.json.gz")])
 
 
 def test_a_held_out_corpus_learns_from_no_page_of_its_sites(

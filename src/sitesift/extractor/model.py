@@ -9,6 +9,12 @@ of it, so a damaged or altered file is reported, never used.
 A *held-out bundle* (made for measurement by `sitesift train-default --folds K`) carries, in
 addition, one pair of forests per fold and the fold of every site seen in training: a page
 of a known site is then scored by the forests trained without that site.
+
+A model of several *members* (`train-default --seeds N`: the same training run from other
+seeds, so other site folds, thinning draws and trees) scores a block by the mean of the
+members' probabilities, each member running its own two stages. One training draw moves
+pages that sit near the cut one way or the other; the mean of a few draws moves less.
+Such a file has `format_version` 2 and the further members under `more`.
 """
 
 from __future__ import annotations
@@ -29,7 +35,7 @@ from sitesift.extractor.forest import Forest
 from sitesift.model_io import read_document, write_document
 
 FORMAT = "sitesift-extractor"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2 when the model has several members; 1 is read too
 PRESETS = ("precision", "balanced", "recall")
 RELATIVE = 0.5  # a page's cut: see `page_cut`
 MAX_BYTES = 256 * 1024 * 1024
@@ -51,11 +57,12 @@ def page_cut(threshold: float, page_max: Any, balanced: float,
 
 
 @dataclass(frozen=True)
-class ExtractorModel:
+class Member:
+    """One two-stage pipeline: its forests, and in a held-out bundle its fold forests and
+    the fold of every site it saw in training."""
+
     stage1: Forest
     stage2: Forest
-    thresholds: dict[str, float]
-    meta: dict[str, Any] = field(default_factory=dict)
     folds: tuple[tuple[Forest, Forest], ...] = ()
     fold_of: dict[str, int] = field(default_factory=dict)
 
@@ -69,31 +76,82 @@ class ExtractorModel:
             if (pair[0].n_features, pair[1].n_features) != (self.stage1.n_features,
                                                             self.stage2.n_features):
                 raise ModelError("a fold's forests take other features than the model's")
+        if any(not 0 <= f < len(self.folds) for f in self.fold_of.values()):
+            raise ModelError("a site's fold is out of range")
+
+    def forests(self, cv_name: str | None) -> tuple[Forest, Forest]:
+        """The forests for a page of this site: those trained without it when the bundle
+        holds folds and knows the site, else the pipeline trained on everything."""
+        if self.folds and cv_name is not None and cv_name in self.fold_of:
+            return self.folds[self.fold_of[cv_name]]
+        return self.stage1, self.stage2
+
+    def to_dict(self) -> dict[str, Any]:
+        body: dict[str, Any] = {"stage1": self.stage1.to_dict(),
+                                "stage2": self.stage2.to_dict()}
+        if self.folds:
+            body["folds"] = [[a.to_dict(), b.to_dict()] for a, b in self.folds]
+            body["fold_of"] = dict(sorted(self.fold_of.items()))
+        return body
+
+    @classmethod
+    def from_dict(cls, doc: Any) -> Member:
+        if not isinstance(doc, dict):
+            raise ModelError("a member must be an object")
+        folds_raw = doc.get("folds", [])
+        fold_of = doc.get("fold_of", {})
+        if not isinstance(folds_raw, list) or not isinstance(fold_of, dict):
+            raise ModelError("'folds' must be a list and 'fold_of' an object")
+        folds = []
+        for pair in folds_raw:
+            if not isinstance(pair, list) or len(pair) != 2:
+                raise ModelError("each fold must be a pair of forests")
+            folds.append((Forest.from_dict(pair[0]), Forest.from_dict(pair[1])))
+        if not all(isinstance(k, str) and isinstance(v, int) and not isinstance(v, bool)
+                   for k, v in fold_of.items()):
+            raise ModelError("'fold_of' must map site names to fold numbers")
+        return cls(Forest.from_dict(doc.get("stage1")), Forest.from_dict(doc.get("stage2")),
+                   tuple(folds), dict(fold_of))
+
+
+@dataclass(frozen=True)
+class ExtractorModel:
+    """The first member's forests (and folds) in its own fields, further members in
+    `more`; `members` gives them all."""
+
+    stage1: Forest
+    stage2: Forest
+    thresholds: dict[str, float]
+    meta: dict[str, Any] = field(default_factory=dict)
+    folds: tuple[tuple[Forest, Forest], ...] = ()
+    fold_of: dict[str, int] = field(default_factory=dict)
+    more: tuple[Member, ...] = ()
+
+    def __post_init__(self) -> None:
+        _ = self.members  # built, and the first member's forests checked, now
         if set(self.thresholds) != set(PRESETS) or not all(
                 isinstance(v, float) and 0.0 < v < 1.0 for v in self.thresholds.values()):
             raise ModelError(f"thresholds must give each of {', '.join(PRESETS)} in (0, 1)")
         if not (self.thresholds["precision"] >= self.thresholds["balanced"]
                 >= self.thresholds["recall"]):
             raise ModelError("thresholds must order precision >= balanced >= recall")
-        if any(not 0 <= f < len(self.folds) for f in self.fold_of.values()):
-            raise ModelError("a site's fold is out of range")
+
+    @functools.cached_property
+    def members(self) -> tuple[Member, ...]:
+        return (Member(self.stage1, self.stage2, self.folds, self.fold_of), *self.more)
 
     def forests(self, cv_name: str | None) -> tuple[Forest, Forest]:
-        """The forests for a page of this site: those trained without it when the bundle
-        holds folds and knows the site, else the model trained on everything."""
-        if self.folds and cv_name is not None and cv_name in self.fold_of:
-            return self.folds[self.fold_of[cv_name]]
-        return self.stage1, self.stage2
+        """The first member's forests for a page of this site (`Member.forests`)."""
+        return self.members[0].forests(cv_name)
 
     def to_dict(self) -> dict[str, Any]:
         body: dict[str, Any] = {
             "features": list(FEATURES), "context": list(CONTEXT),
             "thresholds": self.thresholds, "meta": self.meta,
-            "stage1": self.stage1.to_dict(), "stage2": self.stage2.to_dict(),
+            **self.members[0].to_dict(),
         }
-        if self.folds:
-            body["folds"] = [[a.to_dict(), b.to_dict()] for a, b in self.folds]
-            body["fold_of"] = dict(sorted(self.fold_of.items()))
+        if self.more:
+            body["more"] = [m.to_dict() for m in self.more]
         return body
 
 
@@ -105,8 +163,9 @@ def _digest(body: dict[str, Any]) -> str:
 def save(model: ExtractorModel, path: str | Path) -> Path:
     """Write the model (gzipped when the name ends in `.gz`), atomically."""
     body = model.to_dict()
-    doc = {"format": FORMAT, "format_version": FORMAT_VERSION, **body,
-           "sha256": _digest(body)}
+    # a one-member model keeps version 1, which every sitesift reads
+    version = FORMAT_VERSION if model.more else 1
+    doc = {"format": FORMAT, "format_version": version, **body, "sha256": _digest(body)}
     return write_document(doc, path)
 
 
@@ -133,7 +192,7 @@ def from_document(doc: Any) -> ExtractorModel:
     """A model from its parsed JSON document, checked field by field."""
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise ModelError("not an extractor model (missing format tag)")
-    if doc.get("format_version") != FORMAT_VERSION:
+    if doc.get("format_version") not in (1, FORMAT_VERSION):
         raise ModelError(f"model format version {doc.get('format_version')!r}; this "
                          f"sitesift reads version {FORMAT_VERSION}")
     body = {k: v for k, v in doc.items() if k not in ("format", "format_version", "sha256")}
@@ -148,20 +207,12 @@ def from_document(doc: Any) -> ExtractorModel:
     meta = body.get("meta", {})
     if not isinstance(meta, dict):
         raise ModelError("'meta' must be an object")
-    folds_raw = body.get("folds", [])
-    fold_of = body.get("fold_of", {})
-    if not isinstance(folds_raw, list) or not isinstance(fold_of, dict):
-        raise ModelError("'folds' must be a list and 'fold_of' an object")
-    folds = []
-    for pair in folds_raw:
-        if not isinstance(pair, list) or len(pair) != 2:
-            raise ModelError("each fold must be a pair of forests")
-        folds.append((Forest.from_dict(pair[0]), Forest.from_dict(pair[1])))
-    if not all(isinstance(k, str) and isinstance(v, int) and not isinstance(v, bool)
-               for k, v in fold_of.items()):
-        raise ModelError("'fold_of' must map site names to fold numbers")
-    return ExtractorModel(Forest.from_dict(body.get("stage1")),
-                          Forest.from_dict(body.get("stage2")),
+    first = Member.from_dict(body)
+    more = body.get("more", [])
+    if not isinstance(more, list) or (more and doc["format_version"] < 2):
+        raise ModelError("'more' must be a list of members (format version 2)")
+    return ExtractorModel(first.stage1, first.stage2,
                           {k: float(v) if isinstance(v, int | float) else v
                            for k, v in thresholds.items()},
-                          meta, tuple(folds), dict(fold_of))
+                          meta, first.folds, first.fold_of,
+                          tuple(Member.from_dict(m) for m in more))

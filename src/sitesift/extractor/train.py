@@ -391,19 +391,47 @@ def _means(rows: list[dict[str, Any]], metric: str, digits: int | None = 4
     return means if digits is None else {k: round(v, digits) for k, v in means.items()}
 
 
+def heldout_probabilities(pool: Pool, members: Sequence[model_file.Member]) -> np.ndarray:
+    """Every block's probability as the cleaner gives it with a held-out bundle of these
+    members: each member's forests trained without the page's site, the members' stage-2
+    probabilities averaged. Every site of the pool must be in each member's folds."""
+    for k, member in enumerate(members):
+        unseen = {p["cv"] for p in pool.pages} - set(member.fold_of)
+        if unseen:
+            raise ValueError(f"held-out member {k + 1} was not trained on these pages' "
+                             f"sites: {', '.join(sorted(unseen)[:5])}")
+    out = np.zeros(len(pool.share))
+    for i, info in enumerate(pool.pages):
+        lo, hi = int(pool.bounds[i]), int(pool.bounds[i + 1])
+        if hi == lo:
+            continue
+        X = pool.X[lo:hi].astype(np.float64)
+        for member in members:
+            stage1, stage2 = member.forests(info["cv"])
+            ctx = context_features(stage1.proba(X), pool.ntok[lo:hi], pool.anc[lo:hi], X)
+            out[lo:hi] += stage2.proba(np.hstack([X, ctx]))
+    return out / max(len(members), 1)
+
+
 def train_default(corpora: Sequence[CorpusData], out: Any, *, folds: int = 0,
-                  heldout: Any = None, seed: int = 0, thin_floor: float | None = None,
+                  heldout: Any = None, seed: int = 0, seeds: int = 1,
+                  thin_floor: float | None = None,
                   params1: dict[str, Any] | None = None,
                   params2: dict[str, Any] | None = None,
                   corpus_weight: dict[str, float] | None = None, corpus_balance: float = 0.0,
-                  stage2_members: int = 1, by_corpus: bool = False) -> dict[str, Any]:
+                  stage2_members: int = 1, by_corpus: bool = False,
+                  combine: Sequence[model_file.ExtractorModel] = ()) -> dict[str, Any]:
     """Train the default cleaner's model on every page of `corpora` and write it to `out`.
 
     With `folds` > 1, first measure it by site-held-out cross-validation: the presets'
     thresholds are chosen on those out-of-fold probabilities, the per-corpus figures are
     returned, and `heldout` (if given) receives a bundle whose forests score each known
-    site with the fold models trained without it (for `sitesift bench`). With `by_corpus`,
-    also measure each corpus with models trained on the other corpora only
+    site with the fold models trained without it (for `sitesift bench`). With `seeds` > 1,
+    the model has that many members, trained from seeds `seed`, `seed + 1`, ... (each with
+    its own site folds), and the thresholds are chosen on the members' mean held-out
+    probabilities. `combine` builds such a model from held-out bundles already trained on
+    these corpora (one member each, e.g. runs with other `--seed`s) without training. With
+    `by_corpus`, also measure each corpus with models trained on the other corpora only
     (`heldout_corpora`), at the balanced preset. `corpus_balance` weighs corpora by size
     (`balance_corpora`), times any `corpus_weight` given."""
     global THIN
@@ -418,38 +446,77 @@ def train_default(corpora: Sequence[CorpusData], out: Any, *, folds: int = 0,
          f"{', '.join(c.name for c in corpora)}")
     summary: dict[str, Any] = {"pages": len(pool.pages), "blocks": len(pool.share),
                                "corpora": [c.name for c in corpora], "folds": folds,
-                               "seed": seed, "thin": THIN, "stage2_members": stage2_members,
+                               "seed": seed, "seeds": seeds, "thin": THIN,
+                               "stage2_members": stage2_members,
                                "corpus_weight": pool.corpus_weight,
                                "corpus_balance": corpus_balance,
                                "params1": {**DEFAULT_PARAMS, **(params1 or {})},
                                "params2": {**DEFAULT_PARAMS, **(params2 or {})}}
+    if combine:
+        summary = _combined_summary(pool, corpora, combine)
+        members = [m for b in combine for m in b.members]
+        chosen = choose_thresholds(pool, heldout_probabilities(pool, members))
+        summary["cross_validation"] = chosen["report"]
+        return _save(members, chosen["thresholds"], summary, out, heldout)
     thresholds = {"precision": 0.65, "balanced": 0.5, "recall": 0.35}
-    fold_models: list[tuple[Any, Any]] = []
-    if folds > 1:
-        page_fold = page_folds(pool, folds, seed)
-        _, p2, fold_models = cross_validate(pool, folds, seed=seed, params1=params1,
-                                            params2=params2, folds=page_fold,
-                                            members=stage2_members)
-        chosen = choose_thresholds(pool, p2)
+    members = []
+    p2s, by_corpus_p2 = [], []
+    for s in range(seed, seed + max(seeds, 1)):
+        fold_models: list[tuple[Any, Any]] = []
+        fold_of: dict[str, int] = {}
+        if folds > 1:
+            page_fold = page_folds(pool, folds, s)
+            _, p2, fold_models = cross_validate(pool, folds, seed=s, params1=params1,
+                                                params2=params2, folds=page_fold,
+                                                members=stage2_members)
+            p2s.append(p2)
+            fold_of = {p["cv"]: int(f) for p, f in zip(pool.pages, page_fold, strict=True)}
+        if by_corpus:
+            by_corpus_p2.append(heldout_corpora(pool, seed=s, params1=params1,
+                                                params2=params2, members=stage2_members))
+        _log(f"final model on every page (seed {s})")
+        stage1, stage2 = train_two_stage(pool, np.arange(len(pool.pages)), seed=s,
+                                         params1=params1, params2=params2,
+                                         members=stage2_members)
+        members.append(model_file.Member(
+            to_forest(stage1), to_forest(stage2),
+            tuple((to_forest(a), to_forest(b)) for a, b in fold_models), fold_of))
+    if p2s:
+        # one member: its own out-of-fold probabilities; several: their mean, as the
+        # cleaner gives it (the exported forests, each member's own two stages)
+        chosen = choose_thresholds(pool, p2s[0] if len(members) == 1
+                                   else heldout_probabilities(pool, members))
         thresholds = chosen["thresholds"]
         summary["cross_validation"] = chosen["report"]
-    if by_corpus:
-        p2 = heldout_corpora(pool, seed=seed, params1=params1, params2=params2,
-                             members=stage2_members)
+    if by_corpus_p2:
+        p2 = np.mean(by_corpus_p2, axis=0)
         t = thresholds["balanced"]
         cut = model_file.page_cut(t, page_max(pool, p2), t)
         summary["heldout_corpora"] = _report(page_scores(pool, p2, cut), t)
-    _log("final model on every page")
-    stage1, stage2 = train_two_stage(pool, np.arange(len(pool.pages)), seed=seed,
-                                     params1=params1, params2=params2, members=stage2_members)
-    final = model_file.ExtractorModel(to_forest(stage1), to_forest(stage2),
-                                      {k: float(v) for k, v in thresholds.items()}, summary)
-    model_file.save(final, out)
-    if heldout is not None and fold_models:
-        fold_of = {p["cv"]: int(f) for p, f in zip(pool.pages, page_fold, strict=True)}
-        bundle = model_file.ExtractorModel(
-            final.stage1, final.stage2, final.thresholds, {**summary, "heldout": True},
-            tuple((to_forest(a), to_forest(b)) for a, b in fold_models),
-            fold_of)
-        model_file.save(bundle, heldout)
+    return _save(members, thresholds, summary, out, heldout)
+
+
+def _combined_summary(pool: Pool, corpora: Sequence[CorpusData],
+                      bundles: Sequence[model_file.ExtractorModel]) -> dict[str, Any]:
+    """The meta of a model combined from held-out bundles: each bundle's own, under
+    `members`, and what the thresholds were chosen on."""
+    return {"pages": len(pool.pages), "blocks": len(pool.share),
+            "corpora": [c.name for c in corpora], "combined": len(bundles),
+            "members": [{k: v for k, v in b.meta.items()
+                         if k not in ("cross_validation", "heldout")} for b in bundles]}
+
+
+def _save(members: Sequence[model_file.Member], thresholds: dict[str, float],
+          summary: dict[str, Any], out: Any, heldout: Any) -> dict[str, Any]:
+    """Write the model (every member without its folds) and, when asked and the members
+    have folds, the held-out bundle."""
+    thresholds = {k: float(v) for k, v in thresholds.items()}
+    bare = [model_file.Member(m.stage1, m.stage2) for m in members]
+    model_file.save(model_file.ExtractorModel(bare[0].stage1, bare[0].stage2, thresholds,
+                                              summary, more=tuple(bare[1:])), out)
+    if heldout is not None and all(m.folds for m in members):
+        first = members[0]
+        model_file.save(model_file.ExtractorModel(
+            first.stage1, first.stage2, thresholds, {**summary, "heldout": True},
+            first.folds, first.fold_of, tuple(members[1:])), heldout)
     return summary

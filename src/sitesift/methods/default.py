@@ -154,11 +154,16 @@ class DefaultCleaner(Cleaner):
         if len(X) == 0:
             return pb, np.zeros(0)
         # (a held-out bundle names pages without a site `unknown`, as training did)
-        stage1, stage2 = self._model.forests(cv_group(page.site))
-        p1 = stage1.proba(X)
+        cv = cv_group(page.site)
         ntok = np.rint(np.expm1(X[:, 0]))
-        X2 = np.hstack([X, context_features(p1, ntok, ancestors(pb), X)])
-        return pb, stage2.proba(X2)
+        anc = ancestors(pb)
+        members = self._model.members
+        p = np.zeros(len(X))
+        for member in members:  # each runs its own two stages; their probabilities averaged
+            stage1, stage2 = member.forests(cv)
+            p1 = stage1.proba(X)
+            p += stage2.proba(np.hstack([X, context_features(p1, ntok, anc, X)]))
+        return pb, p / len(members)
 
     def clean(self, page: Page, *, noise: bool = True) -> Result:
         """As `Cleaner.clean`, except that a page whose content only shows without scripts
