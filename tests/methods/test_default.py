@@ -444,6 +444,12 @@ def test_members_are_averaged_and_round_trip(tmp_path: Path) -> None:
     (tmp_path / "bad.json").write_text(json.dumps(doc))
     with pytest.raises(ModelError, match="more"):
         model_file.load(tmp_path / "bad.json")
+    doc["format_version"], doc["more"] = 2, [5]  # checksum right, member not an object
+    body = {k: v for k, v in doc.items() if k not in ("format", "format_version", "sha256")}
+    doc["sha256"] = model_file._digest(body)
+    (tmp_path / "bad.json").write_text(json.dumps(doc))
+    with pytest.raises(ModelError, match="member"):
+        model_file.load(tmp_path / "bad.json")
 
 
 def test_seeds_make_a_model_of_members_and_combine_rebuilds_it(
