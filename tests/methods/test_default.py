@@ -145,6 +145,28 @@ def test_forest_export_predicts_like_scikit_learn() -> None:
     assert np.allclose(again.proba(X), forest.proba(X))
 
 
+def test_forest_walk_matches_scikit_learn_on_deep_trees_and_any_row_count() -> None:
+    """Paths longer than the walk's steps between drops, missing values sent either way,
+    one row or many: the sum of leaf values is scikit-learn's."""
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(2000, 6))
+    X[rng.random(X.shape) < 0.25] = np.nan
+    y = ((np.nan_to_num(X[:, 0], nan=2.0) * np.nan_to_num(X[:, 1], nan=-1.0)
+          + np.sin(3 * np.nan_to_num(X[:, 2]))) > 0.2).astype(int)
+    model = HistGradientBoostingClassifier(max_iter=25, max_leaf_nodes=80,
+                                           min_samples_leaf=3, random_state=0).fit(X, y)
+    forest = Forest.from_sklearn(model)
+    assert forest.depth > 3 * 3  # several rounds of the walk
+    assert forest.missing_left.any() and (~forest.missing_left[forest.feature >= 0]).any()
+    want = model._raw_predict(X).ravel()  # type: ignore[attr-defined]
+    assert np.allclose(forest.raw(X), want, rtol=0, atol=1e-9)
+    assert np.allclose(forest.raw(X[7:8]), want[7:8], rtol=0, atol=1e-9)
+    # the rows do not change each other's sums
+    assert np.array_equal(forest.raw(X[::-1])[::-1], forest.raw(X))
+
+
 def test_averaged_forest_scores_the_mean_of_its_members() -> None:
     from sklearn.ensemble import HistGradientBoostingClassifier
 
@@ -248,6 +270,61 @@ def test_site_evidence_drops_template_text(bundled: object) -> None:
     text = cleaner.clean(pages[2]).text
     assert "Paragraph 1 of story 2" in text
     assert "Daily Planet" not in text.replace("Budget delayed again", "")
+
+
+def test_a_fitted_page_is_read_once(bundled: object, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Cleaning the pages a site was fitted on takes the fit's reading of each; a copy of a
+    page (another object) is read again, and cleans the same."""
+    from sitesift.methods import default as default_method
+
+    reads: list[str | None] = []
+    real = default_method.prepared
+
+    def counting(p: Page) -> tuple[Page, object]:
+        reads.append(p.id)
+        return real(p)
+
+    monkeypatch.setattr(default_method, "prepared", counting)
+    pages = [page(news_page(n), id=f"p{n}") for n in range(3)]
+    cleaner = get_cleaner("default").fit(pages)
+    assert reads == ["p0", "p1", "p2"]
+    texts = [cleaner.clean(p).text for p in pages]
+    assert reads == ["p0", "p1", "p2"]
+    copy = page(pages[1].html, id="p1")
+    assert cleaner.clean(copy).text == texts[1]
+    assert cleaner.clean(pages[1]).text == texts[1]  # a second cleaning reads it again
+    assert reads == ["p0", "p1", "p2", "p1", "p1"]
+
+
+def test_a_revealed_page_of_a_fitted_site_leaves_itself_out(
+        bundled: object, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The site evidence knows a page by the HTML it came with, as in training, also where
+    the cleaner reads it with hidden content shown (which is other HTML)."""
+    def curtained(n: int) -> str:
+        story = " ".join(f"Sentence {i} of story {n} tells what the town did next." for i
+                         in range(30))
+        return (f"<html><head><title>Guide {n}</title></head><body>"
+                "<div style='visibility:hidden;background-color:#fff'>"
+                f"<h1>Guide {n}</h1><p>{story}</p></div>"
+                "<div style='display:none'>menu</div></body></html>")
+
+    pages = [page(curtained(n), id=f"c{n}") for n in range(3)]
+    cleaner = get_cleaner("default").fit(pages)
+    assert cleaner.evidence is not None
+    seen = []
+    real = cleaner.evidence.shares
+
+    def spy(digest: str, pb: object) -> tuple[list[float], list[float], list[float], int]:
+        seen.append((pb, real(digest, pb)))  # type: ignore[arg-type]
+        return seen[-1][1]
+
+    monkeypatch.setattr(cleaner.evidence, "shares", spy)
+    result = cleaner.clean(pages[0])
+    assert result.meta.get("revealed")
+    (pb, (text, _, _, others)), = seen
+    assert others == 2
+    story = next(i for i, t in enumerate(pb.text) if t.startswith("Sentence 0 of story 0"))
+    assert text[story] == 0.0  # on no other page of the site
 
 
 def test_presets_nest(bundled: object) -> None:

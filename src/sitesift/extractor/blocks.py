@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from sitesift.dom import BLOCK_TAGS, DomNode
 
@@ -156,6 +156,10 @@ class PageBlocks:
     nearest: list[tuple[int, ...]]  # depth of the nearest ancestor-or-self with each flag
     title: str
     url: str | None = None
+    # `extractor.site.block_keys` of these blocks, kept once made: a site's fit and the
+    # cleaning of its pages ask for the same page's keys
+    site_keys: tuple[list[str], list[str], list[str]] | None = field(
+        default=None, repr=False, compare=False)
 
 
 def walk(root: DomNode, title: str | None = None, url: str | None = None) -> PageBlocks:

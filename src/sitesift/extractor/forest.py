@@ -11,6 +11,7 @@ damaged or hostile model file is refused rather than evaluated.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -161,6 +162,10 @@ class Forest:
                             arrays["threshold"], arrays["missing_left"].astype(bool),
                             arrays["left"], arrays["right"], arrays["value"])
 
+    @functools.cached_property
+    def _walk(self) -> _Walk:
+        return _Walk.of(self)
+
     def raw(self, X: np.ndarray) -> np.ndarray:
         """Sum of leaf values plus baseline per row of X (rows x n_features)."""
         if X.ndim != 2 or X.shape[1] != self.n_features:
@@ -168,31 +173,7 @@ class Forest:
         n = X.shape[0]
         if n == 0:
             return np.zeros(0)
-        flat = np.ascontiguousarray(X, dtype=np.float64).ravel()
-        # Every (tree, row) pair walks down together; pairs that reach a leaf leave the
-        # arrays, so the work is the total path length, not trees x rows x depth.
-        node = np.repeat(self.roots, n)
-        base = np.tile(np.arange(n, dtype=np.int64) * self.n_features, len(self.roots))
-        total = np.zeros(n)
-        rows = np.tile(np.arange(n), len(self.roots))
-        feature, threshold, left, right = self.feature, self.threshold, self.left, self.right
-        missing, value = self.missing_left, self.value
-        while node.size:
-            f = feature[node]
-            done = f < 0
-            if done.any():
-                total += np.bincount(rows[done], weights=value[node[done]], minlength=n)
-                live = ~done
-                node, base, rows, f = node[live], base[live], rows[live], f[live]
-                if not node.size:
-                    break
-            x = flat[base + f]
-            go_left = x <= threshold[node]
-            nan = np.isnan(x)
-            if nan.any():
-                go_left[nan] = missing[node[nan]]
-            node = np.where(go_left, left[node], right[node])
-        return self.baseline + total
+        return self.baseline + self._walk.leaf_sum(np.asarray(X, dtype=np.float64))
 
     def proba(self, X: np.ndarray) -> np.ndarray:
         return 1.0 / (1.0 + np.exp(-self.raw(X)))
@@ -206,3 +187,78 @@ def _depth(left: np.ndarray, right: np.ndarray, leaf: np.ndarray, roots: np.ndar
             depth[left[i]] = depth[i] + 1
             depth[right[i]] = depth[i] + 1
     return int(depth.max())
+
+
+@dataclass(frozen=True)
+class _Walk:
+    """The forest laid out for evaluation (derived, never saved). Each tree's nodes in
+    breadth-first order, so a node's right child is its left child + 1 and one step is
+    `node = left[node] + (x > threshold[node])`. A leaf is its own left child with an
+    infinite threshold, so a walk may step on from a leaf and stay there. Where a missing
+    value goes is folded into the column read: the rows are laid out twice, NaN read as
+    -inf (goes left) in the first copy and +inf (goes right) in the second, and each node
+    reads the copy its missing values follow."""
+
+    roots: np.ndarray   # (trees,) intp
+    column: np.ndarray  # (nodes,) intp: feature, + n_features where NaN goes right
+    threshold: np.ndarray  # (nodes,) float64; +inf on leaves
+    left: np.ndarray    # (nodes,) intp; a leaf's is itself
+    leaf: np.ndarray    # (nodes,) bool
+    value: np.ndarray   # (nodes,) float64
+    n_features: int
+    depth: int
+
+    STEPS = 3  # steps between dropping the walks that reached a leaf
+
+    @classmethod
+    def of(cls, f: Forest) -> _Walk:
+        n = len(f.feature)
+        order = np.empty(n, dtype=np.intp)  # new position -> old node
+        roots = np.empty(len(f.roots), dtype=np.intp)
+        pos = 0
+        for t, root in enumerate(f.roots.tolist()):
+            roots[t] = pos
+            order[pos] = root
+            head, pos = pos, pos + 1
+            while head < pos:  # breadth first: children appended side by side
+                old = order[head]
+                head += 1
+                if f.feature[old] >= 0:
+                    order[pos], order[pos + 1] = f.left[old], f.right[old]
+                    pos += 2
+        new = np.empty(n, dtype=np.intp)
+        new[order] = np.arange(n)
+        feature = f.feature[order]
+        leaf = feature < 0
+        column = np.where(leaf, 0, feature + np.where(f.missing_left[order], 0, f.n_features))
+        return cls(roots, column.astype(np.intp), np.where(leaf, np.inf, f.threshold[order]),
+                   np.where(leaf, np.arange(n), new[f.left[order]]).astype(np.intp), leaf,
+                   f.value[order], f.n_features, f.depth)
+
+    def leaf_sum(self, X: np.ndarray) -> np.ndarray:
+        """Per row of X, the sum of the leaf values it reaches in every tree."""
+        n, nf = X.shape
+        missing = np.isnan(X)
+        doubled = np.empty((n, 2 * nf))
+        doubled[:, :nf] = np.where(missing, -np.inf, X)
+        doubled[:, nf:] = np.where(missing, np.inf, X)
+        flat = doubled.ravel()
+        trees = len(self.roots)
+        # Every (tree, row) pair walks down together; pairs at a leaf leave the arrays
+        # every few steps, so the work is about the total path length.
+        node = np.repeat(self.roots, n)
+        pair = np.arange(trees * n, dtype=np.intp)  # tree * n + row
+        base = (pair % n) * (2 * nf)
+        reached = np.empty(trees * n)
+        column, threshold, left, leaf = self.column, self.threshold, self.left, self.leaf
+        steps = 0
+        while node.size:
+            for _ in range(self.STEPS):
+                node = left[node] + (flat[base + column[node]] > threshold[node])
+            steps += self.STEPS
+            done = leaf[node] if steps < self.depth else np.ones(node.size, dtype=bool)
+            reached[pair[done]] = self.value[node[done]]
+            live = ~done
+            node, pair, base = node[live], pair[live], base[live]
+        # summed tree by tree in a fixed order, whatever order the walks ended in
+        return reached.reshape(trees, n).sum(axis=0)

@@ -34,8 +34,13 @@ def _h(text: str) -> str:
 
 def block_keys(pb: PageBlocks) -> tuple[list[str], list[str], list[str]]:
     """Per block: hashes of its normalised text, of that text with digits folded, and of its
-    layout position (style keys of its element, parent and grandparent)."""
-    texts, folded, paths = [], [], []
+    layout position (style keys of its element, parent and grandparent). Made once per
+    `PageBlocks` (kept in it)."""
+    if pb.site_keys is not None:
+        return pb.site_keys
+    texts: list[str] = []
+    folded: list[str] = []
+    paths: list[str] = []
     for elem, text in zip(pb.elem, pb.text, strict=True):
         norm = _SPACES.sub(" ", text.lower()).strip()
         texts.append(_h(norm))
@@ -48,7 +53,8 @@ def block_keys(pb: PageBlocks) -> tuple[list[str], list[str], list[str]]:
             keys.append(pb.nodes[e].key)
             e = pb.parent[e]
         paths.append(_h("/".join(keys)))
-    return texts, folded, paths
+    pb.site_keys = (texts, folded, paths)
+    return pb.site_keys
 
 
 @dataclass

@@ -116,6 +116,11 @@ class DefaultCleaner(Cleaner):
         self.comments = comments
         self.evidence: SiteEvidence | None = None
         self._loaded: model_file.ExtractorModel | None = None
+        # The fitted pages' readings (page, page as read, blocks) by the page's identity:
+        # cleaning a page the fit has read takes the fit's reading instead of reading it
+        # again (a site group is fitted on the pages it then cleans). Each entry goes when
+        # its page is cleaned, all of them at the next fit.
+        self._read: dict[int, tuple[Page, Page, PageBlocks]] = {}
 
     def _path(self) -> str:
         return self.model_path or os.environ.get(ENV_MODEL) or str(model_file.BUNDLED)
@@ -136,19 +141,31 @@ class DefaultCleaner(Cleaner):
     def fit(self, pages: Sequence[Page]) -> DefaultCleaner:
         """Count the site's block texts and layout positions (nothing to learn from one
         page: a lone page is cleaned by the page-level path)."""
+        self._read = {}
         if self.use_site and len(pages) > 1:
-            self.evidence = SiteEvidence.fit((page_digest(p.html), prepared(p)[1])
+            for p in pages:
+                self._read[id(p)] = (p, *prepared(p))
+            self.evidence = SiteEvidence.fit((page_digest(p.html), self._read[id(p)][2])
                                              for p in pages)
         else:
             self.evidence = None
         return self
 
-    def probabilities(self, page: Page, pb: PageBlocks | None = None
-                      ) -> tuple[PageBlocks, np.ndarray]:
-        """The page's blocks and each block's content probability."""
+    def _prepared(self, page: Page) -> tuple[Page, PageBlocks]:
+        """`reveal.prepared`, taken from the fit where it read this very page."""
+        held = self._read.pop(id(page), None)
+        if held is not None and held[0] is page:
+            return held[1], held[2]
+        return prepared(page)
+
+    def probabilities(self, page: Page, pb: PageBlocks | None = None,
+                      digest: str | None = None) -> tuple[PageBlocks, np.ndarray]:
+        """The page's blocks and each block's content probability; `digest` is that of the
+        HTML the site evidence knows the page by (the page as served, where `pb` is of its
+        revealed reading), by default the page's own."""
         if pb is None:
             pb = walk(page.root, page.title, page.url)
-        site = (self.evidence.shares(page_digest(page.html), pb)
+        site = (self.evidence.shares(digest or page_digest(page.html), pb)
                 if self.evidence is not None else None)
         X = block_features(pb, site)
         if len(X) == 0:
@@ -169,8 +186,10 @@ class DefaultCleaner(Cleaner):
         """As `Cleaner.clean`, except that a page whose content only shows without scripts
         (`extractor.reveal`) is read with that content shown: the blocks then come from
         that reading of the page."""
-        shown, pb = prepared(page)
-        verdicts = self._verdicts(shown, pb)
+        shown, pb = self._prepared(page)
+        # the site evidence knows the page by the HTML it was served with, as in training
+        verdicts = self._verdicts(shown, pb, page_digest(page.html)
+                                  if self.evidence is not None else None)
         blocks = render_blocks(shown.root, verdicts, KEEP, noise=noise, with_paths=noise)
         result = Result(blocks, self.name, page.id, page.url, page.site, page.title)
         if shown is not page:
@@ -182,8 +201,9 @@ class DefaultCleaner(Cleaner):
         content, which is another tree)."""
         return self._verdicts(page, walk(page.root, page.title, page.url))
 
-    def _verdicts(self, page: Page, pb: PageBlocks) -> NodeScores:
-        pb, prob = self.probabilities(page, pb)
+    def _verdicts(self, page: Page, pb: PageBlocks, digest: str | None = None
+                  ) -> NodeScores:
+        pb, prob = self.probabilities(page, pb, digest)
         cut = self.cutoff
         if len(prob):
             cut = float(model_file.page_cut(cut, float(prob.max()),
