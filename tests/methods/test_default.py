@@ -184,7 +184,8 @@ def test_averaged_forest_scores_the_mean_of_its_members() -> None:
 
 
 @pytest.mark.parametrize("damage", ["backward_child", "feature_range", "length", "nan_value",
-                                    "bool_field", "leaf_not_self"])
+                                    "bool_field", "float_index", "huge_index", "string_value",
+                                    "leaf_not_self"])
 def test_forest_refuses_damaged_arrays(damage: str) -> None:
     forest, _, _ = _toy_forest()
     doc = forest.to_dict()
@@ -201,6 +202,12 @@ def test_forest_refuses_damaged_arrays(damage: str) -> None:
         doc["value"][leaf] = float("nan")
     elif damage == "bool_field":
         doc["missing_left"][0] = True
+    elif damage == "float_index":
+        doc["left"][inner] = float(doc["left"][inner])
+    elif damage == "huge_index":
+        doc["right"][inner] = 10**30
+    elif damage == "string_value":
+        doc["value"][leaf] = "0.5"
     else:
         doc["left"][leaf] = leaf + 1
     with pytest.raises(ModelError):

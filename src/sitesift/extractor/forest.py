@@ -145,12 +145,18 @@ class Forest:
                               ("threshold", np.float64), ("missing_left", np.int64),
                               ("left", np.int64), ("right", np.int64), ("value", np.float64)):
                 raw = doc[key]
-                if not isinstance(raw, list) or not all(
-                        isinstance(v, int | float) and not isinstance(v, bool) for v in raw):
+                # exact types (JSON gives int and float only; a bool is not a number here),
+                # compared as a set: a model holds hundreds of thousands of numbers
+                types = set(map(type, raw)) if isinstance(raw, list) else {None}
+                if not types <= {int, float}:
                     raise ModelError(f"forest field {key!r} must be a list of numbers")
-                if kind is np.int64 and not all(isinstance(v, int) for v in raw):
+                if kind is np.int64 and float in types:
                     raise ModelError(f"forest field {key!r} must hold integers")
-                arrays[key] = np.asarray(raw, dtype=kind)
+                try:
+                    arrays[key] = np.asarray(raw, dtype=kind)
+                except OverflowError:
+                    raise ModelError(f"forest field {key!r} holds a number out of range"
+                                     ) from None
             n_features, baseline = doc["n_features"], doc["baseline"]
         except KeyError as exc:
             raise ModelError(f"forest field {exc} missing") from None
