@@ -145,10 +145,14 @@ def test_forest_export_predicts_like_scikit_learn() -> None:
     assert np.allclose(again.proba(X), forest.proba(X))
 
 
-def test_forest_walk_matches_scikit_learn_on_deep_trees_and_any_row_count() -> None:
+def test_forest_walk_matches_scikit_learn_on_deep_trees_and_any_row_count(
+        monkeypatch: pytest.MonkeyPatch) -> None:
     """Paths longer than the walk's steps between drops, missing values sent either way,
-    one row or many: the sum of leaf values is scikit-learn's."""
+    one row or many, rows walked in one chunk or several: the sum of leaf values is
+    scikit-learn's."""
     from sklearn.ensemble import HistGradientBoostingClassifier
+
+    from sitesift.extractor import forest as forest_module
 
     rng = np.random.default_rng(1)
     X = rng.normal(size=(2000, 6))
@@ -164,7 +168,11 @@ def test_forest_walk_matches_scikit_learn_on_deep_trees_and_any_row_count() -> N
     assert np.allclose(forest.raw(X), want, rtol=0, atol=1e-9)
     assert np.allclose(forest.raw(X[7:8]), want[7:8], rtol=0, atol=1e-9)
     # the rows do not change each other's sums
-    assert np.array_equal(forest.raw(X[::-1])[::-1], forest.raw(X))
+    whole = forest.raw(X)
+    assert np.array_equal(forest.raw(X[::-1])[::-1], whole)
+    monkeypatch.setattr(forest_module, "_PAIRS", 7 * len(forest.roots))  # chunks of 7 rows
+    assert np.array_equal(forest.raw(X), whole)
+    assert forest.raw(X[:0]).shape == (0,)
 
 
 def test_averaged_forest_scores_the_mean_of_its_members() -> None:

@@ -22,6 +22,7 @@ import numpy as np
 from sitesift.errors import ModelError
 
 _BIG = float(np.finfo(np.float64).max)
+_PAIRS = 1 << 20  # (tree, row) pairs walked at once
 
 
 @dataclass(frozen=True)
@@ -177,9 +178,12 @@ class Forest:
         if X.ndim != 2 or X.shape[1] != self.n_features:
             raise ValueError(f"expected (rows, {self.n_features}) features, got {X.shape}")
         n = X.shape[0]
-        if n == 0:
-            return np.zeros(0)
-        return self.baseline + self._walk.leaf_sum(np.asarray(X, dtype=np.float64))
+        X = np.asarray(X, dtype=np.float64)
+        # The walk holds a few numbers per (tree, row) pair: rows go in chunks, so a page of
+        # many thousands of blocks needs no more memory for it than one of a few thousand.
+        step = max(1, _PAIRS // len(self.roots))
+        return self.baseline + np.concatenate(
+            [self._walk.leaf_sum(X[lo:lo + step]) for lo in range(0, n, step)] or [np.zeros(0)])
 
     def proba(self, X: np.ndarray) -> np.ndarray:
         return 1.0 / (1.0 + np.exp(-self.raw(X)))
