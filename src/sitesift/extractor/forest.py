@@ -148,8 +148,8 @@ class Forest:
                 raw = doc[key]
                 # exact types (JSON gives int and float only; a bool is not a number here),
                 # compared as a set: a model holds hundreds of thousands of numbers
-                types = set(map(type, raw)) if isinstance(raw, list) else {None}
-                if not types <= {int, float}:
+                types = set(map(type, raw)) if isinstance(raw, list) else set()
+                if not isinstance(raw, list) or not types <= {int, float}:
                     raise ModelError(f"forest field {key!r} must be a list of numbers")
                 if kind is np.int64 and float in types:
                     raise ModelError(f"forest field {key!r} must hold integers")
@@ -215,7 +215,6 @@ class _Walk:
     left: np.ndarray    # (nodes,) intp; a leaf's is itself
     leaf: np.ndarray    # (nodes,) bool
     value: np.ndarray   # (nodes,) float64
-    n_features: int
     depth: int
 
     STEPS = 3  # steps between dropping the walks that reached a leaf
@@ -243,7 +242,7 @@ class _Walk:
         column = np.where(leaf, 0, feature + np.where(f.missing_left[order], 0, f.n_features))
         return cls(roots, column.astype(np.intp), np.where(leaf, np.inf, f.threshold[order]),
                    np.where(leaf, np.arange(n), new[f.left[order]]).astype(np.intp), leaf,
-                   f.value[order], f.n_features, f.depth)
+                   f.value[order], f.depth)
 
     def leaf_sum(self, X: np.ndarray) -> np.ndarray:
         """Per row of X, the sum of the leaf values it reaches in every tree."""
