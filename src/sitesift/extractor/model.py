@@ -22,6 +22,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from sitesift.errors import ModelError
-from sitesift.extractor.context import CONTEXT
+from sitesift.extractor.context import CONTEXT, context_features
 from sitesift.extractor.features import FEATURES
 from sitesift.extractor.forest import Forest
 from sitesift.model_io import read_document, write_document
@@ -112,6 +113,21 @@ class Member:
             raise ModelError("'fold_of' must map site names to fold numbers")
         return cls(Forest.from_dict(doc.get("stage1")), Forest.from_dict(doc.get("stage2")),
                    tuple(folds), dict(fold_of))
+
+
+def block_probability(members: Sequence[Member], cv_name: str | None, X: np.ndarray,
+                      ntok: np.ndarray, anc: Any) -> np.ndarray:
+    """Each block's content probability from a page's block features `X` (with its blocks'
+    token counts and ancestry, for the context features): every member runs its two stages
+    (with its forests for a page of site `cv_name`, `Member.forests`) and their stage-2
+    probabilities are averaged. The one rule for cleaning and for training's held-out
+    scoring, so the presets are chosen on what the cleaner computes."""
+    p = np.zeros(len(X))
+    for member in members:
+        stage1, stage2 = member.forests(cv_name)
+        ctx = context_features(stage1.proba(X), ntok, anc, X)
+        p += stage2.proba(np.hstack([X, ctx]))
+    return p / max(len(members), 1)
 
 
 @dataclass(frozen=True)

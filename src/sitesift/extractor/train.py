@@ -403,14 +403,11 @@ def heldout_probabilities(pool: Pool, members: Sequence[model_file.Member]) -> n
     out = np.zeros(len(pool.share))
     for i, info in enumerate(pool.pages):
         lo, hi = int(pool.bounds[i]), int(pool.bounds[i + 1])
-        if hi == lo:
-            continue
-        X = pool.X[lo:hi].astype(np.float64)
-        for member in members:
-            stage1, stage2 = member.forests(info["cv"])
-            ctx = context_features(stage1.proba(X), pool.ntok[lo:hi], pool.anc[lo:hi], X)
-            out[lo:hi] += stage2.proba(np.hstack([X, ctx]))
-    return out / max(len(members), 1)
+        if hi > lo:
+            out[lo:hi] = model_file.block_probability(
+                members, info["cv"], pool.X[lo:hi].astype(np.float64), pool.ntok[lo:hi],
+                pool.anc[lo:hi])
+    return out
 
 
 def train_default(corpora: Sequence[CorpusData], out: Any, *, folds: int = 0,

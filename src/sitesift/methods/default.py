@@ -46,7 +46,6 @@ from sitesift.errors import ModelError
 from sitesift.extract import KEEP, Verdict, render_blocks
 from sitesift.extractor import model as model_file
 from sitesift.extractor.blocks import ATTR_FLAG, PageBlocks, walk
-from sitesift.extractor.context import context_features
 from sitesift.extractor.dataset import cv_group
 from sitesift.extractor.features import ancestors, block_features
 from sitesift.extractor.reveal import prepared
@@ -174,13 +173,7 @@ class DefaultCleaner(Cleaner):
         cv = cv_group(page.site)
         ntok = np.rint(np.expm1(X[:, 0]))
         anc = ancestors(pb)
-        members = self._model.members
-        p = np.zeros(len(X))
-        for member in members:  # each runs its own two stages; their probabilities averaged
-            stage1, stage2 = member.forests(cv)
-            p1 = stage1.proba(X)
-            p += stage2.proba(np.hstack([X, context_features(p1, ntok, anc, X)]))
-        return pb, p / len(members)
+        return pb, model_file.block_probability(self._model.members, cv, X, ntok, anc)
 
     def clean(self, page: Page, *, noise: bool = True) -> Result:
         """As `Cleaner.clean`, except that a page whose content only shows without scripts
