@@ -418,6 +418,19 @@ def cmd_train_template(args: argparse.Namespace) -> int:
     return 0
 
 
+def _unwritable(path: Path) -> str | None:
+    """Why a file cannot be written at `path` (its folder is made if missing), or None."""
+    if path.is_dir():
+        return "is a folder"
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        return f"cannot make its folder: {exc.strerror or exc}"
+    if not os.access(path.parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        return "not writable"
+    return None
+
+
 def cmd_train_default(args: argparse.Namespace) -> int:
     """Train the default cleaner's model on corpora with gold; with --folds, measure it on
     held-out sites first and write a held-out bundle for `sitesift bench`."""
@@ -448,6 +461,11 @@ def cmd_train_default(args: argparse.Namespace) -> int:
     if any(not m.folds for b in combine for m in b.members):
         raise SystemExit("sitesift train-default: --combine takes held-out bundles "
                          "(train-default --folds K --heldout BUNDLE)")
+    # Training takes many minutes: an output that cannot be written fails now, not then.
+    for flag, path in (("--out", args.out), ("--heldout", args.heldout),
+                       ("--report", args.report)):
+        if path and (problem := _unwritable(Path(path))):
+            raise SystemExit(f"sitesift train-default: {flag} {path}: {problem}")
     cache = Path(args.cache) if args.cache else None
     corpora = [cached_corpus(Path(d), cache, rebuild=args.rebuild, workers=args.workers,
                              progress=not args.quiet) for d in args.datasets]

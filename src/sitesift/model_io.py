@@ -53,6 +53,7 @@ def write_document(doc: dict[str, Any], path: str | Path) -> Path:
     data = json.dumps(doc, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
     if path.suffix == ".gz":
         data = gzip.compress(data, mtime=0)
+    path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_bytes(data)
     os.replace(tmp, path)

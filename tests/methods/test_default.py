@@ -479,7 +479,8 @@ def test_train_default_learns_a_model_that_cleans(tmp_path: Path,
 
     monkeypatch.setitem(DEFAULT_PARAMS, "max_iter", 40)  # (fewer trees: a faster test)
     roots = _two_small_corpora(tmp_path)
-    out, heldout = tmp_path / "model.json.gz", tmp_path / "heldout.json.gz"
+    # (the bundle goes to a folder that does not exist yet: it is made)
+    out, heldout = tmp_path / "model.json.gz", tmp_path / "new" / "heldout.json.gz"
     report = tmp_path / "report.json"
     args = ["train-default", *map(str, roots), "--out", str(out), "--folds", "2",
             "--heldout", str(heldout), "--by-corpus", "--report", str(report), "--quiet",
@@ -509,6 +510,29 @@ def test_train_default_learns_a_model_that_cleans(tmp_path: Path,
         main([*args[:-4], "--corpus-balance", "2"])
     with pytest.raises(SystemExit, match="two corpora"):
         main(["train-default", str(roots[0]), "--out", str(out), "--by-corpus"])
+
+
+def test_train_default_refuses_an_unwritable_output_before_training(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A model that cannot be written is reported at once, not after hours of training."""
+    import sitesift.extractor.dataset
+    from sitesift.cli import main
+
+    def no_training(*_: object, **__: object) -> None:
+        raise AssertionError("read the corpora before checking the outputs")
+
+    monkeypatch.setattr(sitesift.extractor.dataset, "cached_corpus", no_training)
+    roots = _two_small_corpora(tmp_path)
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    good = ["--out", str(tmp_path / "m.json.gz")]
+    for args, why in (([*good[:1], str(tmp_path)], "--out .* is a folder"),
+                      ([*good, "--heldout", str(blocker / "h.json.gz")],
+                       "--heldout .* cannot make its folder"),
+                      ([*good, "--report", str(blocker / "r.json")],
+                       "--report .* cannot make its folder")):
+        with pytest.raises(SystemExit, match=why):
+            main(["train-default", *map(str, roots), *args])
 
 
 def test_members_are_averaged_and_round_trip(tmp_path: Path) -> None:
