@@ -705,7 +705,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--by-corpus", action="store_true",
                    help="also measure each corpus with models trained on the other corpora "
                         "only (gold of other people and rules: a corpus never seen)")
-    p.add_argument("--cache", help="folder for the labelled blocks of each corpus (reused)")
+    p.add_argument("--cache", help="folder for the labelled blocks of each corpus (reused "
+                   "while the corpus folder and its files are unchanged)")
     p.add_argument("--corpus-weight", action="append", default=[], metavar="NAME=W",
                    help="a page of corpus NAME weighs W in training (default 1; repeatable)")
     p.add_argument("--corpus-balance", type=float, default=0.0, metavar="POWER",

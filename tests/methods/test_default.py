@@ -535,6 +535,42 @@ def test_train_default_refuses_an_unwritable_output_before_training(
             main(["train-default", *map(str, roots), *args])
 
 
+def test_the_training_cache_is_rebuilt_for_a_changed_or_damaged_corpus(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The cache is read back for the same corpus, and built again where the corpus's gold
+    changed, where another corpus of the same folder name comes, or where the cached
+    arrays are damaged; never read stale or half-written."""
+    import sitesift.extractor.dataset as dataset
+
+    built: list[str] = []
+    real_build = dataset.build_corpus
+
+    def counting(root: Path, **kw: object) -> dataset.CorpusData:
+        built.append(str(root))
+        return real_build(root, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(dataset, "build_corpus", counting)
+    news = _two_small_corpora(tmp_path / "a")[0]
+    cache = tmp_path / "cache"
+    first = dataset.cached_corpus(news, cache)
+    again = dataset.cached_corpus(news, cache)
+    assert len(built) == 1 and np.array_equal(first.X, again.X, equal_nan=True)
+    # the gold of one page changes: its labels change, so the corpus is read again
+    gold = news / "gold" / "0-0.txt"
+    gold.write_text("Budget delayed again 0")
+    edited = dataset.cached_corpus(news, cache)
+    assert len(built) == 2 and edited.share.sum() < first.share.sum()
+    # another corpus that happens to have the same folder name
+    other = _two_small_corpora(tmp_path / "b")[0]
+    dataset.cached_corpus(other, cache)
+    assert built[-1] == str(other) and len(built) == 3
+    # damaged arrays (a run cut off while writing, a bad disk): built again, not a crash
+    (cache / "news.npz").write_bytes(b"PK\x03\x04 not a whole zip")
+    dataset.cached_corpus(other, cache)
+    assert len(built) == 4
+    assert dataset.cached_corpus(other, cache).X.shape == first.X.shape and len(built) == 4
+
+
 def test_members_are_averaged_and_round_trip(tmp_path: Path) -> None:
     from sitesift.extractor.context import CONTEXT
 

@@ -4,14 +4,19 @@ For every page with gold text: its blocks (`blocks.walk`), their features with t
 evidence from the other pages of its site group (grouped as `sitesift bench` groups them),
 and each block's gold share (`labels.gold_share`). A corpus is cached as one `.npz` (arrays)
 and one `.json` (pages and block texts), so models can be trained and scored many times
-without parsing again.
+without parsing again. The cache names the corpus it was built from (`corpus_fingerprint`:
+its folder, index and the names, sizes and times of its page and gold files), so another
+corpus of the same folder name, or this one edited, is built again rather than read stale.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 import re
 import sys
+import zipfile
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -50,23 +55,56 @@ class CorpusData:
     pages: list[dict[str, Any]] = field(default_factory=list)  # id, group, cv, page_type, ...
     texts: list[str] = field(default_factory=list)              # block texts (exact scoring)
 
-    def save(self, directory: Path) -> None:
+    def save(self, directory: Path, source: str = "") -> None:
+        """Write the cache (each file atomically; the `.json`, which names the `source`,
+        last, so a cache cut off while it was written is never taken as whole)."""
         directory.mkdir(parents=True, exist_ok=True)
-        np.savez_compressed(directory / f"{self.name}.npz", X=self.X, share=self.share,
-                            ntok=self.ntok, page=self.page, anc=self.anc)
-        doc = {"version": CACHE_VERSION, "n_features": N_FEATURES, "pages": self.pages,
-               "texts": self.texts}
-        (directory / f"{self.name}.json").write_text(json.dumps(doc, ensure_ascii=False),
-                                                     encoding="utf-8")
+        arrays, meta = directory / f"{self.name}.npz", directory / f"{self.name}.json"
+        meta.unlink(missing_ok=True)
+        tmp = directory / f"{self.name}.tmp.npz"
+        np.savez_compressed(tmp, X=self.X, share=self.share, ntok=self.ntok, page=self.page,
+                            anc=self.anc)
+        os.replace(tmp, arrays)
+        doc = {"version": CACHE_VERSION, "n_features": N_FEATURES, "source": source,
+               "pages": self.pages, "texts": self.texts}
+        tmp = directory / f"{self.name}.json.tmp"
+        tmp.write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
+        os.replace(tmp, meta)
 
     @classmethod
-    def load(cls, directory: Path, name: str) -> CorpusData:
+    def load(cls, directory: Path, name: str, source: str | None = None) -> CorpusData:
+        """The cached corpus; ValueError where it is of another feature set or (given
+        `source`) of another corpus or another state of this one."""
         doc = json.loads((directory / f"{name}.json").read_text(encoding="utf-8"))
         if doc.get("version") != CACHE_VERSION or doc.get("n_features") != N_FEATURES:
-            raise ValueError(f"{directory / name}: cache of another feature set; rebuild it")
-        arrays = np.load(directory / f"{name}.npz", allow_pickle=False)  # data, never code
-        return cls(name, arrays["X"], arrays["share"], arrays["ntok"], arrays["page"],
-                   arrays["anc"], doc["pages"], doc["texts"])
+            raise ValueError(f"{directory / name}: cache of another feature set")
+        if source is not None and doc.get("source") != source:
+            raise ValueError(f"{directory / name}: cache of another corpus, or the corpus "
+                             "changed since")
+        try:
+            arrays = np.load(directory / f"{name}.npz", allow_pickle=False)  # never code
+            data = cls(name, arrays["X"], arrays["share"], arrays["ntok"], arrays["page"],
+                       arrays["anc"], doc["pages"], doc["texts"])
+        except zipfile.BadZipFile as exc:
+            raise ValueError(f"{directory / name}.npz: damaged ({exc})") from None
+        if len(data.X) != len(data.share) or len(data.texts) != len(data.X):
+            raise ValueError(f"{directory / name}: arrays and texts disagree")
+        return data
+
+
+def corpus_fingerprint(root: Path) -> str:
+    """What a cache of this corpus is checked against: the corpus folder, its index, and
+    the name, size and modification time of every page and gold file."""
+    h = hashlib.sha256(str(root.resolve()).encode("utf-8", "surrogatepass"))
+    h.update((root / "index.jsonl").read_bytes())
+    for sub in ("pages", "gold"):
+        folder = root / sub
+        if not folder.is_dir():
+            continue
+        with os.scandir(folder) as entries:
+            files = sorted((e.name, e.stat().st_size, e.stat().st_mtime_ns) for e in entries)
+        h.update(repr((sub, files)).encode("utf-8", "surrogatepass"))
+    return h.hexdigest()
 
 
 def _group_pages(root: Path, members: Sequence[dict[str, Any]], group: str,
@@ -106,14 +144,15 @@ def cached_corpus(root: Path, cache: Path | None, *, rebuild: bool = False, work
                   progress: bool = False) -> CorpusData:
     """A corpus's labelled blocks from the `cache` folder when it holds them for this feature
     set, else built (and stored there when a cache is given)."""
-    if cache is not None and (cache / f"{root.name}.npz").is_file() and not rebuild:
+    source = corpus_fingerprint(root) if cache is not None else ""
+    if cache is not None and (cache / f"{root.name}.json").is_file() and not rebuild:
         try:
-            return CorpusData.load(cache, root.name)
+            return CorpusData.load(cache, root.name, source)
         except (OSError, ValueError, KeyError) as exc:
             print(f"sitesift train-default: rebuilding {root.name}: {exc}", file=sys.stderr)
     data = build_corpus(root, workers=workers, progress=progress)
     if cache is not None:
-        data.save(cache)
+        data.save(cache, source)
     return data
 
 
