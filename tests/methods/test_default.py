@@ -569,6 +569,13 @@ def test_the_training_cache_is_rebuilt_for_a_changed_or_damaged_corpus(
     dataset.cached_corpus(other, cache)
     assert len(built) == 4
     assert dataset.cached_corpus(other, cache).X.shape == first.X.shape and len(built) == 4
+    # a whole zip whose compressed arrays are garbled in the middle
+    whole = bytearray((cache / "news.npz").read_bytes())
+    middle = len(whole) // 2
+    whole[middle:middle + 64] = bytes(64)
+    (cache / "news.npz").write_bytes(bytes(whole))
+    dataset.cached_corpus(other, cache)
+    assert len(built) == 5
 
 
 def test_members_are_averaged_and_round_trip(tmp_path: Path) -> None:

@@ -17,6 +17,7 @@ import os
 import re
 import sys
 import zipfile
+import zlib
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -85,7 +86,7 @@ class CorpusData:
             arrays = np.load(directory / f"{name}.npz", allow_pickle=False)  # never code
             data = cls(name, arrays["X"], arrays["share"], arrays["ntok"], arrays["page"],
                        arrays["anc"], doc["pages"], doc["texts"])
-        except zipfile.BadZipFile as exc:
+        except (zipfile.BadZipFile, zlib.error, EOFError) as exc:  # cut off, bit rot
             raise ValueError(f"{directory / name}.npz: damaged ({exc})") from None
         if len(data.X) != len(data.share) or len(data.texts) != len(data.X):
             raise ValueError(f"{directory / name}: arrays and texts disagree")
@@ -102,7 +103,8 @@ def corpus_fingerprint(root: Path) -> str:
         if not folder.is_dir():
             continue
         with os.scandir(folder) as entries:
-            files = sorted((e.name, e.stat().st_size, e.stat().st_mtime_ns) for e in entries)
+            stats = [(e.name, e.stat()) for e in entries]
+        files = sorted((name, st.st_size, st.st_mtime_ns) for name, st in stats)
         h.update(repr((sub, files)).encode("utf-8", "surrogatepass"))
     return h.hexdigest()
 
