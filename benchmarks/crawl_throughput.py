@@ -67,7 +67,7 @@ def one(engine: str, cores: int, warcs: list[str], out: str) -> dict[str, Any]:
     """Run one configuration in this process; its figures."""
     from sitesift.sitework import CrawlConfig
 
-    cfg = CrawlConfig(method="sst")
+    cfg = CrawlConfig(method="sst", fallback="alltext")  # the configuration measured
     started = time.perf_counter()
     session_s = 0.0
     living = (0.0, 0.0)

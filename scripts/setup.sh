@@ -4,6 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON="${PYTHON:-python3}"
+# The default cleaner's core is Rust (native/), compiled by maturin during the install.
+source scripts/rust_env.sh
 if [ ! -x .venv/bin/python ]; then
     "$PYTHON" -m venv .venv
 fi

@@ -10,5 +10,10 @@ bash scripts/setup.sh test,spark,render,report,bench
 # The browser tests skip where Chromium is missing; here it was just installed, so a
 # missing browser fails the run instead (tests/test_render.py).
 SITESIFT_REQUIRE_BROWSER=1 .venv/bin/python -m pytest -p no:cacheprovider "$@"
+# The native core's own tests and lints (without the Python binding, which cannot link a
+# test binary; its calls are what pytest just ran).
+source scripts/rust_env.sh
+(cd native && cargo test --release --no-default-features --quiet \
+    && cargo clippy --release --all-targets --features python --quiet -- -D warnings)
 .venv/bin/ruff check src tests benchmarks
 .venv/bin/mypy src

@@ -23,11 +23,13 @@ from sitesift.decode import decode_html
 from sitesift.errors import InputError
 from sitesift.guards import END, Busy, Limits, Lost, PageTimeout, Supervisor, time_limit
 from sitesift.io.warc import HttpResponse, warc_record, write_warc
-from sitesift.methods.base import method_names
+from sitesift.methods.base import get_cleaner, method_names
+from sitesift.page import Page
 from sitesift.sitework import CrawlConfig
 
 BODIES = [read_page_bytes(SAMPLE_SITE, r) for r in read_index(SAMPLE_SITE)]
-CFG = CrawlConfig(fit_sample=10)
+CFG = CrawlConfig(fit_sample=10)  # the default method (`default`) and fallback (`default`)
+OLD_DEFAULTS = CrawlConfig(method="sst", fallback="alltext", fit_sample=10)  # before
 HOST = "www.hillgazette.example"
 
 
@@ -178,8 +180,11 @@ def test_crawl_accounts_for_every_record(tmp_path: Path, inputs: list[str]) -> N
     assert sites["hillgazette.example"]["model"] == "fitted"
     assert sites["hillgazette.example"]["pages"] == 14  # WARC and JSONL pages, one site
     assert sites["small.example"]["model"] == sites["(no url)"]["model"] == "fallback"
+    # one method throughout, as `sitesift clean` runs it: site-level where the site is
+    # large enough, page-level (unfitted) for the small site and the pages without a URL
+    assert {str(e["method"]) for e in sites.values()} == {"default"}
+    assert {r["method"] for r in results} == {"default"}
     main_site = [r for r in results if r["site"] == "hillgazette.example"]
-    assert {r["method"] for r in main_site} == {"sst"}
     assert all("All rights reserved" not in str(r["text"]) for r in main_site)
     assert all(int(r["content_blocks"]) <= int(r["blocks"]) for r in results)  # type: ignore[call-overload]
     assert not (tmp_path / "work").exists()
@@ -274,7 +279,7 @@ def test_model_store_reuses_refits_and_replaces_damaged_models(tmp_path: Path) -
     models = tmp_path / "models"
     cfg = CrawlConfig(fit_sample=10, models=str(models))
     run_crawl([warc], tmp_path / "fit", cfg, workers=1)
-    (stored,) = models.glob("site00.example-*.sst.json.gz")
+    (stored,) = models.glob("site00.example-*.default.json.gz")
     run_crawl([warc], tmp_path / "reuse", cfg, workers=1)
     assert by_site(tmp_path / "reuse")["site00.example"]["model"] == "stored"
     assert _outputs(tmp_path / "reuse")[:2] == _outputs(tmp_path / "fit")[:2]
@@ -299,9 +304,70 @@ def test_small_sites_use_the_fallback_cleaner(tmp_path: Path, fallback: str) -> 
     assert by_site(tmp_path / "out")["tiny.example"]["note"] == "3 pages, fewer than 5"
 
 
+def page_of(response: HttpResponse, site: str) -> Page:
+    return Page.from_bytes(response.body, url=response.url, site=site,
+                           content_type=response.content_type)
+
+
+def test_small_sites_are_cleaned_page_level_by_default(tmp_path: Path) -> None:
+    """No --method, no --fallback: a site too small to fit is cleaned by `default` fitted on
+    nothing, page by page, and so its text is that of `default` on the page alone."""
+    warc = tmp_path / "small.warc"
+    small = pages("tiny.example", 3)
+    write_warc(warc, small)
+    run_crawl([str(warc)], tmp_path / "out", CrawlConfig(), workers=1)
+    results = lines(tmp_path / "out" / "results.jsonl")
+    assert {r["method"] for r in results} == {"default"} and len(results) == 3
+    entry = by_site(tmp_path / "out")["tiny.example"]
+    assert (entry["method"], entry["model"], entry["note"]) == (
+        "default", "fallback", "3 pages, fewer than 5")
+    alone = get_cleaner("default")
+    assert [r["text"] for r in results] == [alone.clean(page_of(r, "tiny.example")).text
+                                           for r in small]
+    job = json.loads((tmp_path / "out" / "job.json").read_text())
+    assert (job["config"]["method"], job["config"]["fallback"]) == ("default", "default")
+
+
+def test_the_fallback_takes_the_methods_parameters_when_it_is_the_same_method() -> None:
+    cfg = CrawlConfig(params={"preset": "precision"})
+    assert cfg.fallback_cleaner().get_params()["preset"] == "precision"
+    other = CrawlConfig(method="sst", params={"threshold": 0.4}).fallback_cleaner()
+    assert other.name == "default"  # another method's parameters are not the fallback's
+    assert other.get_params()["threshold"] is None
+    assert CrawlConfig(params={"preset": "precision"},
+                       fallback="alltext").fallback_cleaner().name == "alltext"
+
+
 def test_site_level_fallback_is_refused(tmp_path: Path) -> None:
-    with pytest.raises(ValueError, match="must be a page-level method"):
+    with pytest.raises(ValueError, match="must clean a page without a fit"):
         run_crawl([str(tmp_path)], tmp_path / "out", CrawlConfig(fallback="sst"))
+    CrawlConfig(method="sst").check()  # `default` cleans a page alone: a fallback for any
+
+
+def test_a_job_started_under_the_old_defaults_is_refused_then_resumed(tmp_path: Path) -> None:
+    """A crawl folder whose job.json recorded `sst` with the `alltext` fallback (the defaults
+    before `default`): a rerun with today's defaults is refused, naming the settings and the
+    options that resume it; with those options the job resumes and finishes as before."""
+    warc = _many_sites(tmp_path / "a.warc", 2)
+    whole = run_crawl([warc], tmp_path / "whole", OLD_DEFAULTS, workers=1)
+    out = tmp_path / "old"
+    run_crawl([warc], out, OLD_DEFAULTS, workers=1, keep_work=True)
+    for name in ("summary.json", "results.jsonl", "errors.jsonl", "sites.jsonl"):
+        (out / name).unlink()  # as if killed while finishing
+    (out / "work" / "done.jsonl").write_text(
+        (out / "work" / "done.jsonl").read_text().splitlines()[0] + "\n")  # one site undone
+    with pytest.raises(InputError) as refused:
+        run_crawl([warc], out, CFG, workers=1)
+    message = str(refused.value)
+    assert "holds a different crawl" in message
+    assert "method 'sst' there, 'default' now" in message
+    assert "fallback 'alltext' there, 'default' now" in message
+    assert "--method sst --fallback alltext" in message
+    assert not (out / "summary.json").exists()  # nothing was done to it
+    resumed = run_crawl([warc], out, OLD_DEFAULTS, workers=1)
+    assert resumed["balanced"] and resumed["results"] == whole["results"] == 12
+    assert _outputs(out) == _outputs(tmp_path / "whole")
+    assert {r["method"] for r in lines(out / "results.jsonl")} == {"sst"}
 
 
 def test_cli_crawl_writes_parquet_and_reruns_as_done(tmp_path: Path,
@@ -313,8 +379,11 @@ def test_cli_crawl_writes_parquet_and_reruns_as_done(tmp_path: Path,
     assert main(args) == 0
     table = pq.read_table(tmp_path / "out" / "results.parquet")
     assert table.num_rows == 12 and all(table.column("markdown").to_pylist())
+    assert set(table.column("method").to_pylist()) == {"default"}  # no --method: default
     assert "13 records in = 12 results + 0 errors + 1 skipped" in capsys.readouterr().err
     shutil.rmtree(tmp_path / "out" / "work", ignore_errors=True)
     assert main(args) == 0  # complete already: reported, nothing redone
     assert main([*args[:-1], "--method", "alltext"]) == 2
-    assert "holds a different crawl" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "holds a different crawl" in err and "method 'default' there, 'alltext' now" in err
+    assert "rerun with its settings (--method default)" in err

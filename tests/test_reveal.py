@@ -1,8 +1,8 @@
-"""What the extractor shows of a page's hidden markup (`sitesift.extractor.reveal`)."""
+"""What the default cleaner shows of a page's hidden markup (`native/src/reveal.rs`)."""
 
 from __future__ import annotations
 
-from sitesift.extractor.reveal import prepared
+from sitesift.methods.default import read_page
 from sitesift.page import Page
 
 STORY = " ".join(f"Sentence {i} of the story tells what happened next in the town." for i in
@@ -10,9 +10,8 @@ STORY = " ".join(f"Sentence {i} of the story tells what happened next in the tow
 
 
 def _texts(html: str) -> tuple[bool, list[str]]:
-    page = Page.from_html(html, id="p")
-    shown, blocks = prepared(page)
-    return shown is not page, list(blocks.text)
+    npage = read_page(Page.from_html(html, id="p"))
+    return npage.revealed, list(npage.texts)
 
 
 def test_streamed_segment_moves_into_its_placeholder_and_is_shown() -> None:
@@ -105,3 +104,19 @@ def test_pages_with_nothing_to_reveal_are_read_as_they_are() -> None:
         revealed, texts = _texts(html)
         assert not revealed
         assert "a hidden note" not in texts and "tip" not in texts
+
+
+def test_the_native_visible_tree_follows_the_python_dom_rules() -> None:
+    """The native core (native/src/dom.rs) and sitesift.dom read the same visible tree: the
+    same skipped and block tags, style-key attributes, depth and hiding patterns. Either
+    changed alone fails here."""
+    from sitesift import dom
+    from sitesift.native import core
+
+    rules = core().dom_rules()
+    assert frozenset(rules["skipped_tags"]) == dom.SKIPPED_TAGS
+    assert frozenset(rules["block_tags"]) == dom.BLOCK_TAGS
+    assert tuple(rules["style_attrs"]) == dom.STYLE_ATTRS
+    assert rules["max_depth"] == dom.MAX_DEPTH
+    assert rules["hidden_style"] == dom.HIDDEN_STYLE.pattern
+    assert rules["object_shows_itself"] == dom.OBJECT_SHOWS_ITSELF.pattern

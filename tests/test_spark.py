@@ -49,6 +49,13 @@ def test_spark_job_equals_the_local_job(spark: Any, tmp_path: Path) -> None:
     assert {k: remote[k] for k in SAME} == {k: local[k] for k in SAME}
     spark_results = rows(tmp_path / "spark" / "results")
     assert len(spark_results) == 18
+    # the shared default: `default`, fitted per site, unfitted for the small sites
+    assert {r["method"] for r in spark_results} == {"default"}
+    sites = {s["site"]: s for part in (tmp_path / "spark" / "sites").glob("part-*")
+             for s in map(json.loads, part.read_text().splitlines())}
+    assert {s["method"] for s in sites.values()} == {"default"}
+    assert sites["hillgazette.example"]["model"] == "fitted"
+    assert sites["small.example"]["model"] == sites["(no url)"]["model"] == "fallback"
     assert spark_results == rows(tmp_path / "local" / "results.parquet")
     fields = ("input", "position", "url", "stage", "reason")
     local_errors = [json.loads(line) for line in

@@ -602,14 +602,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("inputs", nargs="+", metavar="INPUT",
                    help=".warc[.gz], .jsonl[.gz] of {url, html}, a folder or dataset folder")
     p.add_argument("--out", required=True, help="results, errors, summary; resumable")
-    p.add_argument("--method", default="sst", choices=methods)
-    p.add_argument("--fallback", default="alltext", choices=methods,
-                   help="page-level method for sites with fewer than --min-site-pages")
-    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
+    p.add_argument("--method", default="default", choices=methods,
+                   help="default: the learned cleaner (what clean runs), fitted per site on "
+                        "its --fit-sample to use the site's evidence (README, Crawls)")
+    p.add_argument("--fallback", default="default", choices=methods,
+                   help="cleans, unfitted, sites with fewer than --min-site-pages pages, pages "
+                        "without a URL and sites whose fit failed: a page-level method, or "
+                        "default (the default), which then cleans each page alone")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help="a parameter of --method, e.g. preset=precision (the fallback's too "
+                        "when it is the same method)")
     p.add_argument("--format", default="jsonl", choices=("jsonl", "parquet"))
     p.add_argument("--group-by", default="domain", choices=("domain", "host"),
                    help="site = registrable domain (public suffix list) or host")
-    p.add_argument("--min-site-pages", type=int, default=5)
+    p.add_argument("--min-site-pages", type=int, default=5,
+                   help="smaller sites are cleaned by the --fallback (default 5)")
     p.add_argument("--fit-sample", type=int, default=50,
                    help="pages per site the model is fitted on (a seeded sample)")
     p.add_argument("--seed", type=int, default=0)

@@ -9,11 +9,13 @@
    records in = results + error records + skipped).
 
 Resuming: DIR/job.json names the inputs and the settings that decide the output; a rerun
-with the same ones continues where a kill stopped it. Inputs with an ingest report are not
-read again (a half-read input is read again from the start); sites in `work/done.jsonl`
-are not cleaned again (a site is entered there only after its parts were renamed into
-place, and a half-done site is redone from scratch); finishing rewrites the final files
-from the parts. So a rerun neither loses nor duplicates a record.
+with the same ones continues where a kill stopped it, one with others is refused, naming
+the settings that differ (defaults count: a job started when the crawl's default was `sst`
+with the `alltext` fallback resumes with `--method sst --fallback alltext`). Inputs with an
+ingest report are not read again (a half-read input is read again from the start); sites
+in `work/done.jsonl` are not cleaned again (a site is entered there only after its parts
+were renamed into place, and a half-done site is redone from scratch); finishing rewrites
+the final files from the parts. So a rerun neither loses nor duplicates a record.
 """
 
 from __future__ import annotations
@@ -89,11 +91,45 @@ def _claim(out: Path, job: dict[str, Any]) -> None:
     out.mkdir(parents=True, exist_ok=True)
     path = out / "job.json"
     if path.is_file():
-        if json.loads(path.read_text("utf-8")) != job:
-            raise InputError(f"{out} holds a different crawl (see its job.json): use another "
-                             "--out, or delete it to start over")
+        held = json.loads(path.read_text("utf-8"))
+        if held != job:
+            raise InputError(_mismatch(out, held, job))
         return
     write_atomic(path, json.dumps(job, indent=1) + "\n")
+
+
+# The `sitesift crawl` options of the settings job.json records, to name in a mismatch.
+FLAGS = {"format": "--format", "method": "--method", "fallback": "--fallback",
+         "grouping": "--group-by", "min_site_pages": "--min-site-pages",
+         "fit_sample": "--fit-sample", "seed": "--seed"}
+_ABSENT = object()
+
+
+def _mismatch(out: Path, held: Any, job: dict[str, Any]) -> str:
+    """Why `out` cannot take this job: the settings its job.json differs in, and, where
+    only options differ, the ones that resume it (a crawl started under older defaults,
+    `sst` with the `alltext` fallback, resumes with `--method sst --fallback alltext`)."""
+    held = held if isinstance(held, dict) else {}
+    was_cfg = held.get("config")
+    was_cfg = was_cfg if isinstance(was_cfg, dict) else {}
+    diffs, flags = [], []
+    if held.get("inputs", _ABSENT) != job["inputs"]:
+        diffs.append("other inputs (or inputs changed since)")
+    pairs = [("format", held.get("format", _ABSENT), job["format"])]
+    pairs += [(k, was_cfg.get(k, _ABSENT), job["config"].get(k, _ABSENT))
+              for k in dict.fromkeys([*job["config"], *was_cfg])]
+    for key, was, now in pairs:
+        if was == now:
+            continue
+        diffs.append(f"{key} {'none' if was is _ABSENT else repr(was)} there, "
+                     f"{'none' if now is _ABSENT else repr(now)} now")
+        if key in FLAGS and was is not _ABSENT:
+            flags.append(f"{FLAGS[key]} {was}")
+    resume = ""
+    if flags and len(flags) == len(diffs):
+        resume = f"rerun with its settings ({' '.join(flags)}) to resume or report it, "
+    return (f"{out} holds a different crawl (see its job.json: {'; '.join(diffs)}): {resume}"
+            "use another --out, or delete it to start over")
 
 
 def _bar(total: int, enabled: bool, unit: str, desc: str) -> Any:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from selectolax.lexbor import LexborHTMLParser, SelectolaxError
@@ -49,23 +48,68 @@ def _close_title(html: str) -> tuple[str, bool]:
     return f"{html[:end]}</title>{html[end:]}", True
 
 
-@dataclass(slots=True)
 class Page:
-    """One parsed page and what is known about it."""
+    """One page and what is known about it.
 
-    root: DomNode
-    html: str
-    url: str | None = None
-    site: str | None = None
-    id: str | None = None
-    title: str | None = None
-    encoding: str | None = None
-    meta: dict[str, object] = field(default_factory=dict)
+    The HTML is checked when the page is made (empty, too big, nested too deep) and parsed
+    on first use of `root` or `title`: the default cleaner reads the page in its native
+    core (`sitesift.native`) and never needs this tree, the other methods parse it once."""
+
+    __slots__ = ("_root", "_title", "cut_title", "encoding", "html", "id", "meta", "site", "url")
+
+    def __init__(self, html: str, url: str | None = None, site: str | None = None,
+                 id: str | None = None, encoding: str | None = None,
+                 meta: dict[str, object] | None = None, *, cut_title: bool = False) -> None:
+        self.html = html
+        self.url = url
+        self.site = site
+        self.id = id
+        self.encoding = encoding
+        self.meta: dict[str, object] = meta if meta is not None else {}
+        self.cut_title = cut_title  # an unclosed <title> was closed: its first line is it
+        self._root: DomNode | None = None
+        self._title: str | bool | None = False  # False: not known yet
 
     @property
     def name(self) -> str:
         """How errors and reports refer to this page."""
         return self.id or self.url or "<page>"
+
+    @property
+    def root(self) -> DomNode:
+        """The page's tree (the shared DomNode tree over Lexbor's parse)."""
+        if self._root is None:
+            self._parse()
+        assert self._root is not None
+        return self._root
+
+    @property
+    def title(self) -> str | None:
+        if self._title is False:
+            self._parse()
+        return self._title if isinstance(self._title, str) else None
+
+    def know_title(self, title: str | None) -> None:
+        """Record the title as another reading of this HTML found it (the native core),
+        so asking for it parses nothing."""
+        if self._title is False:
+            self._title = title or None
+
+    def _parse(self) -> None:
+        try:
+            tree = LexborHTMLParser(self.html)
+        except SelectolaxError as exc:  # what Lexbor says when an allocation fails
+            raise InputError(f"{self.name}: the HTML parser gave up ({exc}): out of "
+                             "memory?") from None
+        body = tree.body
+        if body is None:
+            raise InputError(f"{self.name}: no document body after parsing")
+        title_node = tree.css_first("title")
+        title = title_node.text(strip=True) if title_node is not None else None
+        if title and self.cut_title:  # the title proper is its first line
+            title = title.split("\n", 1)[0].strip()
+        self._root = build_dom(body)
+        self._title = title or None
 
     @classmethod
     def from_html(
@@ -77,7 +121,7 @@ class Page:
         id: str | None = None,
         encoding: str | None = None,
     ) -> Page:
-        """Parse already decoded HTML."""
+        """A page of already decoded HTML (checked now, parsed on first use)."""
         if not html or html.isspace():
             raise InputError(f"{id or url or 'page'}: empty page")
         if len(html) > MAX_CHARS:
@@ -90,19 +134,7 @@ class Page:
         if depth > MAX_NESTING:
             raise InputError(f"{id or url or 'page'}: elements nested {depth:,} deep "
                              f"(limit {MAX_NESTING:,})")
-        try:
-            tree = LexborHTMLParser(html)
-        except SelectolaxError as exc:  # what Lexbor says when an allocation fails
-            raise InputError(f"{id or url or 'page'}: the HTML parser gave up ({exc}): out of "
-                             "memory?") from None
-        body = tree.body
-        if body is None:
-            raise InputError(f"{id or url or 'page'}: no document body after parsing")
-        title_node = tree.css_first("title")
-        title = title_node.text(strip=True) if title_node is not None else None
-        if title and cut_title:  # the title proper is its first line
-            title = title.split("\n", 1)[0].strip()
-        return cls(build_dom(body), html, url, site, id, title or None, encoding)
+        return cls(html, url, site, id, encoding, cut_title=cut_title)
 
     @classmethod
     def from_bytes(

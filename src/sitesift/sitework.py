@@ -2,10 +2,12 @@
 
 `process_site` runs in a guarded worker process (`sitesift.guards.Supervisor`): it gets the
 site's model (from the model store, or fitted on a reproducible sample of its pages, or the
-page-level fallback for sites with too few pages), then cleans every page under a time
-limit, yielding one record per page. `drive` runs site tasks through a supervisor and,
-when a page kills or hangs a worker, records that page as an error and resumes the site
-after it, so each page of each site gets exactly one record.
+fallback, unfitted, for sites with too few pages), then cleans every page under a time
+limit, yielding one record per page. By default both are the `default` cleaner, as in
+`sitesift clean`: fitted on a site's sample it uses the site's evidence, unfitted it cleans
+each page alone. `drive` runs site tasks through a supervisor and, when a page kills or
+hangs a worker, records that page as an error and resumes the site after it, so each page
+of each site gets exactly one record.
 """
 
 from __future__ import annotations
@@ -34,9 +36,11 @@ MAX_BLIND_LOSSES = 3  # worker deaths outside any page before a site is given up
 class CrawlConfig:
     """What a crawl computes (the same for the local and the Spark job)."""
 
-    method: str = "sst"
+    method: str = "default"
     params: dict[str, Any] = field(default_factory=dict)
-    fallback: str = "alltext"  # page-level cleaner for sites too small to fit
+    # Cleans, unfitted, the sites too small to fit (and pages without a URL, and sites whose
+    # fit failed): a page-level method, or one like `default` that cleans a page alone.
+    fallback: str = "default"
     grouping: str = "domain"  # or "host"
     min_site_pages: int = 5  # fewer pages: the fallback cleans them
     fit_sample: int = 50  # pages a site's model is fitted on, drawn reproducibly
@@ -52,10 +56,19 @@ class CrawlConfig:
         if self.grouping not in GROUPINGS:
             raise ValueError(f"unknown grouping {self.grouping!r}; use {', '.join(GROUPINGS)}")
         get_cleaner(self.method, **self.params)
-        if get_cleaner(self.fallback).site_level:
-            raise ValueError(f"the fallback {self.fallback!r} must be a page-level method")
+        fallback = self.fallback_cleaner()
+        if fallback.site_level and not fallback.fitted:
+            raise ValueError(f"the fallback {self.fallback!r} must clean a page without a fit:"
+                             " a page-level method, or default")
         if self.min_site_pages < 1 or self.fit_sample < self.min_site_pages:
             raise ValueError("need 1 <= min_site_pages <= fit_sample")
+
+    def fallback_cleaner(self) -> Cleaner:
+        """A new (unfitted) fallback cleaner: with the crawl's `params` when it is the crawl's
+        own method (`default` on a site too small to fit is `default` page by page, with the
+        same settings), with its defaults otherwise."""
+        return get_cleaner(self.fallback, **(self.params if self.fallback == self.method
+                                             else {}))
 
     def identity(self) -> dict[str, Any]:
         """The settings that decide a crawl's output: a resumed job must keep them."""
@@ -143,7 +156,7 @@ def _prepare(task: SiteTask, cfg: CrawlConfig, limits: Limits, cache: dict[int, 
         else f"{task.pages} pages, fewer than {cfg.min_site_pages}"
         if task.pages < cfg.min_site_pages else task.fit_failed)
     if why_not:
-        yield get_cleaner(cfg.fallback), "fallback", why_not
+        yield cfg.fallback_cleaner(), "fallback", why_not
         return
     store = ModelStore(cfg.models) if cfg.models else None
     note = None
@@ -175,7 +188,7 @@ def _prepare(task: SiteTask, cfg: CrawlConfig, limits: Limits, cache: dict[int, 
         except Exception as exc:  # the page's own error record says why, in its turn
             failed[seq] = _why(exc)
     if len(pages) < cfg.min_site_pages:
-        yield get_cleaner(cfg.fallback), "fallback", f"{len(pages)} readable sample pages"
+        yield cfg.fallback_cleaner(), "fallback", f"{len(pages)} readable sample pages"
         return
     yield Busy(FIT_UNIT, "fit", limits.fit_seconds)
     try:
@@ -184,7 +197,7 @@ def _prepare(task: SiteTask, cfg: CrawlConfig, limits: Limits, cache: dict[int, 
     except MemoryError:
         raise
     except Exception as exc:
-        yield get_cleaner(cfg.fallback), "fallback", f"fit failed: {_why(exc)}"
+        yield cfg.fallback_cleaner(), "fallback", f"fit failed: {_why(exc)}"
         return
     if store is not None:
         try:

@@ -16,13 +16,13 @@ from hypothesis import strategies as st
 from sitesift.errors import ModelError
 from sitesift.extract import render_blocks
 from sitesift.extractor import model as model_file
-from sitesift.extractor.blocks import walk
-from sitesift.extractor.features import FEATURES, block_features
+from sitesift.extractor.features import feature_names, page_features
 from sitesift.extractor.forest import Forest
 from sitesift.extractor.labels import gold_share
-from sitesift.extractor.site import SiteEvidence, page_digest
+from sitesift.extractor.site import SiteEvidence
 from sitesift.extractor.train import Pool, balance_corpora, choose_thresholds, macro_f_beta
 from sitesift.methods.base import get_cleaner
+from sitesift.methods.default import read_page
 from sitesift.model_io import load_model, save_model
 from sitesift.page import Page
 from sitesift.text import tokens
@@ -61,12 +61,15 @@ def news_page(n: int = 0, comments: bool = True) -> str:
 
 
 def test_blocks_hold_exactly_the_rendered_text() -> None:
+    """The native core's blocks (html5ever, native/src/dom.rs) hold the words that the
+    Python tree (Lexbor, sitesift.dom) renders: the two readings of what a page shows
+    agree."""
     p = page(news_page())
-    pb = walk(p.root, p.title)
+    texts = read_page(p).texts
     rendered = render_blocks(p.root, {}, with_paths=False)
-    assert Counter(t for x in pb.text for t in tokens(x)) == Counter(
+    assert Counter(t for x in texts for t in tokens(x)) == Counter(
         t for b in rendered for t in tokens(b.text))
-    assert pb.text[0] == "Daily Planet"
+    assert texts[0] == "Daily Planet"
 
 
 @settings(max_examples=60, deadline=None)
@@ -77,12 +80,13 @@ def test_blocks_hold_exactly_the_rendered_text() -> None:
 def test_blocks_match_the_renderer_on_any_markup(parts: list[str]) -> None:
     html = "<html><body>" + "".join(parts) + "</body></html>"
     p = page(html)
-    pb = walk(p.root, p.title)
+    npage = read_page(p, reveal=False)
     rendered = render_blocks(p.root, {}, with_paths=False)
-    assert Counter(t for x in pb.text for t in tokens(x)) == Counter(
+    assert Counter(t for x in npage.texts for t in tokens(x)) == Counter(
         t for b in rendered for t in tokens(b.text))
-    X = block_features(pb)
-    assert X.shape == (len(pb.text), len(FEATURES))
+    X, ntok, anc = page_features(npage)
+    assert X.shape == (len(npage.texts), len(feature_names()))
+    assert len(ntok) == len(anc) == len(X)
     assert not np.isinf(X).any()
 
 
@@ -111,20 +115,21 @@ def test_gold_share_finds_runs_out_of_order() -> None:
 
 
 def test_site_evidence_counts_other_pages_only() -> None:
-    pages = [page(news_page(n), id=f"p{n}") for n in range(4)]
-    blocks = [walk(p.root, p.title) for p in pages]
-    ev = SiteEvidence.fit((page_digest(p.html), pb) for p, pb in zip(pages, blocks,
-                                                                      strict=True))
-    text, _, _, others = ev.shares(page_digest(pages[0].html), blocks[0])
-    assert others == 3
-    by_text = dict(zip(blocks[0].text, text, strict=True))
+    read = [read_page(page(news_page(n), id=f"p{n}")) for n in range(4)]
+    ev = SiteEvidence.fit(read)
+    assert ev.n_pages == 4
+    col = {name: i for i, name in enumerate(feature_names())}
+    X, _, _ = page_features(read[0], ev)
+    text = X[:, col["site_text"]]
+    assert np.expm1(X[0, col["site_log_pages"]]) == pytest.approx(3)  # the other pages
+    by_text = dict(zip(read[0].texts, text, strict=True))
     assert by_text["Daily Planet"] == 1.0           # template: on every other page
     assert by_text["Budget delayed again 0"] == 0.0  # the page's own headline
-    unseen = page(news_page(9))
-    _, _, _, others = ev.shares(page_digest(unseen.html), walk(unseen.root))
-    assert others == 4
+    X_unseen, _, _ = page_features(read_page(page(news_page(9))), ev)
+    assert np.expm1(X_unseen[0, col["site_log_pages"]]) == pytest.approx(4)
+    assert np.isnan(page_features(read[0])[0][:, col["site_text"]]).all()  # no evidence
     again = SiteEvidence.from_state(json.loads(json.dumps(ev.to_state())))
-    assert again.shares(page_digest(pages[0].html), blocks[0])[0] == text
+    assert np.array_equal(page_features(read[0], again)[0], X, equal_nan=True)
 
 
 def _toy_forest() -> tuple[Forest, object, np.ndarray]:
@@ -145,14 +150,10 @@ def test_forest_export_predicts_like_scikit_learn() -> None:
     assert np.allclose(again.proba(X), forest.proba(X))
 
 
-def test_forest_walk_matches_scikit_learn_on_deep_trees_and_any_row_count(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    """Paths longer than the walk's steps between drops, missing values sent either way,
-    one row or many, rows walked in one chunk or several: the sum of leaf values is
-    scikit-learn's."""
+def test_forest_walk_matches_scikit_learn_on_deep_trees_and_any_row_count() -> None:
+    """Deep paths, missing values sent either way, one row or many: the native core's sum
+    of leaf values is scikit-learn's."""
     from sklearn.ensemble import HistGradientBoostingClassifier
-
-    from sitesift.extractor import forest as forest_module
 
     rng = np.random.default_rng(1)
     X = rng.normal(size=(2000, 6))
@@ -170,8 +171,6 @@ def test_forest_walk_matches_scikit_learn_on_deep_trees_and_any_row_count(
     # the rows do not change each other's sums
     whole = forest.raw(X)
     assert np.array_equal(forest.raw(X[::-1])[::-1], whole)
-    monkeypatch.setattr(forest_module, "_PAIRS", 7 * len(forest.roots))  # chunks of 7 rows
-    assert np.array_equal(forest.raw(X), whole)
     assert forest.raw(X[:0]).shape == (0,)
 
 
@@ -293,13 +292,13 @@ def test_a_fitted_page_is_read_once(bundled: object, monkeypatch: pytest.MonkeyP
     from sitesift.methods import default as default_method
 
     reads: list[str | None] = []
-    real = default_method.prepared
+    real = default_method.read_page
 
-    def counting(p: Page) -> tuple[Page, object]:
+    def counting(p: Page, **kw: bool) -> object:
         reads.append(p.id)
-        return real(p)
+        return real(p, **kw)
 
-    monkeypatch.setattr(default_method, "prepared", counting)
+    monkeypatch.setattr(default_method, "read_page", counting)
     pages = [page(news_page(n), id=f"p{n}") for n in range(3)]
     cleaner = get_cleaner("default").fit(pages)
     assert reads == ["p0", "p1", "p2"]
@@ -311,8 +310,7 @@ def test_a_fitted_page_is_read_once(bundled: object, monkeypatch: pytest.MonkeyP
     assert reads == ["p0", "p1", "p2", "p1", "p1"]
 
 
-def test_a_revealed_page_of_a_fitted_site_leaves_itself_out(
-        bundled: object, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_revealed_page_of_a_fitted_site_leaves_itself_out(bundled: object) -> None:
     """The site evidence knows a page by the HTML it came with, as in training, also where
     the cleaner reads it with hidden content shown (which is other HTML)."""
     def curtained(n: int) -> str:
@@ -326,20 +324,15 @@ def test_a_revealed_page_of_a_fitted_site_leaves_itself_out(
     pages = [page(curtained(n), id=f"c{n}") for n in range(3)]
     cleaner = get_cleaner("default").fit(pages)
     assert cleaner.evidence is not None
-    seen = []
-    real = cleaner.evidence.shares
-
-    def spy(digest: str, pb: object) -> tuple[list[float], list[float], list[float], int]:
-        seen.append((pb, real(digest, pb)))  # type: ignore[arg-type]
-        return seen[-1][1]
-
-    monkeypatch.setattr(cleaner.evidence, "shares", spy)
     result = cleaner.clean(pages[0])
     assert result.meta.get("revealed")
-    (pb, (text, _, _, others)), = seen
-    assert others == 2
-    story = next(i for i, t in enumerate(pb.text) if t.startswith("Sentence 0 of story 0"))
-    assert text[story] == 0.0  # on no other page of the site
+    shown = read_page(page(curtained(0), id="c0"))
+    assert shown.revealed
+    X, _, _ = page_features(shown, cleaner.evidence)
+    col = {name: i for i, name in enumerate(feature_names())}
+    assert np.expm1(X[0, col["site_log_pages"]]) == pytest.approx(2)  # itself left out
+    story = next(i for i, t in enumerate(shown.texts) if t.startswith("Sentence 0 of story 0"))
+    assert X[story, col["site_text"]] == 0.0  # on no other page of the site
 
 
 def test_presets_nest(bundled: object) -> None:
@@ -382,9 +375,9 @@ def _constant(n_features: int, value: float) -> Forest:
 
 
 def test_heldout_bundle_scores_each_site_with_its_fold(tmp_path: Path) -> None:
-    from sitesift.extractor.context import CONTEXT
+    from sitesift.extractor.context import context_names
 
-    n1, n2 = len(FEATURES), len(FEATURES) + len(CONTEXT)
+    n1, n2 = len(feature_names()), len(feature_names()) + len(context_names())
     keep, drop = (_constant(n1, 5.0), _constant(n2, 5.0)), (_constant(n1, -5.0),
                                                            _constant(n2, -5.0))
     thresholds = {"precision": 0.6, "balanced": 0.5, "recall": 0.4}
@@ -402,9 +395,9 @@ def test_heldout_bundle_scores_each_site_with_its_fold(tmp_path: Path) -> None:
 
 
 def test_unsure_pages_keep_their_likeliest_blocks(tmp_path: Path) -> None:
-    from sitesift.extractor.context import CONTEXT
+    from sitesift.extractor.context import context_names
 
-    n1, n2 = len(FEATURES), len(FEATURES) + len(CONTEXT)
+    n1, n2 = len(feature_names()), len(feature_names()) + len(context_names())
     unsure = model_file.ExtractorModel(
         _constant(n1, -4.0), _constant(n2, -4.0),
         {"precision": 0.6, "balanced": 0.5, "recall": 0.4}, {})
@@ -579,9 +572,9 @@ def test_the_training_cache_is_rebuilt_for_a_changed_or_damaged_corpus(
 
 
 def test_members_are_averaged_and_round_trip(tmp_path: Path) -> None:
-    from sitesift.extractor.context import CONTEXT
+    from sitesift.extractor.context import context_names
 
-    n1, n2 = len(FEATURES), len(FEATURES) + len(CONTEXT)
+    n1, n2 = len(feature_names()), len(feature_names()) + len(context_names())
     thresholds = {"precision": 0.6, "balanced": 0.5, "recall": 0.4}
     sure = (_constant(n1, 6.0), _constant(n2, 6.0))      # p 0.9975
     doubt = model_file.Member(_constant(n1, 0.0), _constant(n2, -1.0))  # p 0.269

@@ -1,6 +1,7 @@
 """Labelled blocks of the shared corpora: the training and evaluation data of the extractor.
 
-For every page with gold text: its blocks (`blocks.walk`), their features with the site's
+For every page with gold text: its blocks and their features as the native core reads them
+(`features.page_features`, the cleaner's own reading) with the site's
 evidence from the other pages of its site group (grouped as `sitesift bench` groups them),
 and each block's gold share (`labels.gold_share`). A corpus is cached as one `.npz` (arrays)
 and one `.json` (pages and block texts), so models can be trained and scored many times
@@ -26,13 +27,12 @@ from typing import Any
 
 import numpy as np
 
-from sitesift.extractor.blocks import PageBlocks
-from sitesift.extractor.features import N_FEATURES, ancestors, block_features
+from sitesift.extractor.features import feature_names, page_features
 from sitesift.extractor.labels import gold_share
-from sitesift.extractor.reveal import prepared
-from sitesift.extractor.site import SiteEvidence, page_digest
+from sitesift.extractor.site import SiteEvidence
 
-CACHE_VERSION = 1
+# 2: features from the native core (html5ever's parse): caches of the Python reading go
+CACHE_VERSION = 2
 
 
 def cv_group(site: str | None) -> str:
@@ -66,7 +66,7 @@ class CorpusData:
         np.savez_compressed(tmp, X=self.X, share=self.share, ntok=self.ntok, page=self.page,
                             anc=self.anc)
         os.replace(tmp, arrays)
-        doc = {"version": CACHE_VERSION, "n_features": N_FEATURES, "source": source,
+        doc = {"version": CACHE_VERSION, "n_features": len(feature_names()), "source": source,
                "pages": self.pages, "texts": self.texts}
         tmp = directory / f"{self.name}.json.tmp"
         tmp.write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
@@ -77,7 +77,7 @@ class CorpusData:
         """The cached corpus; ValueError where it is of another feature set or (given
         `source`) of another corpus or another state of this one."""
         doc = json.loads((directory / f"{name}.json").read_text(encoding="utf-8"))
-        if doc.get("version") != CACHE_VERSION or doc.get("n_features") != N_FEATURES:
+        if doc.get("version") != CACHE_VERSION or doc.get("n_features") != len(feature_names()):
             raise ValueError(f"{directory / name}: cache of another feature set")
         if source is not None and doc.get("source") != source:
             raise ValueError(f"{directory / name}: cache of another corpus, or the corpus "
@@ -114,31 +114,29 @@ def _group_pages(root: Path, members: Sequence[dict[str, Any]], group: str,
                                               np.ndarray, np.ndarray, list[str]]]:
     """Features and labels of one site group's pages (site evidence from the group)."""
     from sitesift.datasets import load_page, read_gold
+    from sitesift.methods.default import read_page
     from sitesift.text import tokens
 
-    loaded: list[tuple[dict[str, Any], str, PageBlocks]] = []
+    loaded: list[tuple[dict[str, Any], Any]] = []
     for row in members:
         try:
-            page = load_page(root, row)
+            npage = read_page(load_page(root, row))
         except Exception as exc:  # a page the cleaner cannot read is not training data
             print(f"skip {root.name}/{row['id']}: {exc}", file=sys.stderr)
             continue
-        shown, pb = prepared(page)
-        row = {**row, "revealed": shown is not page}
-        loaded.append((row, page_digest(page.html), pb))
-    evidence = (SiteEvidence.fit((d, pb) for _, d, pb in loaded)
+        loaded.append(({**row, "revealed": npage.revealed}, npage))
+    evidence = (SiteEvidence.fit(p for _, p in loaded)
                 if grouping != "none" and len(loaded) > 1 else None)
     out = []
-    for row, digest, pb in loaded:
+    for row, npage in loaded:
         gold = read_gold(root, row["id"]) or ""
-        site = evidence.shares(digest, pb) if evidence is not None else None
-        X = block_features(pb, site).astype(np.float32)
-        share = gold_share(pb.text, gold).astype(np.float32)
-        ntok = np.asarray([len(tokens(t)) for t in pb.text], dtype=np.int32)
+        X, ntok, anc = page_features(npage, evidence)
+        texts = npage.texts
+        share = gold_share(texts, gold).astype(np.float32)
         info = {"id": row["id"], "group": group, "cv": cv_group(row.get("site")),
                 "page_type": row.get("page_type"), "gold_tokens": len(tokens(gold)),
                 "gold": gold, "revealed": row["revealed"]}
-        out.append((info, X, share, ntok, ancestors(pb), list(pb.text)))
+        out.append((info, X.astype(np.float32), share, ntok.astype(np.int32), anc, texts))
     return out
 
 

@@ -1,4 +1,4 @@
-"""Gradient-boosted trees as plain arrays: exported from scikit-learn, evaluated with NumPy.
+"""Gradient-boosted trees as plain arrays: exported from scikit-learn, evaluated natively.
 
 A fitted `HistGradientBoostingClassifier` (binary) is the sum of its trees' leaf values plus
 a baseline, through the logistic function. Its trees are copied into flat arrays (every
@@ -22,7 +22,6 @@ import numpy as np
 from sitesift.errors import ModelError
 
 _BIG = float(np.finfo(np.float64).max)
-_PAIRS = 1 << 20  # (tree, row) pairs walked at once
 
 
 @dataclass(frozen=True)
@@ -169,21 +168,26 @@ class Forest:
                             arrays["threshold"], arrays["missing_left"].astype(bool),
                             arrays["left"], arrays["right"], arrays["value"])
 
+    def native_args(self) -> tuple[Any, ...]:
+        """The forest as the native core takes it (`_native.Forest`, `_native.Model`)."""
+        return (self.n_features, self.baseline, self.roots.tolist(), self.feature.tolist(),
+                self.threshold.tolist(), self.missing_left.astype(int).tolist(),
+                self.left.tolist(), self.right.tolist(), self.value.tolist())
+
     @functools.cached_property
-    def _walk(self) -> _Walk:
-        return _Walk.of(self)
+    def _native(self) -> Any:
+        from sitesift.native import core
+
+        return core().Forest(self.native_args())
 
     def raw(self, X: np.ndarray) -> np.ndarray:
-        """Sum of leaf values plus baseline per row of X (rows x n_features)."""
+        """Sum of leaf values plus baseline per row of X (rows x n_features), evaluated by
+        the native core, the one evaluation the cleaner and the training's scoring share."""
         if X.ndim != 2 or X.shape[1] != self.n_features:
             raise ValueError(f"expected (rows, {self.n_features}) features, got {X.shape}")
-        n = X.shape[0]
-        X = np.asarray(X, dtype=np.float64)
-        # The walk holds a few numbers per (tree, row) pair: rows go in chunks, so a page of
-        # many thousands of blocks needs no more memory for it than one of a few thousand.
-        step = max(1, _PAIRS // len(self.roots))
-        return self.baseline + np.concatenate(
-            [self._walk.leaf_sum(X[lo:lo + step]) for lo in range(0, n, step)] or [np.zeros(0)])
+        X = np.ascontiguousarray(X, dtype=np.float64)
+        out = self._native.raw(X.tobytes(), X.shape[0])
+        return np.frombuffer(out, dtype=np.float64).copy()
 
     def proba(self, X: np.ndarray) -> np.ndarray:
         return 1.0 / (1.0 + np.exp(-self.raw(X)))
@@ -197,77 +201,3 @@ def _depth(left: np.ndarray, right: np.ndarray, leaf: np.ndarray, roots: np.ndar
             depth[left[i]] = depth[i] + 1
             depth[right[i]] = depth[i] + 1
     return int(depth.max())
-
-
-@dataclass(frozen=True)
-class _Walk:
-    """The forest laid out for evaluation (derived, never saved). Each tree's nodes in
-    breadth-first order, so a node's right child is its left child + 1 and one step is
-    `node = left[node] + (x > threshold[node])`. A leaf is its own left child with an
-    infinite threshold, so a walk may step on from a leaf and stay there. Where a missing
-    value goes is folded into the column read: the rows are laid out twice, NaN read as
-    -inf (goes left) in the first copy and +inf (goes right) in the second, and each node
-    reads the copy its missing values follow."""
-
-    roots: np.ndarray   # (trees,) intp
-    column: np.ndarray  # (nodes,) intp: feature, + n_features where NaN goes right
-    threshold: np.ndarray  # (nodes,) float64; +inf on leaves
-    left: np.ndarray    # (nodes,) intp; a leaf's is itself
-    leaf: np.ndarray    # (nodes,) bool
-    value: np.ndarray   # (nodes,) float64
-    depth: int
-
-    STEPS = 3  # steps between dropping the walks that reached a leaf
-
-    @classmethod
-    def of(cls, f: Forest) -> _Walk:
-        n = len(f.feature)
-        order = np.empty(n, dtype=np.intp)  # new position -> old node
-        roots = np.empty(len(f.roots), dtype=np.intp)
-        pos = 0
-        for t, root in enumerate(f.roots.tolist()):
-            roots[t] = pos
-            order[pos] = root
-            head, pos = pos, pos + 1
-            while head < pos:  # breadth first: children appended side by side
-                old = order[head]
-                head += 1
-                if f.feature[old] >= 0:
-                    order[pos], order[pos + 1] = f.left[old], f.right[old]
-                    pos += 2
-        new = np.empty(n, dtype=np.intp)
-        new[order] = np.arange(n)
-        feature = f.feature[order]
-        leaf = feature < 0
-        column = np.where(leaf, 0, feature + np.where(f.missing_left[order], 0, f.n_features))
-        return cls(roots, column.astype(np.intp), np.where(leaf, np.inf, f.threshold[order]),
-                   np.where(leaf, np.arange(n), new[f.left[order]]).astype(np.intp), leaf,
-                   f.value[order], f.depth)
-
-    def leaf_sum(self, X: np.ndarray) -> np.ndarray:
-        """Per row of X, the sum of the leaf values it reaches in every tree."""
-        n, nf = X.shape
-        missing = np.isnan(X)
-        doubled = np.empty((n, 2 * nf))
-        doubled[:, :nf] = np.where(missing, -np.inf, X)
-        doubled[:, nf:] = np.where(missing, np.inf, X)
-        flat = doubled.ravel()
-        trees = len(self.roots)
-        # Every (tree, row) pair walks down together; pairs at a leaf leave the arrays
-        # every few steps, so the work is about the total path length.
-        node = np.repeat(self.roots, n)
-        pair = np.arange(trees * n, dtype=np.intp)  # tree * n + row
-        base = (pair % n) * (2 * nf)
-        reached = np.empty(trees * n)
-        column, threshold, left, leaf = self.column, self.threshold, self.left, self.leaf
-        steps = 0
-        while node.size:
-            for _ in range(self.STEPS):
-                node = left[node] + (flat[base + column[node]] > threshold[node])
-            steps += self.STEPS
-            done = leaf[node] if steps < self.depth else np.ones(node.size, dtype=bool)
-            reached[pair[done]] = self.value[node[done]]
-            live = ~done
-            node, pair, base = node[live], pair[live], base[live]
-        # summed tree by tree in a fixed order, whatever order the walks ended in
-        return reached.reshape(trees, n).sum(axis=0)

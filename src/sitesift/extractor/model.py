@@ -30,8 +30,8 @@ from typing import Any
 import numpy as np
 
 from sitesift.errors import ModelError
-from sitesift.extractor.context import CONTEXT, context_features
-from sitesift.extractor.features import FEATURES
+from sitesift.extractor.context import context_features, context_names
+from sitesift.extractor.features import feature_names
 from sitesift.extractor.forest import Forest
 from sitesift.model_io import read_document, write_document
 
@@ -68,10 +68,11 @@ class Member:
     fold_of: dict[str, int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        if self.stage1.n_features != len(FEATURES):
+        n_features = len(feature_names())
+        if self.stage1.n_features != n_features:
             raise ModelError(f"stage 1 takes {self.stage1.n_features} features, this "
-                             f"sitesift makes {len(FEATURES)}")
-        if self.stage2.n_features != len(FEATURES) + len(CONTEXT):
+                             f"sitesift makes {n_features}")
+        if self.stage2.n_features != n_features + len(context_names()):
             raise ModelError("stage 2 does not take this sitesift's features and context")
         for pair in self.folds:
             if (pair[0].n_features, pair[1].n_features) != (self.stage1.n_features,
@@ -153,6 +154,15 @@ class ExtractorModel:
             raise ModelError("thresholds must order precision >= balanced >= recall")
 
     @functools.cached_property
+    def native(self) -> Any:
+        """Every member's forests in the native core (`_native.Model`), made once."""
+        from sitesift.native import core
+
+        return core().Model([(m.stage1.native_args(), m.stage2.native_args(),
+                              [(a.native_args(), b.native_args()) for a, b in m.folds],
+                              dict(m.fold_of)) for m in self.members])
+
+    @functools.cached_property
     def members(self) -> tuple[Member, ...]:
         return (Member(self.stage1, self.stage2, self.folds, self.fold_of), *self.more)
 
@@ -162,7 +172,7 @@ class ExtractorModel:
 
     def to_dict(self) -> dict[str, Any]:
         body: dict[str, Any] = {
-            "features": list(FEATURES), "context": list(CONTEXT),
+            "features": list(feature_names()), "context": list(context_names()),
             "thresholds": self.thresholds, "meta": self.meta,
             **self.members[0].to_dict(),
         }
@@ -214,7 +224,8 @@ def from_document(doc: Any) -> ExtractorModel:
     body = {k: v for k, v in doc.items() if k not in ("format", "format_version", "sha256")}
     if doc.get("sha256") != _digest(body):
         raise ModelError("checksum mismatch: the file was altered or damaged")
-    if body.get("features") != list(FEATURES) or body.get("context") != list(CONTEXT):
+    if (body.get("features") != list(feature_names())
+            or body.get("context") != list(context_names())):
         raise ModelError("the model was trained on another feature set; retrain it with "
                          "`sitesift train-default`")
     thresholds = body.get("thresholds")

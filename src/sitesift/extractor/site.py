@@ -7,115 +7,53 @@ so "Posted May 5" and "Posted June 9" are alike), and in how many pages each blo
 in the layout (the style keys of the block's element and two ancestors) holds text. A page
 that was among the fitted pages is recognised by a digest of its HTML and leaves itself out
 of its own counts, so its figures are what an unseen page of the site would get.
+
+The counting and the shares are the native core's (`native/src/site.rs`); this is its
+Python face and its state format (hex BLAKE2b keys, as the model files store them).
 """
 
 from __future__ import annotations
 
-import hashlib
-import re
-from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
-from sitesift.extractor.blocks import PageBlocks
-
-_DIGITS = re.compile(r"\d+")
-_SPACES = re.compile(r"\s+")
+from sitesift.errors import ModelError
+from sitesift.native import core
 
 
-def page_digest(html: str) -> str:
-    return hashlib.blake2b(html.encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
-
-
-def _h(text: str) -> str:
-    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
-
-
-def block_keys(pb: PageBlocks) -> tuple[list[str], list[str], list[str]]:
-    """Per block: hashes of its normalised text, of that text with digits folded, and of its
-    layout position (style keys of its element, parent and grandparent). Made once per
-    `PageBlocks` (kept in it)."""
-    if pb.site_keys is not None:
-        return pb.site_keys
-    texts: list[str] = []
-    folded: list[str] = []
-    paths: list[str] = []
-    for elem, text in zip(pb.elem, pb.text, strict=True):
-        norm = _SPACES.sub(" ", text.lower()).strip()
-        texts.append(_h(norm))
-        folded.append(_h(_DIGITS.sub("0", norm)))
-        keys = []
-        e = elem
-        for _ in range(3):
-            if e < 0:
-                break
-            keys.append(pb.nodes[e].key)
-            e = pb.parent[e]
-        paths.append(_h("/".join(keys)))
-    pb.site_keys = (texts, folded, paths)
-    return pb.site_keys
-
-
-@dataclass
 class SiteEvidence:
     """Page counts of block texts and layout positions over a site's pages."""
 
-    n_pages: int = 0
-    text: Counter[str] = field(default_factory=Counter)
-    folded: Counter[str] = field(default_factory=Counter)
-    path: Counter[str] = field(default_factory=Counter)
-    digests: set[str] = field(default_factory=set)
+    def __init__(self, native: Any = None) -> None:
+        self.native = native if native is not None else core().Evidence()
 
     @classmethod
-    def fit(cls, pages: Iterable[tuple[str, PageBlocks]]) -> SiteEvidence:
-        """From (page HTML digest, blocks) pairs; a page seen twice counts once."""
+    def fit(cls, pages: Iterable[Any]) -> SiteEvidence:
+        """From pages read by the core (`native.read`); a page seen twice counts once."""
         ev = cls()
-        for digest, pb in pages:
-            if digest in ev.digests:
-                continue
-            ev.digests.add(digest)
-            ev.n_pages += 1
-            t, f, p = block_keys(pb)
-            ev.text.update(set(t))
-            ev.folded.update(set(f))
-            ev.path.update(set(p))
+        for page in pages:
+            ev.native.add(page)
         return ev
 
-    def shares(self, digest: str, pb: PageBlocks) -> tuple[list[float], list[float],
-                                                           list[float], int]:
-        """Per block, the share of the site's other pages with the same text, the same
-        digit-folded text, and text at the same layout position; and how many other pages
-        there are (0: no evidence, the shares are NaN)."""
-        own = 1 if digest in self.digests else 0
-        others = self.n_pages - own
-        n = len(pb.text)
-        if others <= 0:
-            nan = [float("nan")] * n
-            return nan, nan, nan, 0
-        t, f, p = block_keys(pb)
-        # A page counts each key once, so a key repeated within this page is one "own" count.
-        return ([(self.text[k] - own) / others for k in t],
-                [(self.folded[k] - own) / others for k in f],
-                [(self.path[k] - own) / others for k in p], others)
+    @property
+    def n_pages(self) -> int:
+        return int(self.native.n_pages)
 
     def to_state(self) -> dict[str, Any]:
-        return {"n_pages": self.n_pages, "text": dict(self.text), "folded": dict(self.folded),
-                "path": dict(self.path), "digests": sorted(self.digests)}
+        return dict(self.native.to_state())
 
     @classmethod
     def from_state(cls, state: dict[str, Any]) -> SiteEvidence:
-        from sitesift.errors import ModelError
-
         try:
-            ev = cls(int(state["n_pages"]), Counter(_counts(state["text"])),
-                     Counter(_counts(state["folded"])), Counter(_counts(state["path"])),
-                     set(_strings(state["digests"])))
-        except (KeyError, TypeError, ValueError) as exc:
+            n_pages = state["n_pages"]
+            if not isinstance(n_pages, int) or isinstance(n_pages, bool) or n_pages < 0:
+                raise ValueError(f"bad page count {n_pages!r}")
+            counts = [_counts(state[k]) for k in ("text", "folded", "path")]
+            digests = _strings(state["digests"])
+            native = core().Evidence.from_state(n_pages, *counts, list(digests))
+        except (KeyError, TypeError, ValueError, OverflowError) as exc:
             raise ModelError(f"default: bad site evidence: {exc}") from None
-        if ev.n_pages < 0 or len(ev.digests) > ev.n_pages:
-            raise ModelError("default: bad site evidence: page counts do not add up")
-        return ev
+        return cls(native)
 
 
 def _counts(value: Any) -> dict[str, int]:

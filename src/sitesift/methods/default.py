@@ -1,6 +1,6 @@
 """The default cleaner (`--method default`): learned block classification, site-aware.
 
-Every block of the page (a block element's own text, `extractor.blocks`) is scored by two
+Every block of the page (a block element's own text, `native/src/blocks.rs`) is scored by two
 stages of gradient-boosted trees trained on the shared corpora (`extractor.train`): stage
 1 from the block's own features (text shape, links, tags, class and id words, position,
 neighbours, containers, title overlap), stage 2 from those plus stage 1's probabilities
@@ -24,13 +24,15 @@ the page's highest block probability, and every preset's cut scales by the same 
 `comments=drop` removes the page's comment section whatever the model says (people who
 build training corpora often want no reader comments; the model itself follows the gold
 texts, which keep a forum's posts and mostly drop a story's comments). A comment section is
-an element whose class, id, role or itemprop names comments (`extractor.blocks`'s comment
+an element whose class, id, role or itemprop names comments (the keyword groups' comment
 group), unless it holds the start of the main text: the first likely block of some length
 (a wrapper named for comments around the story is not a comment section). Forum posts in
 such containers go too: that is what the option asks for. `comments=auto` (the default)
 leaves it to the model.
 
-The model is `sitesift/data/default-v1.json.gz` unless `model=` (or the environment
+Each page is read, scored and rendered by the native core (`sitesift.native`, Rust): one
+crossing per page, the GIL released while it works. The model is
+`sitesift/data/default-v1.json.gz` unless `model=` (or the environment
 variable SITESIFT_DEFAULT_MODEL) names another file made by `sitesift train-default`.
 """
 
@@ -42,43 +44,32 @@ from typing import Any
 
 import numpy as np
 
-from sitesift.errors import ModelError
-from sitesift.extract import KEEP, Verdict, render_blocks
+from sitesift.errors import InputError, ModelError
+from sitesift.extract import Verdict
 from sitesift.extractor import model as model_file
-from sitesift.extractor.blocks import ATTR_FLAG, PageBlocks, walk
 from sitesift.extractor.dataset import cv_group
-from sitesift.extractor.features import ancestors, block_features
-from sitesift.extractor.reveal import prepared
-from sitesift.extractor.site import SiteEvidence, page_digest
+from sitesift.extractor.site import SiteEvidence
 from sitesift.methods.base import Cleaner, NodeScores, register
+from sitesift.native import core, read
 from sitesift.page import Page
-from sitesift.result import CONTENT, NOISE, Result
-from sitesift.text import TOKEN
+from sitesift.result import CONTENT, NOISE, Block, Result
 
 ENV_MODEL = "SITESIFT_DEFAULT_MODEL"
 COMMENTS = ("auto", "drop")
-MAIN_START_TOKENS = 10  # the main text starts at the first likely block of this many tokens
-_COMMENT = ATTR_FLAG["comment"]
+KEPT = "no verdict: kept"
 
 
-def comment_blocks(pb: PageBlocks, likely: np.ndarray) -> np.ndarray:
-    """Per block: whether it lies in a comment section, i.e. under (or at) an element named
-    for comments that does not hold the start of the main text (the first `likely` block
-    of MAIN_START_TOKENS tokens or more, else the first likely block)."""
-    likely_idx = np.flatnonzero(likely)
-    start = next((int(b) for b in likely_idx
-                  if len(TOKEN.findall(pb.text[b])) >= MAIN_START_TOKENS),
-                 int(likely_idx[0]) if len(likely_idx) else -1)
-    holds_start: set[int] = set()
-    e = pb.elem[start] if start >= 0 else -1
-    while e >= 0:
-        holds_start.add(e)
-        e = pb.parent[e]
-    inside = [False] * len(pb.nodes)
-    for e, up in enumerate(pb.parent):  # document order: a parent comes before its children
-        inside[e] = (up >= 0 and inside[up]) or (
-            bool(pb.flags[e] & _COMMENT) and e not in holds_start)
-    return np.fromiter((inside[e] for e in pb.elem), dtype=bool, count=len(pb.elem))
+def _reason(score: float, comment: bool) -> str:
+    return f"default: p={score:.2f}, comment section" if comment else f"default: p={score:.2f}"
+
+
+def read_page(page: Page, *, reveal: bool = True) -> Any:
+    """The page as the core reads it (`_native.Page`); a page it cannot read is an
+    InputError naming it."""
+    try:
+        return read(page.html, page.url, cut_title=page.cut_title, reveal=reveal)
+    except ValueError as exc:
+        raise InputError(f"{page.name}: {exc}") from None
 
 
 @register
@@ -115,11 +106,11 @@ class DefaultCleaner(Cleaner):
         self.comments = comments
         self.evidence: SiteEvidence | None = None
         self._loaded: model_file.ExtractorModel | None = None
-        # The fitted pages' readings (page, page as read, blocks) by the page's identity:
-        # cleaning a page the fit has read takes the fit's reading instead of reading it
-        # again (a site group is fitted on the pages it then cleans). Each entry goes when
-        # its page is cleaned, all of them at the next fit.
-        self._read: dict[int, tuple[Page, Page, PageBlocks]] = {}
+        # The fitted pages as the core read them, by the page's identity: cleaning a page
+        # the fit has read takes the fit's reading instead of reading it again (a site group
+        # is fitted on the pages it then cleans). Each entry goes when its page is cleaned,
+        # all of them at the next fit.
+        self._read: dict[int, tuple[Page, Any]] = {}
 
     def _path(self) -> str:
         return self.model_path or os.environ.get(ENV_MODEL) or str(model_file.BUNDLED)
@@ -143,77 +134,64 @@ class DefaultCleaner(Cleaner):
         self._read = {}
         if self.use_site and len(pages) > 1:
             for p in pages:
-                self._read[id(p)] = (p, *prepared(p))
-            self.evidence = SiteEvidence.fit((page_digest(p.html), self._read[id(p)][2])
-                                             for p in pages)
+                self._read[id(p)] = (p, read_page(p))
+            self.evidence = SiteEvidence.fit(r for _, r in self._read.values())
         else:
             self.evidence = None
         return self
 
-    def _prepared(self, page: Page) -> tuple[Page, PageBlocks]:
-        """`reveal.prepared`, taken from the fit where it read this very page."""
+    def _native_page(self, page: Page) -> Any:
+        """The core's reading of the page, taken from the fit where it read this very page."""
         held = self._read.pop(id(page), None)
         if held is not None and held[0] is page:
-            return held[1], held[2]
-        return prepared(page)
+            return held[1]
+        return read_page(page)
 
-    def probabilities(self, page: Page, pb: PageBlocks | None = None,
-                      digest: str | None = None) -> tuple[PageBlocks, np.ndarray]:
-        """The page's blocks and each block's content probability; `digest` is that of the
-        HTML the site evidence knows the page by (the page as served, where `pb` is of its
-        revealed reading), by default the page's own."""
-        if pb is None:
-            pb = walk(page.root, page.title, page.url)
-        site = (self.evidence.shares(digest or page_digest(page.html), pb)
-                if self.evidence is not None else None)
-        X = block_features(pb, site)
-        if len(X) == 0:
-            return pb, np.zeros(0)
-        # (a held-out bundle names pages without a site `unknown`, as training did)
-        cv = cv_group(page.site)
-        ntok = np.rint(np.expm1(X[:, 0]))
-        anc = ancestors(pb)
-        return pb, model_file.block_probability(self._model.members, cv, X, ntok, anc)
+    def _settings(self) -> dict[str, Any]:
+        model = self._model
+        return {"threshold": self.cutoff, "balanced": model.thresholds["balanced"],
+                "relative": self.relative, "drop_comments": self.comments == "drop",
+                "evidence": self.evidence.native if self.evidence is not None else None}
 
     def clean(self, page: Page, *, noise: bool = True) -> Result:
-        """As `Cleaner.clean`, except that a page whose content only shows without scripts
-        (`extractor.reveal`) is read with that content shown: the blocks then come from
-        that reading of the page."""
-        shown, pb = self._prepared(page)
-        # the site evidence knows the page by the HTML it was served with, as in training
-        verdicts = self._verdicts(shown, pb, page_digest(page.html)
-                                  if self.evidence is not None else None)
-        blocks = render_blocks(shown.root, verdicts, KEEP, noise=noise, with_paths=noise)
+        """The page's blocks, labelled; a page whose content only shows without scripts
+        (`native/src/reveal.rs`) is read with that content shown. `noise=False` returns
+        only the content blocks, without their node addresses."""
+        npage = self._native_page(page)
+        # (a held-out bundle names pages without a site `unknown`, as training did)
+        rows, _ = core().clean(npage, self._model.native, cv=cv_group(page.site),
+                               noise=noise, paths=noise, **self._settings())
+        blocks = [Block(text, tag, KEPT_LABEL if score is None else
+                        (CONTENT if content else NOISE),
+                        1.0 if score is None else score,
+                        KEPT if score is None else _reason(score, comment), nid, path)
+                  for text, tag, score, content, comment, nid, path in rows]
+        page.know_title(npage.title)
         result = Result(blocks, self.name, page.id, page.url, page.site, page.title)
-        if shown is not page:
+        if npage.revealed:
             result.meta["revealed"] = "content shown from <noscript> / hidden elements"
         return result
 
+    def probabilities(self, page: Page) -> tuple[list[str], np.ndarray]:
+        """The page's block texts (as `clean` reads the page) and each block's content
+        probability."""
+        npage = self._native_page(page)
+        _, prob = core().clean(npage, self._model.native, cv=cv_group(page.site),
+                               noise=False, paths=False, **self._settings())
+        return npage.texts, np.asarray(prob, dtype=np.float64)
+
     def score(self, page: Page) -> NodeScores:
         """Verdicts on the page's own nodes (without `clean`'s reading of script-gated
-        content, which is another tree)."""
-        return self._verdicts(page, walk(page.root, page.title, page.url))
-
-    def _verdicts(self, page: Page, pb: PageBlocks, digest: str | None = None
-                  ) -> NodeScores:
-        pb, prob = self.probabilities(page, pb, digest)
-        cut = self.cutoff
-        if len(prob):
-            cut = float(model_file.page_cut(cut, float(prob.max()),
-                                            self._model.thresholds["balanced"], self.relative))
-        in_comments = (comment_blocks(pb, prob >= cut) if self.comments == "drop"
-                       else np.zeros(len(prob), dtype=bool))
+        content, which is another tree). The core reads the same visible tree as
+        `sitesift.dom`, so its elements in preorder are the DomNodes in preorder."""
+        npage = read_page(page, reveal=False)
+        decided = core().decide(npage, self._model.native, cv=cv_group(page.site),
+                                **self._settings())
+        nodes = list(page.root.iter())[1:]  # below the virtual root: <body> first
         verdicts: NodeScores = {}
-        for elem, p, dropped in zip(pb.elem, prob, in_comments, strict=True):
-            node = pb.nodes[elem]
-            score = float(p)
-            if dropped:
-                verdicts[node.nid] = Verdict(NOISE, score,
-                                             f"default: p={score:.2f}, comment section")
-            elif score >= cut:
-                verdicts[node.nid] = Verdict(CONTENT, score, f"default: p={score:.2f}")
-            else:
-                verdicts[node.nid] = Verdict(NOISE, score, f"default: p={score:.2f}")
+        for e, score, content, comment in decided:
+            verdicts[nodes[e].nid] = Verdict(CONTENT if content else NOISE, score,
+                                             _reason(score, comment))
         return verdicts
 
     def get_params(self) -> dict[str, Any]:
@@ -238,3 +216,6 @@ class DefaultCleaner(Cleaner):
                 raise ModelError("default state: 'evidence' must be an object or null")
             cleaner.evidence = SiteEvidence.from_state(evidence)
         return cleaner
+
+
+KEPT_LABEL = CONTENT

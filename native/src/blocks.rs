@@ -1,0 +1,350 @@
+//! One walk of a page's visible tree into text blocks, with what the features measure.
+//!
+//! A *block* is the own text of a block-level element (`p`, `div`, `li`, `td`, `h2`, ...):
+//! the text of its inline descendants, not of nested block elements, which are blocks of
+//! their own. That is the unit a verdict decides in the renderer, so the classifier's unit
+//! and the output's unit are the same.
+
+/// Keyword groups over class, id, role and itemprop values (lowercased).
+pub const ATTR_GROUPS: &[(&str, &str)] = &[
+    ("nav", r"nav|menu|breadcrumb|crumb|paginat|pager|paging|toolbar|skip-?link|jump-?to"),
+    ("header", r"header|masthead|branding|logo|topbar|top-bar"),
+    ("footer", r"footer|copyright|colophon|legal|bottom"),
+    ("sidebar", r"sidebar|side-bar|aside|widget|rail|sidebox|secondary|right-?col|left-?col"),
+    ("comment", r"comment|disqus|respond|discussion|discuss|replies|reply"),
+    ("share", r"share|social|sharing|facebook|twitter|linkedin|pinterest|whatsapp|addthis|print|email|follow"),
+    ("related", r"related|recommend|more-?stor|more-?articl|more-?from|popular|trending|most-?read|recirc|outbrain|taboola|also|you-?may|suggest|teaser|promo"),
+    ("ad", r"(^|[^a-z])ads?([^a-z]|$)|advert|sponsor|adsense|adslot|adunit|dfp|doubleclick|banner"),
+    ("content", r"content|article|post|entry|story|body|text|main|prose|markdown|rich|detail|blog"),
+    ("meta", r"byline|author|date|time|dateline|publish|posted|meta|info|tag|categor|label|keyword"),
+    ("caption", r"caption|credit|figure|photo|image|img|gallery|media|thumb|video"),
+    ("hidden", r"hidden|visually-?hidden|sr-only|screen-?reader|offscreen|invisible|collapse|dropdown|tooltip"),
+    ("popup", r"cookie|consent|gdpr|newsletter|subscri|signup|sign-up|login|log-in|register|modal|popup|overlay|dialog|paywall"),
+    ("title", r"title|headline|heading|(^|[^a-z])hed([^a-z]|$)"),
+    ("product", r"product|price|sku|buy|cart|shop|offer|spec|review|rating"),
+    ("forum", r"message|thread|topic|answer|question|forum|bbcode|quote|signature"),
+    ("card", r"card|tile|grid|item|list|feed|stream|result|collection"),
+    ("search", r"search|query|filter|sort|facet"),
+    ("code", r"code|highlight|syntax|example|snippet"),
+    ("lead", r"lead|intro|summary|abstract|standfirst|dek|subtitle|excerpt|description"),
+];
+
+/// Tag groups: the element's own kind.
+pub const TAG_GROUPS: &[(&str, &[&str])] = &[
+    ("t_nav", &["nav", "menu"]),
+    ("t_header", &["header"]),
+    ("t_footer", &["footer"]),
+    ("t_aside", &["aside"]),
+    ("t_article", &["article"]),
+    ("t_main", &["main"]),
+    ("t_section", &["section"]),
+    ("t_form", &["form", "fieldset", "select", "textarea", "button", "label", "option", "input"]),
+    ("t_table", &["table", "tbody", "thead", "tfoot", "tr", "td", "th", "caption"]),
+    ("t_list", &["ul", "ol", "li", "dir"]),
+    ("t_dl", &["dl", "dt", "dd"]),
+    ("t_figure", &["figure", "figcaption"]),
+    ("t_quote", &["blockquote", "q"]),
+    ("t_pre", &["pre", "code", "kbd", "samp"]),
+    ("t_heading", &["h1", "h2", "h3", "h4", "h5", "h6", "hgroup"]),
+    ("t_p", &["p"]),
+    ("t_link", &["a"]),
+    ("t_address", &["address", "time"]),
+    ("t_details", &["details", "summary", "dialog"]),
+    ("t_center", &["center", "font", "marquee"]),
+];
+
+pub const N_ATTR: usize = 20;
+pub const N_TAG: usize = 20;
+pub const N_NEAR: usize = N_ATTR + N_TAG;
+
+/// The blocks of one page and the element arrays behind them.
+///
+/// Elements are in document (pre)order; `parent[i]` is the index of element i's parent
+/// (-1 for `<body>`). Blocks are in the order their text starts in the document.
+#[derive(Debug, Clone, Default)]
+pub struct PageBlocks {
+    // elements
+    pub tags: Vec<String>,
+    pub parent: Vec<i64>,
+    pub depth: Vec<i64>,
+    /// own keyword-group bits (ATTR_GROUPS)
+    pub flags: Vec<u32>,
+    /// own tag-group bits (TAG_GROUPS)
+    pub tag_flags: Vec<u32>,
+    /// `tag.class` (or the tag alone without attributes): records of one list look alike
+    pub kinds: Vec<String>,
+    // blocks
+    /// the block's element
+    pub elem: Vec<usize>,
+    /// its own text, whitespace folded ("\n" where a line breaks)
+    pub text: Vec<String>,
+    /// non-space characters (code points) of that text inside links
+    pub link_chars: Vec<i64>,
+    pub n_links: Vec<i64>,
+    pub n_images: Vec<i64>,
+    pub n_inputs: Vec<i64>,
+    /// lines the text is split into
+    pub n_lines: Vec<i64>,
+    /// depth of the nearest ancestor-or-self with each flag (attr groups, then tag groups),
+    /// -1 where there is none
+    pub nearest: Vec<[i64; N_NEAR]>,
+    pub title: String,
+    pub url: Option<String>,
+}
+
+/// The site evidence of one page's blocks (`site::Evidence::shares`): per block, the share
+/// of the site's other pages with the same text, the same digit-folded text and text at the
+/// same layout position, and how many other pages there are (0: no evidence).
+#[derive(Debug, Clone, Default)]
+pub struct SiteShares {
+    pub text: Vec<f64>,
+    pub folded: Vec<f64>,
+    pub path: Vec<f64>,
+    pub others: usize,
+}
+
+use std::collections::HashMap;
+use std::sync::{Mutex, OnceLock};
+
+use regex::Regex;
+
+use crate::dom::{is_block_tag, Item, View};
+use crate::text::{all_space, lower, split_ws};
+
+const INPUTS: &[&str] = &["input", "select", "textarea", "button"];
+
+fn role_group(role: &str) -> Option<&'static str> {
+    Some(match role {
+        "navigation" | "menu" | "menubar" | "tablist" => "nav",
+        "banner" => "header",
+        "contentinfo" => "footer",
+        "complementary" => "sidebar",
+        "main" | "article" => "content",
+        "search" => "search",
+        "dialog" | "alertdialog" => "popup",
+        "heading" => "title",
+        _ => return None,
+    })
+}
+
+fn itemprop_group(word: &str) -> Option<&'static str> {
+    Some(match word {
+        "articlebody" | "text" | "reviewbody" => "content",
+        "description" => "lead",
+        "headline" | "name" => "title",
+        "author" | "datepublished" | "datemodified" => "meta",
+        "comment" => "comment",
+        "price" | "offers" => "product",
+        _ => return None,
+    })
+}
+
+pub fn attr_flag(name: &str) -> u32 {
+    let i = ATTR_GROUPS.iter().position(|(n, _)| *n == name).expect("a keyword group");
+    1 << i
+}
+
+pub fn tag_bits(tag: &str) -> u32 {
+    let mut bits = 0;
+    for (i, (_, tags)) in TAG_GROUPS.iter().enumerate() {
+        if tags.contains(&tag) {
+            bits |= 1 << i;
+        }
+    }
+    bits
+}
+
+fn attr_res() -> &'static [Regex] {
+    static RES: OnceLock<Vec<Regex>> = OnceLock::new();
+    RES.get_or_init(|| ATTR_GROUPS.iter().map(|(_, rx)| Regex::new(rx).unwrap()).collect())
+}
+
+/// Keyword-group bits of a lowercased "class id" value, memoised: sites repeat the same
+/// values on every page.
+fn words_flags(value: &str) -> u32 {
+    static MEMO: OnceLock<Mutex<HashMap<String, u32>>> = OnceLock::new();
+    let memo = MEMO.get_or_init(|| Mutex::new(HashMap::new()));
+    if let Some(&bits) = memo.lock().unwrap().get(value) {
+        return bits;
+    }
+    let mut bits = 0;
+    for (i, rx) in attr_res().iter().enumerate() {
+        if rx.is_match(value) {
+            bits |= 1 << i;
+        }
+    }
+    let mut m = memo.lock().unwrap();
+    if m.len() > 1 << 15 {
+        m.clear();
+    }
+    m.insert(value.to_string(), bits);
+    bits
+}
+
+/// Keyword-group bits of an element's class, id, role and itemprop.
+pub fn attr_flags(get: impl Fn(&str) -> Option<String>) -> u32 {
+    let mut bits = 0;
+    let cls = get("class").filter(|v| !v.is_empty());
+    let ident = get("id").filter(|v| !v.is_empty());
+    if cls.is_some() || ident.is_some() {
+        let joined = format!("{} {}", cls.as_deref().unwrap_or(""), ident.as_deref().unwrap_or(""));
+        bits = words_flags(&lower(&joined));
+    }
+    if let Some(role) = get("role").filter(|v| !v.is_empty()) {
+        if let Some(name) = role_group(&lower(crate::text::strip(&role))) {
+            bits |= attr_flag(name);
+        }
+    }
+    if let Some(prop) = get("itemprop").filter(|v| !v.is_empty()) {
+        for word in split_ws(&lower(&prop)) {
+            if let Some(name) = itemprop_group(word) {
+                bits |= attr_flag(name);
+            }
+        }
+    }
+    bits
+}
+
+/// Every element and every block of the page's visible tree.
+pub fn walk(view: &View, title: Option<&str>, url: Option<&str>) -> PageBlocks {
+    let n_el = view.elems.len();
+    let mut pb = PageBlocks { title: title.unwrap_or("").to_string(), url: url.map(str::to_string), ..Default::default() };
+    // view index -> walk index (preorder position)
+    let mut index_of = vec![u32::MAX; n_el];
+    let mut owner_of: Vec<usize> = Vec::with_capacity(n_el);
+    let mut in_link: Vec<bool> = Vec::with_capacity(n_el);
+    let mut nearest_of: Vec<[i64; N_NEAR]> = Vec::with_capacity(n_el);
+    let mut block_of: HashMap<usize, usize> = HashMap::new();
+    let mut b_elem: Vec<usize> = Vec::new();
+    let mut b_parts: Vec<String> = Vec::new();
+    let mut b_link: Vec<i64> = Vec::new();
+    let mut b_links: Vec<i64> = Vec::new();
+    let mut b_images: Vec<i64> = Vec::new();
+    let mut b_inputs: Vec<i64> = Vec::new();
+
+    macro_rules! block {
+        ($owner:expr) => {{
+            let owner = $owner;
+            match block_of.get(&owner) {
+                Some(&b) => b,
+                None => {
+                    let b = b_elem.len();
+                    block_of.insert(owner, b);
+                    b_elem.push(owner);
+                    b_parts.push(String::new());
+                    b_link.push(0);
+                    b_links.push(0);
+                    b_images.push(0);
+                    b_inputs.push(0);
+                    b
+                }
+            }
+        }};
+    }
+
+    enum Work<'a> {
+        Node(u32, i64),
+        Text(&'a str, usize),
+    }
+    let mut stack: Vec<Work> = vec![Work::Node(0, -1)];
+    while let Some(item) = stack.pop() {
+        match item {
+            Work::Text(text, up) => {
+                let owner = owner_of[up];
+                let b = match block_of.get(&owner) {
+                    Some(&b) => b,
+                    None => {
+                        if all_space(text) {
+                            continue;
+                        }
+                        block!(owner)
+                    }
+                };
+                b_parts[b].push_str(text);
+                if in_link[up] {
+                    b_link[b] += split_ws(text).map(|w| w.chars().count() as i64).sum::<i64>();
+                }
+            }
+            Work::Node(v, up) => {
+                let el = &view.elems[v as usize];
+                let tag = el.tag.as_str();
+                let i = pb.tags.len();
+                index_of[v as usize] = i as u32;
+                pb.tags.push(el.tag.clone());
+                pb.parent.push(up);
+                let d = if up >= 0 { pb.depth[up as usize] + 1 } else { 0 };
+                pb.depth.push(d);
+                let own = if el.has_attrs { attr_flags(|k| el.get(k).map(str::to_string)) } else { 0 };
+                let tbits = tag_bits(tag);
+                pb.flags.push(own);
+                pb.tag_flags.push(tbits);
+                pb.kinds.push(if el.has_attrs {
+                    format!("{}.{}", tag, el.get("class").unwrap_or(""))
+                } else {
+                    el.tag.clone()
+                });
+                let link = tag == "a" || (up >= 0 && in_link[up as usize]);
+                in_link.push(link);
+                let mut near = if up >= 0 { nearest_of[up as usize] } else { [-1; N_NEAR] };
+                let bits = (own as u64) | ((tbits as u64) << N_ATTR);
+                for (k, slot) in near.iter_mut().enumerate() {
+                    if bits >> k & 1 == 1 {
+                        *slot = d;
+                    }
+                }
+                nearest_of.push(near);
+                if is_block_tag(tag) && tag != "br" && tag != "hr" {
+                    owner_of.push(i);
+                    if up >= 0 {
+                        if let Some(&b) = block_of.get(&owner_of[up as usize]) {
+                            b_parts[b].push('\n');
+                        }
+                    }
+                } else {
+                    let owner = if up >= 0 { owner_of[up as usize] } else { i };
+                    owner_of.push(owner);
+                    if tag == "br" || tag == "hr" || tag == "img" || tag == "a" || INPUTS.contains(&tag) {
+                        let b = block!(owner);
+                        match tag {
+                            "br" | "hr" => b_parts[b].push('\n'),
+                            "img" => b_images[b] += 1,
+                            "a" => b_links[b] += 1,
+                            _ => b_inputs[b] += 1,
+                        }
+                    }
+                }
+                for child in el.children.iter().rev() {
+                    match child {
+                        Item::Elem(k) => stack.push(Work::Node(*k, i as i64)),
+                        Item::Text(t) => stack.push(Work::Text(t.as_str(), i)),
+                    }
+                }
+            }
+        }
+    }
+    let _ = index_of;
+    for (b, parts) in b_parts.iter().enumerate() {
+        let lines: Vec<String> = parts
+            .split('\n')
+            .map(crate::text::fold_ws)
+            .filter(|x| !x.is_empty())
+            .collect();
+        if !lines.is_empty() {
+            pb.elem.push(b_elem[b]);
+            pb.n_lines.push(lines.len() as i64);
+            pb.text.push(lines.join("\n"));
+            pb.link_chars.push(b_link[b]);
+            pb.n_links.push(b_links[b]);
+            pb.n_images.push(b_images[b]);
+            pb.n_inputs.push(b_inputs[b]);
+            pb.nearest.push(nearest_of[b_elem[b]]);
+        }
+    }
+    pb
+}
+
+/// Walk index -> view index: the walk visits the view in preorder, so element i of a
+/// `PageBlocks` is `view.preorder[i]`.
+pub fn view_index(view: &View, walk_index: usize) -> usize {
+    view.preorder[walk_index] as usize
+}

@@ -1,0 +1,307 @@
+//! The visible tree every part of the cleaner reads: the parsed document below `<body>`,
+//! without what a browser shows no text of before its scripts run (scripts, styles,
+//! comments, `hidden` / `aria-hidden` / `display:none` elements, embedded media, objects
+//! that show themselves), flattened to text below MAX_DEPTH, and with text runs beside
+//! elements wrapped as `#text` elements. The same rules as `sitesift.dom`'s DomNode tree,
+//! and the same node ids (`nid`: the order in which a preorder walk meets the elements,
+//! children numbered when their parent is visited), so the JSON output names the same nodes.
+
+use std::sync::OnceLock;
+
+use html5ever::Attribute;
+use regex::Regex;
+
+use crate::parse::{attr, Arena, Data, NONE};
+use crate::text::all_space;
+
+pub const SKIPPED_TAGS: &[&str] = &[
+    "script", "style", "noscript", "template", "head", "title", "meta", "link", "base", "iframe",
+    "embed", "svg", "math", "canvas", "audio", "video", "source", "track", "map", "param",
+    "datalist", "dialog",
+];
+
+pub const BLOCK_TAGS: &[&str] = &[
+    "address", "article", "aside", "blockquote", "body", "caption", "center", "dd", "details",
+    "dir", "div", "dl", "dt", "fieldset", "figcaption", "figure", "footer", "form", "frame",
+    "frameset", "h1", "h2", "h3", "h4", "h5", "h6", "header", "hgroup", "hr", "html", "legend",
+    "li", "listing", "main", "menu", "nav", "ol", "option", "p", "pre", "section", "summary",
+    "table", "tbody", "td", "tfoot", "th", "thead", "tr", "ul", "br", "select", "textarea",
+    "button", "label",
+];
+
+/// The display attributes of the style key, in key order, and the other attributes the
+/// cleaner reads (keyword groups, addresses).
+pub const STYLE_ATTRS: &[&str] = &[
+    "class", "id", "role", "align", "valign", "width", "height", "bgcolor", "background",
+    "border", "cellpadding", "cellspacing", "color", "face", "size", "style",
+];
+const KEPT_ATTRS: &[&str] = &[
+    "class", "id", "role", "align", "valign", "width", "height", "bgcolor", "background",
+    "border", "cellpadding", "cellspacing", "color", "face", "size", "style", "itemprop",
+];
+
+pub const MAX_DEPTH: u32 = 256;
+
+pub fn is_block_tag(tag: &str) -> bool {
+    BLOCK_TAGS.contains(&tag)
+}
+
+/// Styles that hide an element (case-insensitive), and the `type` or `data` of an
+/// `<object>` that shows itself (an image, a page, a PDF) rather than its nested content.
+pub const HIDDEN_STYLE: &str = r"display\s*:\s*none|visibility\s*:\s*hidden";
+pub const OBJECT_SHOWS_ITSELF: &str =
+    r"^(image/|text/|application/pdf)|\.(png|jpe?g|gif|webp|avif|bmp|svg|html?|pdf)([?#]|$)";
+
+fn hidden_style() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| Regex::new(&format!("(?i){HIDDEN_STYLE}")).unwrap())
+}
+
+pub fn hidden_style_re() -> &'static Regex {
+    hidden_style()
+}
+
+fn object_shows_itself() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| Regex::new(&format!("(?i){OBJECT_SHOWS_ITSELF}")).unwrap())
+}
+
+/// `dom.is_hidden`: the `hidden` attribute, `aria-hidden="true"`, or a style that hides.
+pub fn is_hidden(attrs: &[Attribute]) -> bool {
+    let mut hidden = false;
+    for a in attrs {
+        match &*a.name.local {
+            "hidden" => return true,
+            "aria-hidden" if &*a.value == "true" => return true,
+            "style" => hidden = hidden || (!a.value.is_empty() && hidden_style().is_match(&a.value)),
+            _ => {}
+        }
+    }
+    hidden
+}
+
+/// Whether an `<object>` displays its nested (fallback) content.
+pub fn object_shows_fallback(attrs: &[Attribute]) -> bool {
+    if attr(attrs, "classid").is_some_and(|v| !v.is_empty()) {
+        return true;
+    }
+    let t = attr(attrs, "type").filter(|v| !v.is_empty());
+    let embedded = t.or_else(|| attr(attrs, "data")).unwrap_or("");
+    !object_shows_itself().is_match(crate::text::strip(embedded))
+}
+
+/// Whether an arena node is a visible element (`dom._visible`).
+pub fn visible(a: &Arena, i: u32) -> bool {
+    let Data::Element { name, attrs, .. } = &a.nodes[i as usize].data else {
+        return false;
+    };
+    let tag = &*name.local;
+    if tag.is_empty() || SKIPPED_TAGS.contains(&tag) {
+        return false;
+    }
+    if tag == "object" && !object_shows_fallback(attrs) {
+        return false;
+    }
+    !is_hidden(attrs)
+}
+
+pub enum Item {
+    Elem(u32),
+    Text(String),
+}
+
+pub struct Elem {
+    pub tag: String,
+    /// the attributes the cleaner reads (style key, keyword groups, addresses)
+    pub attrs: Vec<(String, String)>,
+    /// whether the element has any attribute at all
+    pub has_attrs: bool,
+    /// view index of the parent; NONE for `<body>`
+    pub parent: u32,
+    /// DomNode depth: `<body>` is 1 (below the virtual root)
+    pub depth: u32,
+    pub children: Vec<Item>,
+}
+
+impl Elem {
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.attrs.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
+    }
+}
+
+/// The visible tree; element `i` has node id `i + 1` (the virtual root is 0).
+pub struct View {
+    pub elems: Vec<Elem>,
+    /// element indices in document preorder
+    pub preorder: Vec<u32>,
+}
+
+fn make_elem(a: &Arena, i: u32, parent: u32, depth: u32) -> Elem {
+    let (tag, attrs) = match &a.nodes[i as usize].data {
+        Data::Element { name, attrs, .. } => (name.local.to_string(), attrs.as_slice()),
+        _ => (String::new(), &[][..]),
+    };
+    let kept = attrs
+        .iter()
+        .filter(|x| KEPT_ATTRS.contains(&&*x.name.local))
+        .map(|x| (x.name.local.to_string(), x.value.to_string()))
+        .collect();
+    Elem { tag, attrs: kept, has_attrs: !attrs.is_empty(), parent, depth, children: Vec::new() }
+}
+
+/// The text below a node at MAX_DEPTH, in order, as `expand` would show it.
+fn flat_text(a: &Arena, i: u32) -> Vec<Item> {
+    let mut out = Vec::new();
+    let mut stack = Vec::new();
+    a.push_children(&mut stack, i);
+    while let Some(k) = stack.pop() {
+        match &a.nodes[k as usize].data {
+            Data::Text(t) if !t.is_empty() => out.push(Item::Text(t.to_string())),
+            Data::Element { .. } if visible(a, k) => a.push_children(&mut stack, k),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The visible tree below `body` (an arena element).
+pub fn build_view(a: &Arena, body: u32) -> View {
+    let mut elems = vec![make_elem(a, body, NONE, 1)];
+    let mut source = vec![body]; // arena node of each element (NONE for #text)
+    let mut preorder = Vec::new();
+    let mut stack = vec![0u32];
+    while let Some(e) = stack.pop() {
+        preorder.push(e);
+        let src = source[e as usize];
+        if src == NONE {
+            continue; // a #text wrapper: its one text child is already there
+        }
+        let depth = elems[e as usize].depth;
+        let kids: Vec<Item> = if depth >= MAX_DEPTH {
+            flat_text(a, src)
+        } else {
+            let mut kids = Vec::new();
+            let (mut has_elems, mut has_texts) = (false, false);
+            let mut c = a.nodes[src as usize].first;
+            while c != NONE {
+                match &a.nodes[c as usize].data {
+                    Data::Text(t) if !t.is_empty() => {
+                        has_texts = has_texts || !all_space(t);
+                        kids.push(Item::Text(t.to_string()));
+                    }
+                    Data::Element { .. } if visible(a, c) => {
+                        let id = elems.len() as u32;
+                        elems.push(make_elem(a, c, e, depth + 1));
+                        source.push(c);
+                        kids.push(Item::Elem(id));
+                        has_elems = true;
+                    }
+                    _ => {}
+                }
+                c = a.nodes[c as usize].next;
+            }
+            if has_elems && has_texts {
+                // text runs beside elements become `#text` elements
+                for item in kids.iter_mut() {
+                    if let Item::Text(t) = item {
+                        if !all_space(t) {
+                            let id = elems.len() as u32;
+                            let mut w = Elem {
+                                tag: "#text".to_string(),
+                                attrs: Vec::new(),
+                                has_attrs: false,
+                                parent: e,
+                                depth: depth + 1,
+                                children: Vec::new(),
+                            };
+                            w.children.push(Item::Text(std::mem::take(t)));
+                            elems.push(w);
+                            source.push(NONE);
+                            *item = Item::Elem(id);
+                        }
+                    }
+                }
+            }
+            kids
+        };
+        for item in kids.iter().rev() {
+            if let Item::Elem(k) = item {
+                stack.push(*k);
+            }
+        }
+        elems[e as usize].children = kids;
+    }
+    View { elems, preorder }
+}
+
+/// The page's title: the text of its first `<title>`, stripped (`None` when empty).
+pub fn title(a: &Arena) -> Option<String> {
+    let mut stack = vec![0u32];
+    while let Some(i) = stack.pop() {
+        if a.tag(i) == Some("title") {
+            let t = a.text_of(i, "");
+            let t = crate::text::strip(&t);
+            return if t.is_empty() { None } else { Some(t.to_string()) };
+        }
+        if matches!(a.nodes[i as usize].data, Data::Element { .. } | Data::Document) {
+            a.push_children(&mut stack, i);
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parse::parse;
+
+    fn view(html: &str) -> View {
+        let a = parse(html);
+        let body = a.html_child("body").unwrap();
+        build_view(&a, body)
+    }
+
+    fn tags(v: &View) -> Vec<&str> {
+        v.preorder.iter().map(|&e| v.elems[e as usize].tag.as_str()).collect()
+    }
+
+    #[test]
+    fn invisible_parts_never_enter_the_tree() {
+        let v = view("<body><script>x</script><div hidden>h</div><p style='display: none'>s</p>\
+                      <span aria-hidden=true>a</span><object data=a.png>fallback</object>\
+                      <object classid=x><b>shown</b></object><p>ok</p></body>");
+        assert_eq!(tags(&v), ["body", "object", "b", "p"]);
+    }
+
+    #[test]
+    fn text_beside_elements_is_wrapped_and_ids_follow_the_lazy_reading() {
+        let v = view("<body><div>one <b>two</b> three</div><p>four</p></body>");
+        // body=0 (nid 1); its children div, p get 1, 2; div's b then its #text wrappers
+        assert_eq!(tags(&v), ["body", "div", "#text", "b", "#text", "p"]);
+        let div = &v.elems[1];
+        assert_eq!(div.tag, "div");
+        let kids: Vec<&str> = div.children.iter().map(|c| match c {
+            Item::Elem(e) => v.elems[*e as usize].tag.as_str(),
+            Item::Text(_) => "str",
+        }).collect();
+        assert_eq!(kids, ["#text", "b", "#text"]);
+        assert_eq!(v.elems[2].tag, "p");
+        assert_eq!(v.elems[3].tag, "b");
+    }
+
+    #[test]
+    fn deep_nesting_is_flattened_to_text() {
+        let html = format!("<body>{}deep{}</body>", "<div>".repeat(400), "</div>".repeat(400));
+        let v = view(&html);
+        assert!(v.elems.iter().all(|e| e.depth <= MAX_DEPTH));
+        let last = v.elems.iter().find(|e| e.depth == MAX_DEPTH).unwrap();
+        assert!(matches!(&last.children[..], [Item::Text(t)] if t == "deep"));
+    }
+
+    #[test]
+    fn the_title_is_the_first_title_stripped() {
+        let a = parse("<title> Hello \n</title><body><svg><title>no</title></svg></body>");
+        assert_eq!(title(&a).as_deref(), Some("Hello"));
+        assert_eq!(title(&parse("<title> </title>")), None);
+    }
+}

@@ -1,0 +1,935 @@
+//! The feature matrix of a page's blocks: one row per block, NaN where a value is unknown.
+//!
+//! A port of `sitesift/extractor/features.py` that computes the same numbers: every count,
+//! ratio and sum in the same order of floating-point operations as the Python (NumPy's
+//! pairwise summation where the Python calls `.sum()`, sequential sums where it calls
+//! `cumsum`, `bincount` or `add.at`), and Python's string semantics through `crate::text`.
+//!
+//! Groups (names in [`FEATURES`]):
+//! - text: length, word shape, stop words, sentence punctuation, digits, link share;
+//! - markup: the block's tag, depth, its own keyword groups and how many levels up the
+//!   nearest ancestor of each group is;
+//! - position: where the block starts in the page's text, and the page's size;
+//! - neighbours: length and link share of the blocks around it;
+//! - containers: share of the page's text, link share and number of blocks under the
+//!   block's ancestors, and whether it lies in the page's densest text container;
+//! - title: overlap with the page's `<title>`;
+//! - structure: furniture phrases, dates, distance from the first h1, URL shape, and runs of
+//!   alike siblings;
+//! - site: from the site's evidence when pages of the site were fitted (NaN otherwise).
+
+use std::borrow::Cow;
+use std::collections::{HashMap, HashSet};
+use std::sync::OnceLock;
+
+use regex::Regex;
+
+use crate::blocks::{PageBlocks, SiteShares, N_ATTR, N_NEAR};
+use crate::text::{char_is_upper, is_upper, is_word, lower, split_ws, tokens};
+
+/// The tags a block's element is told apart by (any other tag is "span-like").
+pub const BLOCK_TAG_NAMES: &[&str] = &[
+    "p", "div", "td", "th", "li", "dd", "dt", "h1", "h2", "h3", "h4", "h5", "h6", "blockquote",
+    "pre", "figcaption", "caption", "section", "article", "header", "footer", "nav", "aside",
+    "form", "label", "button", "option", "address", "main", "center", "body", "span-like",
+];
+const N_BLOCK_TAGS: usize = 32;
+const OTHER_TAG: usize = N_BLOCK_TAGS - 1;
+pub const ANCESTOR_LEVELS: [usize; 5] = [1, 2, 3, 4, 6];
+pub const SIBLING_LEVELS: [usize; 4] = [0, 1, 2, 3];
+pub const NEIGHBOUR_OFFSETS: [isize; 6] = [-3, -2, -1, 1, 2, 3];
+/// Levels of `ancestors` (the context features' containers).
+pub const CONTEXT_LEVELS: [usize; 6] = [1, 2, 3, 4, 6, 8];
+/// Phrases and dates are looked for in a block's first characters.
+const PHRASE_SPAN: usize = 400;
+/// Chains reach at least the highest level any feature asks for.
+const MIN_CHAIN: usize = 8;
+const SENTENCE_END: &[char] = &['.', '!', '?', '。', '！', '？'];
+const SEPARATORS: &[char] = &['|', '»', '·', '•', '›', '/'];
+
+// First column of each group.
+const C_TAG: usize = 20;
+const C_MARKUP: usize = C_TAG + N_BLOCK_TAGS;
+const C_OWN: usize = C_MARKUP + 3;
+const C_UP: usize = C_OWN + N_ATTR;
+const C_POS: usize = C_UP + N_NEAR;
+const C_NB: usize = C_POS + 6;
+const C_WIN: usize = C_NB + 3 * NEIGHBOUR_OFFSETS.len();
+const C_ANC: usize = C_WIN + 2;
+const C_BEST: usize = C_ANC + 4 * ANCESTOR_LEVELS.len();
+const C_TITLE: usize = C_BEST + 6;
+const C_STRUCT: usize = C_TITLE + 3;
+const C_SIB: usize = C_STRUCT + 6;
+const C_SITE: usize = C_SIB + 4 * SIBLING_LEVELS.len();
+
+/// Number of features per block (columns of [`block_features`]).
+pub const N_FEATURES: usize = C_SITE + 4;
+
+/// The feature names, in column order (Python's `FEATURES`).
+pub const FEATURES: &[&str] = &[
+    "log_tokens", "log_chars", "link_density", "mean_token_len", "stop_share",
+    "short_token_share", "sentence_ends", "sentence_end_rate", "comma_rate", "digit_share",
+    "capital_share", "ends_sentence", "log_lines", "log_links", "log_images", "log_inputs",
+    "separator_rate", "all_caps", "words_per_line", "dup_in_page", "tag_p", "tag_div",
+    "tag_td", "tag_th", "tag_li", "tag_dd", "tag_dt", "tag_h1", "tag_h2", "tag_h3", "tag_h4",
+    "tag_h5", "tag_h6", "tag_blockquote", "tag_pre", "tag_figcaption", "tag_caption",
+    "tag_section", "tag_article", "tag_header", "tag_footer", "tag_nav", "tag_aside",
+    "tag_form", "tag_label", "tag_button", "tag_option", "tag_address", "tag_main",
+    "tag_center", "tag_body", "tag_span-like", "heading_level", "depth", "rel_depth",
+    "own_nav", "own_header", "own_footer", "own_sidebar", "own_comment", "own_share",
+    "own_related", "own_ad", "own_content", "own_meta", "own_caption", "own_hidden",
+    "own_popup", "own_title", "own_product", "own_forum", "own_card", "own_search", "own_code",
+    "own_lead", "up_nav", "up_header", "up_footer", "up_sidebar", "up_comment", "up_share",
+    "up_related", "up_ad", "up_content", "up_meta", "up_caption", "up_hidden", "up_popup",
+    "up_title", "up_product", "up_forum", "up_card", "up_search", "up_code", "up_lead",
+    "up_t_nav", "up_t_header", "up_t_footer", "up_t_aside", "up_t_article", "up_t_main",
+    "up_t_section", "up_t_form", "up_t_table", "up_t_list", "up_t_dl", "up_t_figure",
+    "up_t_quote", "up_t_pre", "up_t_heading", "up_t_p", "up_t_link", "up_t_address",
+    "up_t_details", "up_t_center", "pos_block", "pos_chars", "page_log_tokens",
+    "page_log_blocks", "page_link_density", "tokens_share", "nb-3_log_tokens",
+    "nb-3_link_density", "nb-3_heading", "nb-2_log_tokens", "nb-2_link_density",
+    "nb-2_heading", "nb-1_log_tokens", "nb-1_link_density", "nb-1_heading", "nb+1_log_tokens",
+    "nb+1_link_density", "nb+1_heading", "nb+2_log_tokens", "nb+2_link_density",
+    "nb+2_heading", "nb+3_log_tokens", "nb+3_link_density", "nb+3_heading", "win3_log_tokens",
+    "win3_link_density", "anc1_share", "anc1_link_density", "anc1_log_blocks",
+    "anc1_text_share", "anc2_share", "anc2_link_density", "anc2_log_blocks", "anc2_text_share",
+    "anc3_share", "anc3_link_density", "anc3_log_blocks", "anc3_text_share", "anc4_share",
+    "anc4_link_density", "anc4_log_blocks", "anc4_text_share", "anc6_share",
+    "anc6_link_density", "anc6_log_blocks", "anc6_text_share", "in_best", "levels_to_best",
+    "best_share", "best_anc_score", "tokens_before", "tokens_after", "title_in_block",
+    "block_in_title", "is_first_heading", "boiler_phrases", "has_date", "from_h1",
+    "page_log_long_paras", "url_depth", "url_digits", "sib0_log_same", "sib0_share",
+    "sib0_blocks_per_item", "sib0_link_density", "sib1_log_same", "sib1_share",
+    "sib1_blocks_per_item", "sib1_link_density", "sib2_log_same", "sib2_share",
+    "sib2_blocks_per_item", "sib2_link_density", "sib3_log_same", "sib3_share",
+    "sib3_blocks_per_item", "sib3_link_density", "site_text", "site_folded", "site_path",
+    "site_log_pages",
+];
+
+/// Columns of the site evidence (filled only when the site has other pages).
+pub const SITE_COLUMNS: [usize; 4] = [C_SITE, C_SITE + 1, C_SITE + 2, C_SITE + 3];
+
+/// The index of a feature by name.
+pub fn feature_index(name: &str) -> Option<usize> {
+    FEATURES.iter().position(|&f| f == name)
+}
+
+/// The feature names as owned strings.
+pub fn feature_names() -> Vec<String> {
+    FEATURES.iter().map(|s| s.to_string()).collect()
+}
+
+/// Python 3.11's `str.isdigit()` (Unicode 14.0): Numeric_Type Digit or Decimal.
+const DIGIT_RANGES: &[(u32, u32)] = &[
+    (0x0030, 0x0039), (0x00B2, 0x00B3), (0x00B9, 0x00B9), (0x0660, 0x0669), (0x06F0, 0x06F9),
+    (0x07C0, 0x07C9), (0x0966, 0x096F), (0x09E6, 0x09EF), (0x0A66, 0x0A6F), (0x0AE6, 0x0AEF),
+    (0x0B66, 0x0B6F), (0x0BE6, 0x0BEF), (0x0C66, 0x0C6F), (0x0CE6, 0x0CEF), (0x0D66, 0x0D6F),
+    (0x0DE6, 0x0DEF), (0x0E50, 0x0E59), (0x0ED0, 0x0ED9), (0x0F20, 0x0F29), (0x1040, 0x1049),
+    (0x1090, 0x1099), (0x1369, 0x1371), (0x17E0, 0x17E9), (0x1810, 0x1819), (0x1946, 0x194F),
+    (0x19D0, 0x19DA), (0x1A80, 0x1A89), (0x1A90, 0x1A99), (0x1B50, 0x1B59), (0x1BB0, 0x1BB9),
+    (0x1C40, 0x1C49), (0x1C50, 0x1C59), (0x2070, 0x2070), (0x2074, 0x2079), (0x2080, 0x2089),
+    (0x2460, 0x2468), (0x2474, 0x247C), (0x2488, 0x2490), (0x24EA, 0x24EA), (0x24F5, 0x24FD),
+    (0x24FF, 0x24FF), (0x2776, 0x277E), (0x2780, 0x2788), (0x278A, 0x2792), (0xA620, 0xA629),
+    (0xA8D0, 0xA8D9), (0xA900, 0xA909), (0xA9D0, 0xA9D9), (0xA9F0, 0xA9F9), (0xAA50, 0xAA59),
+    (0xABF0, 0xABF9), (0xFF10, 0xFF19), (0x104A0, 0x104A9), (0x10A40, 0x10A43),
+    (0x10D30, 0x10D39), (0x10E60, 0x10E68), (0x11052, 0x1105A), (0x11066, 0x1106F),
+    (0x110F0, 0x110F9), (0x11136, 0x1113F), (0x111D0, 0x111D9), (0x112F0, 0x112F9),
+    (0x11450, 0x11459), (0x114D0, 0x114D9), (0x11650, 0x11659), (0x116C0, 0x116C9),
+    (0x11730, 0x11739), (0x118E0, 0x118E9), (0x11950, 0x11959), (0x11C50, 0x11C59),
+    (0x11D50, 0x11D59), (0x11DA0, 0x11DA9), (0x16A60, 0x16A69), (0x16AC0, 0x16AC9),
+    (0x16B50, 0x16B59), (0x1D7CE, 0x1D7FF), (0x1E140, 0x1E149), (0x1E2F0, 0x1E2F9),
+    (0x1E950, 0x1E959), (0x1F100, 0x1F10A), (0x1FBF0, 0x1FBF9),
+];
+
+/// Characters whose NFKC form holds one of `/?#@:` (urllib's `_checknetloc`, Unicode 14.0).
+const NFKC_NETLOC_BAD: &[(u32, u32)] = &[
+    (0x2047, 0x2049), (0x2100, 0x2101), (0x2105, 0x2106), (0x2A74, 0x2A74), (0xFE13, 0xFE13),
+    (0xFE16, 0xFE16), (0xFE55, 0xFE56), (0xFE5F, 0xFE5F), (0xFE6B, 0xFE6B), (0xFF03, 0xFF03),
+    (0xFF0F, 0xFF0F), (0xFF1A, 0xFF1A), (0xFF1F, 0xFF20),
+];
+
+/// scikit-learn's ENGLISH_STOP_WORDS and the `extra` words of `_stop_words`, sorted.
+const STOP_WORD_LIST: &[&str] = &[
+    "a", "about", "above", "across", "after", "afterwards", "again", "against", "all",
+    "almost", "alone", "along", "already", "also", "although", "always", "am", "among",
+    "amongst", "amoungst", "amount", "an", "and", "another", "any", "anyhow", "anyone",
+    "anything", "anyway", "anywhere", "are", "around", "as", "at", "back", "be", "became",
+    "because", "become", "becomes", "becoming", "been", "before", "beforehand", "behind",
+    "being", "below", "beside", "besides", "between", "beyond", "bill", "both", "bottom",
+    "but", "by", "call", "can", "cannot", "cant", "che", "co", "com", "como", "con", "could",
+    "couldnt", "cry", "dans", "das", "dat", "de", "del", "della", "den", "der", "des",
+    "describe", "detail", "di", "die", "do", "done", "down", "due", "during", "each", "een",
+    "eg", "eight", "ein", "eine", "either", "el", "eleven", "else", "elsewhere", "empty", "en",
+    "enough", "es", "est", "et", "etc", "even", "ever", "every", "everyone", "everything",
+    "everywhere", "except", "few", "fifteen", "fifty", "fill", "find", "fire", "first", "five",
+    "for", "former", "formerly", "forty", "found", "four", "from", "front", "full", "further",
+    "get", "give", "go", "had", "has", "hasnt", "have", "he", "hence", "her", "here",
+    "hereafter", "hereby", "herein", "hereupon", "hers", "herself", "het", "him", "himself",
+    "his", "how", "however", "hundred", "i", "ie", "if", "il", "in", "inc", "indeed",
+    "interest", "into", "is", "ist", "it", "its", "itself", "keep", "la", "las", "last",
+    "latter", "latterly", "le", "least", "les", "less", "los", "ltd", "made", "many", "may",
+    "me", "meanwhile", "might", "mill", "mine", "mit", "more", "moreover", "most", "mostly",
+    "move", "much", "must", "my", "myself", "name", "namely", "neither", "never",
+    "nevertheless", "next", "nicht", "niet", "nine", "no", "nobody", "non", "none", "noone",
+    "nor", "not", "nothing", "now", "nowhere", "não", "o", "of", "off", "often", "on", "once",
+    "one", "only", "onto", "op", "or", "os", "other", "others", "otherwise", "our", "ours",
+    "ourselves", "out", "over", "own", "para", "part", "per", "perhaps", "please", "por",
+    "pour", "put", "que", "qui", "rather", "re", "same", "see", "seem", "seemed", "seeming",
+    "seems", "serious", "several", "she", "should", "show", "side", "since", "sincere", "six",
+    "sixty", "so", "some", "somehow", "someone", "something", "sometime", "sometimes",
+    "somewhere", "sono", "still", "such", "system", "take", "ten", "than", "that", "the",
+    "their", "them", "themselves", "then", "thence", "there", "thereafter", "thereby",
+    "therefore", "therein", "thereupon", "these", "they", "thick", "thin", "third", "this",
+    "those", "though", "three", "through", "throughout", "thru", "thus", "to", "together",
+    "too", "top", "toward", "towards", "twelve", "twenty", "two", "um", "uma", "un", "una",
+    "und", "under", "une", "until", "up", "upon", "us", "van", "very", "via", "von", "voor",
+    "was", "we", "well", "were", "what", "whatever", "when", "whence", "whenever", "where",
+    "whereafter", "whereas", "whereby", "wherein", "whereupon", "wherever", "whether", "which",
+    "while", "whither", "who", "whoever", "whole", "whom", "whose", "why", "will", "with",
+    "within", "without", "would", "yet", "you", "your", "yours", "yourself", "yourselves",
+    "zu",
+];
+
+fn in_ranges(c: char, ranges: &[(u32, u32)]) -> bool {
+    let c = c as u32;
+    ranges
+        .binary_search_by(|&(lo, hi)| {
+            if hi < c {
+                std::cmp::Ordering::Less
+            } else if lo > c {
+                std::cmp::Ordering::Greater
+            } else {
+                std::cmp::Ordering::Equal
+            }
+        })
+        .is_ok()
+}
+
+/// Python's `str.isdigit()` for one character.
+fn py_isdigit(c: char) -> bool {
+    if c.is_ascii() {
+        return c.is_ascii_digit();
+    }
+    in_ranges(c, DIGIT_RANGES)
+}
+
+/// The stop words the `stop_share` feature counts, sorted.
+pub fn stop_words_sorted() -> Vec<&'static str> {
+    STOP_WORD_LIST.to_vec()
+}
+
+fn stop_words() -> &'static HashSet<&'static str> {
+    static SET: OnceLock<HashSet<&'static str>> = OnceLock::new();
+    SET.get_or_init(|| STOP_WORD_LIST.iter().copied().collect())
+}
+
+/// Phrases of page furniture (legal lines, calls to action, comment and share bars).
+fn boiler_re() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(concat!(
+            r"©|copyright|all rights reserved|privacy|terms of (use|service)|cookie|subscribe",
+            r"|newsletter|sign (up|in)|log ?in\b|register|follow us|share (this|on)|advertis",
+            r"|sponsored|related (articles|stories|posts|content)|read more|more from|recommended",
+            r"|\bcomments?\b|\breply\b|posted (by|on|in)|filed under|\btags?:|skip to|back to top",
+            r"|click here|you may also|trending|most (read|popular)|\bmenu\b|\bhome\b"
+        ))
+        .expect("valid phrase pattern")
+    })
+}
+
+fn date_re() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(concat!(
+            r"\b(19|20)\d\d\b|\b\d{1,2}[./-]\d{1,2}[./-]\d{2,4}\b",
+            r"|\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.? \d{1,2}\b"
+        ))
+        .expect("valid date pattern")
+    })
+}
+
+fn wayback_re() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| Regex::new(r"^/web/\d+[a-z_]*/(.*)$").expect("valid wayback pattern"))
+}
+
+/// `s` with every non-ASCII character (but `©`, the one non-ASCII literal of the patterns)
+/// replaced by a stand-in of its class under Python's `re`: a decimal digit (`\d`), another
+/// word character (`\w`) or a non-word character. The `regex` crate's Unicode `\w` also
+/// counts combining marks and connector punctuation, and leaves out numbers other than
+/// digits, where Python's does not; on the stand-ins `\b`, `\w` and `\d` agree with
+/// Python's, and every match starts and ends at the same characters.
+fn python_re_view(s: &str) -> Cow<'_, str> {
+    if s.is_ascii() {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        out.push(if c.is_ascii() || c == '©' {
+            c
+        } else if is_nd(c) {
+            '\u{663}' // ARABIC-INDIC DIGIT THREE: Nd
+        } else if is_word(c) {
+            'é'
+        } else {
+            '¤'
+        });
+    }
+    Cow::Owned(out)
+}
+
+fn is_nd(c: char) -> bool {
+    use unicode_general_category::{get_general_category, GeneralCategory};
+    get_general_category(c) == GeneralCategory::DecimalNumber
+}
+
+/// NumPy's `np.add.reduce` over a contiguous float64 array (what `arr.sum()` computes):
+/// pairwise summation with eight accumulators over blocks of at most 128 values.
+pub fn pairwise_sum(a: &[f64]) -> f64 {
+    let n = a.len();
+    if n < 8 {
+        let mut res = 0.0;
+        for &v in a {
+            res += v;
+        }
+        res
+    } else if n <= 128 {
+        let mut r = [0.0f64; 8];
+        r.copy_from_slice(&a[..8]);
+        let mut i = 8;
+        while i < n - (n % 8) {
+            for k in 0..8 {
+                r[k] += a[i + k];
+            }
+            i += 8;
+        }
+        let mut res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
+        while i < n {
+            res += a[i];
+            i += 1;
+        }
+        res
+    } else {
+        let mut n2 = n / 2;
+        n2 -= n2 % 8;
+        pairwise_sum(&a[..n2]) + pairwise_sum(&a[n2..])
+    }
+}
+
+/// Sum over the `half` values before and after each value and the value itself, as
+/// differences of one running sum (as NumPy computes it).
+pub fn window_sum(values: &[f64], half: usize) -> Vec<f64> {
+    let n = values.len();
+    let mut cum = Vec::with_capacity(n + 1);
+    cum.push(0.0);
+    let mut s = 0.0;
+    for &v in values {
+        s += v;
+        cum.push(s);
+    }
+    (0..n)
+        .map(|i| {
+            let hi = (i + half + 1).min(n);
+            let lo = i.saturating_sub(half);
+            cum[hi] - cum[lo]
+        })
+        .collect()
+}
+
+#[inline]
+fn ratio(a: f64, b: f64) -> f64 {
+    if b != 0.0 {
+        a / b
+    } else {
+        0.0
+    }
+}
+
+/// The page's element tree as arrays: subtree sums and every block's ancestor chain.
+struct Tree {
+    /// per element: block chars, link chars, blocks, chars of text-like blocks (subtree)
+    sub: Vec<[f64; 4]>,
+    /// Readability's container score per element
+    score: Vec<f64>,
+    /// chain[i * width + k]: the element k levels above block i's element (-1 above)
+    chain: Vec<i64>,
+    width: usize,
+}
+
+impl Tree {
+    fn new(pb: &PageBlocks, chars: &[f64], link: &[f64], n_tok: &[f64]) -> Tree {
+        let m = pb.parent.len();
+        let nb = pb.elem.len();
+        let parent = &pb.parent;
+        let mut sub = vec![[0.0f64; 4]; m];
+        let plain: Vec<f64> = (0..nb)
+            .map(|i| {
+                let textlike = n_tok[i] >= 10.0 && link[i] < 0.34;
+                chars[i] * (1.0 - link[i]) * if textlike { 1.0 } else { 0.0 }
+            })
+            .collect();
+        for (i, &e) in pb.elem.iter().enumerate() {
+            let s = &mut sub[e];
+            s[0] += chars[i];
+            s[1] += chars[i] * link[i];
+            s[2] += 1.0;
+            s[3] += plain[i];
+        }
+        // Readability's container score: text-like paragraphs count for their parent and,
+        // half, for their grandparent (all parents first, then all grandparents).
+        let mut score = vec![0.0f64; m];
+        for (i, &e) in pb.elem.iter().enumerate() {
+            let up = parent[e];
+            if up >= 0 {
+                score[up as usize] += plain[i];
+            }
+        }
+        for (i, &e) in pb.elem.iter().enumerate() {
+            let up = parent[e];
+            if up >= 0 {
+                let up2 = parent[up as usize];
+                if up2 >= 0 {
+                    score[up2 as usize] += plain[i] / 2.0;
+                }
+            }
+        }
+        // bottom-up sums, one depth level at a time (deepest first, index order within)
+        let max_depth = pb.depth.iter().copied().max().unwrap_or(0).max(0) as usize;
+        let mut start = vec![0usize; max_depth + 2];
+        for &d in &pb.depth {
+            start[d as usize + 1] += 1;
+        }
+        for d in 0..=max_depth {
+            start[d + 1] += start[d];
+        }
+        let mut fill = start.clone();
+        let mut by_depth = vec![0usize; m];
+        for (e, &d) in pb.depth.iter().enumerate() {
+            by_depth[fill[d as usize]] = e;
+            fill[d as usize] += 1;
+        }
+        for d in (0..=max_depth).rev() {
+            for &e in &by_depth[start[d]..start[d + 1]] {
+                let p = parent[e];
+                if p >= 0 {
+                    let s = sub[e];
+                    let t = &mut sub[p as usize];
+                    for k in 0..4 {
+                        t[k] += s[k];
+                    }
+                }
+            }
+        }
+        // ancestor chains
+        let top = if m > 0 { max_depth + 1 } else { 1 }.max(MIN_CHAIN);
+        let width = top + 1;
+        let mut chain = vec![-1i64; nb * width];
+        for (i, &e) in pb.elem.iter().enumerate() {
+            let row = &mut chain[i * width..(i + 1) * width];
+            let mut a = e as i64;
+            for slot in row.iter_mut() {
+                *slot = a;
+                if a < 0 {
+                    break;
+                }
+                a = parent[a as usize];
+            }
+        }
+        Tree { sub, score, chain, width }
+    }
+
+    #[inline]
+    fn up(&self, block: usize, level: usize) -> i64 {
+        self.chain[block * self.width + level]
+    }
+}
+
+/// The (blocks x [`N_FEATURES`]) matrix of one page, row-major; `site` from the site's
+/// evidence (its columns stay NaN without it or when the site has no other pages).
+pub fn block_features(pb: &PageBlocks, site: Option<&SiteShares>) -> Vec<f64> {
+    let n = pb.text.len();
+    let nf = N_FEATURES;
+    let mut x = vec![f64::NAN; n * nf];
+    if n == 0 {
+        return x;
+    }
+    let stop = stop_words();
+    let lowered: Vec<String> = pb.text.iter().map(|t| lower(t)).collect();
+    let mut norm_count: HashMap<&str, usize> = HashMap::with_capacity(n);
+    for low in &lowered {
+        *norm_count.entry(low.as_str()).or_insert(0) += 1;
+    }
+    // title tokens, numbered: a block's overlap counts its distinct tokens among them
+    let title_low = lower(&pb.title);
+    let mut title_ids: HashMap<&str, usize> = HashMap::new();
+    for tok in tokens(&title_low) {
+        let next = title_ids.len();
+        title_ids.entry(tok).or_insert(next);
+    }
+    let mut title_seen = vec![usize::MAX; title_ids.len()];
+    let mut common = vec![0.0f64; n];
+
+    let mut n_tok = vec![0.0f64; n];
+    let mut chars = vec![0.0f64; n];
+    let mut link = vec![0.0f64; n];
+    let mut heading = vec![0.0f64; n];
+    for i in 0..n {
+        let text = pb.text[i].as_str();
+        let low = lowered[i].as_str();
+        let (mut nt, mut tok_chars, mut n_stop, mut n_short, mut n_common) = (0usize, 0, 0, 0, 0);
+        for tok in tokens(low) {
+            nt += 1;
+            let len = tok.chars().count();
+            tok_chars += len;
+            if len <= 3 {
+                n_short += 1;
+            }
+            if stop.contains(tok) {
+                n_stop += 1;
+            }
+            if let Some(&k) = title_ids.get(tok) {
+                if title_seen[k] != i {
+                    title_seen[k] = i;
+                    n_common += 1;
+                }
+            }
+        }
+        common[i] = n_common as f64;
+        let (mut len, mut blank, mut ends, mut commas, mut digits, mut seps) =
+            (0usize, 0usize, 0usize, 0usize, 0usize, 0usize);
+        let mut last = None;
+        for c in text.chars() {
+            len += 1;
+            match c {
+                ' ' | '\n' => blank += 1,
+                ',' => commas += 1,
+                '0'..='9' => digits += 1,
+                _ if SENTENCE_END.contains(&c) => ends += 1,
+                _ if SEPARATORS.contains(&c) => seps += 1,
+                _ => {}
+            }
+            last = Some(c);
+        }
+        let (mut initials, mut upper_initials) = (0usize, 0usize);
+        for w in split_ws(text) {
+            let c = w.chars().next().expect("split_ws yields non-empty words");
+            initials += 1;
+            if (c as u32) < 0x3000 && char_is_upper(c) {
+                upper_initials += 1;
+            }
+        }
+        let nt_f = nt as f64;
+        let nc = (len - blank) as f64;
+        let lines = pb.n_lines[i] as f64;
+        let per_tok = |k: usize| if nt > 0 { k as f64 / nt_f } else { 0.0 };
+        let lk = if nc != 0.0 { (pb.link_chars[i] as f64 / nc).min(1.0) } else { 0.0 };
+        let row = &mut x[i * nf..i * nf + 20];
+        row[0] = nt_f.ln_1p();
+        row[1] = nc.ln_1p();
+        row[2] = lk;
+        row[3] = per_tok(tok_chars);
+        row[4] = per_tok(n_stop);
+        row[5] = per_tok(n_short);
+        row[6] = (ends as f64).ln_1p();
+        row[7] = per_tok(ends);
+        row[8] = per_tok(commas);
+        row[9] = if nc != 0.0 { digits as f64 / nc } else { 0.0 };
+        row[10] = if initials > 0 { upper_initials as f64 / initials as f64 } else { 0.0 };
+        row[11] = if last.is_some_and(|c| SENTENCE_END.contains(&c)) { 1.0 } else { 0.0 };
+        row[12] = lines.ln_1p();
+        row[13] = (pb.n_links[i] as f64).ln_1p();
+        row[14] = (pb.n_images[i] as f64).ln_1p();
+        row[15] = (pb.n_inputs[i] as f64).ln_1p();
+        row[16] = per_tok(seps);
+        row[17] = if is_upper(text) { 1.0 } else { 0.0 };
+        row[18] = nt_f / lines;
+        row[19] = (norm_count[low] as f64).ln();
+        n_tok[i] = nt_f;
+        chars[i] = nc;
+        link[i] = lk;
+    }
+    // markup
+    let tags: Vec<&str> = pb.elem.iter().map(|&e| pb.tags[e].as_str()).collect();
+    let depth: Vec<f64> = pb.elem.iter().map(|&e| pb.depth[e] as f64).collect();
+    let max_depth = (pb.depth.iter().copied().max().unwrap_or(0) as f64).max(1.0);
+    for i in 0..n {
+        let row = &mut x[i * nf..(i + 1) * nf];
+        let tag = tags[i];
+        let t = BLOCK_TAG_NAMES.iter().position(|&b| b == tag).unwrap_or(OTHER_TAG);
+        row[C_TAG..C_MARKUP].fill(0.0);
+        row[C_TAG + t] = 1.0;
+        let level = heading_level(tag);
+        if level > 0 {
+            heading[i] = 1.0;
+        }
+        row[C_MARKUP] = level as f64;
+        row[C_MARKUP + 1] = depth[i];
+        row[C_MARKUP + 2] = depth[i] / max_depth;
+        let own = pb.flags[pb.elem[i]];
+        for k in 0..N_ATTR {
+            row[C_OWN + k] = ((own >> k) & 1) as f64;
+        }
+        for (k, &near) in pb.nearest[i].iter().enumerate() {
+            if near >= 0 {
+                row[C_UP + k] = depth[i] - near as f64;
+            }
+        }
+    }
+    // position and page
+    let total_tok: f64 = n_tok.iter().sum(); // whole numbers: exact in any order
+    let before: Vec<f64> = exclusive_cumsum(&n_tok);
+    let link_chars: Vec<f64> = (0..n).map(|i| link[i] * chars[i]).collect();
+    let page_link = ratio(pairwise_sum(&link_chars), chars.iter().sum());
+    let log_tok: Vec<f64> = n_tok.iter().map(|v| v.ln_1p()).collect();
+    let pos_den = n.saturating_sub(1).max(1) as f64;
+    for i in 0..n {
+        let row = &mut x[i * nf..(i + 1) * nf];
+        row[C_POS] = i as f64 / pos_den;
+        row[C_POS + 1] = before[i] / total_tok.max(1.0);
+        row[C_POS + 2] = total_tok.ln_1p();
+        row[C_POS + 3] = (n as f64).ln_1p();
+        row[C_POS + 4] = page_link;
+        row[C_POS + 5] = n_tok[i] / total_tok.max(1.0);
+        // neighbours
+        for (j, &off) in NEIGHBOUR_OFFSETS.iter().enumerate() {
+            let k = i as isize + off;
+            if k >= 0 && (k as usize) < n {
+                let k = k as usize;
+                row[C_NB + 3 * j] = log_tok[k];
+                row[C_NB + 3 * j + 1] = link[k];
+                row[C_NB + 3 * j + 2] = heading[k];
+            }
+        }
+    }
+    let link_tok: Vec<f64> = (0..n).map(|i| link[i] * n_tok[i]).collect();
+    let win_tok = window_sum(&n_tok, 3);
+    let win_link = window_sum(&link_tok, 3);
+    for i in 0..n {
+        let row = &mut x[i * nf..(i + 1) * nf];
+        row[C_WIN] = win_tok[i].ln_1p();
+        row[C_WIN + 1] = win_link[i] / win_tok[i].max(1.0);
+    }
+    // containers
+    let tree = Tree::new(pb, &chars, &link, &n_tok);
+    containers(pb, &tree, &mut x, &n_tok);
+    // title
+    let n_title = title_ids.len() as f64;
+    let first = (0..n).find(|&i| heading[i] > 0.0 && n_tok[i] > 0.0);
+    for i in 0..n {
+        let row = &mut x[i * nf..(i + 1) * nf];
+        if title_ids.is_empty() {
+            row[C_TITLE] = 0.0;
+            row[C_TITLE + 1] = 0.0;
+        } else {
+            row[C_TITLE] = common[i] / n_title;
+            row[C_TITLE + 1] = if n_tok[i] > 0.0 { common[i] / n_tok[i] } else { 0.0 };
+        }
+        row[C_TITLE + 2] = if Some(i) == first { 1.0 } else { 0.0 };
+    }
+    structure(pb, &tree, &mut x, &n_tok, &link, &tags, &before, total_tok);
+    // site
+    if let Some(s) = site.filter(|s| s.others > 0) {
+        let log_pages = (s.others as f64).ln_1p();
+        for i in 0..n {
+            let row = &mut x[i * nf..(i + 1) * nf];
+            row[C_SITE] = s.text.get(i).copied().unwrap_or(f64::NAN);
+            row[C_SITE + 1] = s.folded.get(i).copied().unwrap_or(f64::NAN);
+            row[C_SITE + 2] = s.path.get(i).copied().unwrap_or(f64::NAN);
+            row[C_SITE + 3] = log_pages;
+        }
+    }
+    x
+}
+
+fn heading_level(tag: &str) -> u32 {
+    match tag {
+        "h1" => 1,
+        "h2" => 2,
+        "h3" => 3,
+        "h4" => 4,
+        "h5" => 5,
+        "h6" => 6,
+        _ => 0,
+    }
+}
+
+/// `[0, v0, v0 + v1, ...]` without the last total (NumPy's `cumsum` shifted by one).
+fn exclusive_cumsum(values: &[f64]) -> Vec<f64> {
+    let mut out = Vec::with_capacity(values.len());
+    let mut s = 0.0;
+    for &v in values {
+        out.push(s);
+        s += v;
+    }
+    out
+}
+
+/// Ancestor aggregates and the densest-container features.
+fn containers(pb: &PageBlocks, tree: &Tree, x: &mut [f64], n_tok: &[f64]) {
+    let nf = N_FEATURES;
+    let n = pb.elem.len();
+    let sub = &tree.sub;
+    let m = sub.len();
+    let total = if m > 0 { sub[0][0].max(1.0) } else { 1.0 };
+    let total_text = if m > 0 { sub[0][3].max(1.0) } else { 1.0 };
+    let score = &tree.score;
+    let total_score = pairwise_sum(score).max(1.0);
+    // np.argmax: the first of the largest
+    let mut best = 0usize;
+    for (e, &s) in score.iter().enumerate() {
+        if s > score[best] {
+            best = e;
+        }
+    }
+    let best_score = if m > 0 { score[best] } else { 0.0 };
+    let mut cum = 0.0;
+    let mut cums = Vec::with_capacity(n);
+    for &v in n_tok {
+        cum += v;
+        cums.push(cum);
+    }
+    let total_tok = cum.max(1.0);
+    for i in 0..n {
+        let row = &mut x[i * nf..(i + 1) * nf];
+        let mut c = C_ANC;
+        for &lvl in &ANCESTOR_LEVELS {
+            let a = tree.up(i, lvl);
+            if a >= 0 {
+                let s = &sub[a as usize];
+                row[c] = s[0] / total;
+                row[c + 1] = if s[0] > 0.0 { s[1] / s[0] } else { 0.0 };
+                row[c + 2] = s[2].ln_1p();
+                row[c + 3] = s[3] / total_text;
+            }
+            c += 4;
+        }
+        let chain = &tree.chain[i * tree.width..(i + 1) * tree.width];
+        let mut inside = false;
+        let mut scored = 0.0f64; // the chain's -1 entries score 0
+        for &a in chain {
+            if a < 0 {
+                break;
+            }
+            inside |= a as usize == best;
+            let s = score[a as usize];
+            if s > scored {
+                scored = s;
+            }
+        }
+        let inside = inside && best_score > 0.0;
+        row[C_BEST] = if inside { 1.0 } else { 0.0 };
+        row[C_BEST + 1] = if inside {
+            (pb.depth[chain[0] as usize] - pb.depth[best]) as f64
+        } else {
+            f64::NAN
+        };
+        row[C_BEST + 2] = if m > 0 { best_score / total_score } else { 0.0 };
+        row[C_BEST + 3] = scored / total_score;
+        row[C_BEST + 4] = (cums[i] - n_tok[i]) / total_tok;
+        row[C_BEST + 5] = (total_tok - cums[i]) / total_tok;
+    }
+}
+
+/// Phrases, dates, distance from the first h1, URL shape, and runs of alike siblings (the
+/// records of a forum thread, a product grid or a menu: same tag and class under one
+/// parent).
+#[allow(clippy::too_many_arguments)]
+fn structure(pb: &PageBlocks, tree: &Tree, x: &mut [f64], n_tok: &[f64], link: &[f64],
+             tags: &[&str], before: &[f64], total_tok: f64) {
+    let nf = N_FEATURES;
+    let n = pb.text.len();
+    let total_tok = total_tok.max(1.0);
+    let boiler = boiler_re();
+    let date = date_re();
+    let h1 = tags.iter().position(|&t| t == "h1");
+    let long_paras = (0..n).filter(|&i| n_tok[i] >= 30.0 && link[i] < 0.2).count();
+    let log_long = (long_paras as f64).ln_1p();
+    let url_shape = match pb.url.as_deref() {
+        Some(url) if !url.is_empty() => {
+            let path = url_path(url);
+            let segments = path.split('/').filter(|p| !p.is_empty()).count();
+            let digits = path.chars().filter(|&c| py_isdigit(c)).count();
+            Some((segments as f64, digits as f64))
+        }
+        _ => None,
+    };
+    for i in 0..n {
+        let text = pb.text[i].as_str();
+        let head_end = text.char_indices().nth(PHRASE_SPAN).map_or(text.len(), |(k, _)| k);
+        let head = lower(&text[..head_end]);
+        let head = python_re_view(&head);
+        let row = &mut x[i * nf..(i + 1) * nf];
+        row[C_STRUCT] = boiler.find_iter(&head).count() as f64;
+        row[C_STRUCT + 1] = if date.is_match(&head) { 1.0 } else { 0.0 };
+        if let Some(h) = h1 {
+            row[C_STRUCT + 2] = (before[i] - before[h]) / total_tok;
+        }
+        row[C_STRUCT + 3] = log_long;
+        if let Some((segments, digits)) = url_shape {
+            row[C_STRUCT + 4] = segments;
+            row[C_STRUCT + 5] = digits;
+        }
+    }
+    // alike siblings: same tag and class under one parent
+    let m = pb.parent.len();
+    let mut ids: HashMap<(i64, &str), usize> = HashMap::with_capacity(m);
+    let mut kind_id = Vec::with_capacity(m);
+    for e in 0..m {
+        let next = ids.len();
+        kind_id.push(*ids.entry((pb.parent[e], pb.kinds[e].as_str())).or_insert(next));
+    }
+    let k = ids.len();
+    let mut count = vec![0.0f64; k];
+    let mut mass = vec![0.0f64; k];
+    let mut links = vec![0.0f64; k];
+    let mut blocks = vec![0.0f64; k];
+    for e in 0..m {
+        let id = kind_id[e];
+        let s = &tree.sub[e];
+        count[id] += 1.0;
+        mass[id] += s[0];
+        links[id] += s[1];
+        blocks[id] += s[2];
+    }
+    let total = if m > 0 { tree.sub[0][0].max(1.0) } else { 1.0 };
+    for i in 0..n {
+        let row = &mut x[i * nf..(i + 1) * nf];
+        for (j, &lvl) in SIBLING_LEVELS.iter().enumerate() {
+            let a = tree.up(i, lvl);
+            if a < 0 {
+                continue;
+            }
+            let id = kind_id[a as usize];
+            let c = C_SIB + 4 * j;
+            row[c] = count[id].ln();
+            row[c + 1] = mass[id] / total;
+            row[c + 2] = blocks[id] / count[id];
+            row[c + 3] = if mass[id] > 0.0 { links[id] / mass[id] } else { 0.0 };
+        }
+    }
+}
+
+/// (blocks x [`CONTEXT_LEVELS`]) element index of each block's ancestor at that many levels
+/// up (level 0 would be the block's element), -1 above `<body>`.
+pub fn ancestors(pb: &PageBlocks) -> Vec<[i64; 6]> {
+    let top = CONTEXT_LEVELS[CONTEXT_LEVELS.len() - 1];
+    pb.elem
+        .iter()
+        .map(|&e| {
+            let mut out = [-1i64; 6];
+            let (mut a, mut lvl, mut j) = (e as i64, 0usize, 0usize);
+            while lvl < top && a >= 0 {
+                a = pb.parent[a as usize];
+                lvl += 1;
+                if lvl == CONTEXT_LEVELS[j] {
+                    out[j] = a;
+                    j += 1;
+                }
+            }
+            out
+        })
+        .collect()
+}
+
+/// The parts of a URL `urllib.parse.urlsplit` gives that the features use.
+struct Split {
+    netloc: String,
+    path: String,
+}
+
+const SCHEME_CHARS: &str = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+-.";
+
+/// Python 3.11's `urllib.parse.urlsplit` (netloc and path; Err where it raises ValueError).
+fn urlsplit(url: &str) -> Result<Split, ()> {
+    let url = url.trim_start_matches(|c: char| c <= ' ');
+    let url: Cow<str> = if url.contains(['\t', '\r', '\n']) {
+        Cow::Owned(url.chars().filter(|c| !matches!(c, '\t' | '\r' | '\n')).collect())
+    } else {
+        Cow::Borrowed(url)
+    };
+    let mut rest: &str = &url;
+    if let Some(i) = rest.find(':') {
+        if i > 0
+            && rest.starts_with(|c: char| c.is_ascii_alphabetic())
+            && rest[..i].chars().all(|c| SCHEME_CHARS.contains(c))
+        {
+            rest = &rest[i + 1..];
+        }
+    }
+    let mut netloc = "";
+    if rest.starts_with("//") {
+        let delim = rest[2..].find(['/', '?', '#']).map_or(rest.len(), |k| k + 2);
+        netloc = &rest[2..delim];
+        rest = &rest[delim..];
+        let (open, close) = (netloc.contains('['), netloc.contains(']'));
+        if open != close {
+            return Err(());
+        }
+        if open {
+            let host = netloc.split_once('[').map_or("", |x| x.1);
+            let host = host.split_once(']').map_or(host, |x| x.0);
+            check_bracketed_host(host)?;
+        }
+    }
+    if let Some(k) = rest.find('#') {
+        rest = &rest[..k];
+    }
+    if let Some(k) = rest.find('?') {
+        rest = &rest[..k];
+    }
+    // `_checknetloc`: a character that NFKC turns into one of /?#@: is refused
+    if !netloc.is_ascii()
+        && netloc
+            .chars()
+            .any(|c| !matches!(c, '@' | ':' | '#' | '?') && in_ranges(c, NFKC_NETLOC_BAD))
+    {
+        return Err(());
+    }
+    Ok(Split { netloc: netloc.to_string(), path: rest.to_string() })
+}
+
+/// `urllib.parse._check_bracketed_host`: an IPvFuture literal or an IPv6 address.
+fn check_bracketed_host(host: &str) -> Result<(), ()> {
+    if let Some(tail) = host.strip_prefix('v') {
+        // \Av[a-fA-F0-9]+\..+\Z
+        let hex = tail.bytes().take_while(|b| b.is_ascii_hexdigit()).count();
+        let after = &tail[hex..];
+        let ok = hex > 0
+            && after.starts_with('.')
+            && after.len() > 1
+            && !after[1..].contains('\n');
+        return if ok { Ok(()) } else { Err(()) };
+    }
+    // ipaddress.ip_address: an IPv4 address is refused in brackets, as is anything that
+    // is not an IPv6 address (with an optional %scope)
+    let addr = match host.split_once('%') {
+        Some((_, scope)) if scope.is_empty() || scope.contains('%') => return Err(()),
+        Some((a, _)) => a,
+        None => host,
+    };
+    if addr.parse::<std::net::Ipv6Addr>().is_ok() {
+        Ok(())
+    } else {
+        Err(())
+    }
+}
+
+/// The path of a page's URL (of the archived URL for Wayback Machine copies).
+pub fn url_path(url: &str) -> String {
+    let Ok(parts) = urlsplit(url) else {
+        return String::new();
+    };
+    if parts.netloc.contains("archive.org") {
+        if let Some(cap) = wayback_re().captures(&parts.path) {
+            let inner = cap.get(1).map_or("", |g| g.as_str());
+            let target: Cow<str> = if inner.contains("//") {
+                Cow::Borrowed(inner)
+            } else {
+                Cow::Owned(format!("http://{inner}"))
+            };
+            return urlsplit(&target).map(|p| p.path).unwrap_or_default();
+        }
+    }
+    parts.path
+}

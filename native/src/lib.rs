@@ -1,0 +1,19 @@
+//! sitesift's native core: the default cleaner's whole per-page path (HTML5 parsing, the
+//! visible tree, revealed content, blocks, features, both stages of every member's
+//! forests, site evidence, verdicts and the rendered blocks), exposed to Python as
+//! `sitesift._native` when built with the `python` feature.
+
+pub mod blocks;
+pub mod context;
+pub mod dom;
+pub mod features;
+pub mod forest;
+pub mod parse;
+pub mod pipeline;
+pub mod render;
+pub mod reveal;
+pub mod site;
+pub mod text;
+
+#[cfg(feature = "python")]
+mod python;

@@ -1,0 +1,250 @@
+//! The default cleaner's per-page path: parse, read the visible tree, show script-gated
+//! content, walk the blocks, and (with a model) score and render them.
+
+use std::collections::HashMap;
+
+use crate::blocks::{attr_flag, walk, PageBlocks};
+use crate::context::context_features;
+use crate::dom::{build_view, title, View};
+use crate::features::{ancestors, block_features, N_FEATURES};
+use crate::forest::Forest;
+use crate::parse::parse;
+use crate::render::{render, OutBlock, Verdict};
+use crate::reveal::{reveal, visible_tokens};
+use crate::site::{block_keys, page_digest, Evidence};
+use crate::text::count_tokens;
+
+/// A page as the cleaner reads it: its visible tree (revealed where `reveal` applies), its
+/// blocks, and the digest of the HTML it was served with (the site evidence's name for it).
+pub struct Prepared {
+    pub view: View,
+    pub pb: PageBlocks,
+    pub title: Option<String>,
+    pub revealed: bool,
+    pub digest: String,
+    keys: Option<[Vec<u64>; 3]>,
+}
+
+impl Prepared {
+    pub fn keys(&mut self) -> &[Vec<u64>; 3] {
+        if self.keys.is_none() {
+            self.keys = Some(block_keys(&self.pb, &self.view));
+        }
+        self.keys.as_ref().unwrap()
+    }
+}
+
+/// Parse and read a page. `cut_title`: the HTML had an unclosed `<title>` that the caller
+/// closed, so the title proper is its first line.
+/// `show_hidden` false reads the page as served, without `reveal`.
+pub fn prepare(html: &str, url: Option<&str>, cut_title: bool, show_hidden: bool) -> Result<Prepared, String> {
+    let mut arena = parse(html);
+    let Some(body) = arena.html_child("body") else {
+        return Err("no document body after parsing".to_string());
+    };
+    let mut t = title(&arena);
+    if cut_title {
+        t = t.map(|x| crate::text::strip(x.split('\n').next().unwrap_or("")).to_string());
+        if t.as_deref() == Some("") {
+            t = None;
+        }
+    }
+    let mut view = build_view(&arena, body);
+    let mut pb = walk(&view, t.as_deref(), url);
+    let mut revealed = false;
+    if show_hidden && reveal(&mut arena, html, visible_tokens(&pb.text)) > 0 {
+        if let Some(body) = arena.html_child("body") {
+            view = build_view(&arena, body);
+            pb = walk(&view, t.as_deref(), url);
+            revealed = true;
+        }
+    }
+    Ok(Prepared { view, pb, title: t, revealed, digest: page_digest(html), keys: None })
+}
+
+/// One two-stage pipeline of the model, with its per-fold forests in a held-out bundle.
+pub struct Member {
+    pub stage1: Forest,
+    pub stage2: Forest,
+    pub folds: Vec<(Forest, Forest)>,
+    pub fold_of: HashMap<String, usize>,
+}
+
+impl Member {
+    fn forests(&self, cv: Option<&str>) -> (&Forest, &Forest) {
+        if let Some(f) = cv.and_then(|c| self.fold_of.get(c)) {
+            if let Some((a, b)) = self.folds.get(*f) {
+                return (a, b);
+            }
+        }
+        (&self.stage1, &self.stage2)
+    }
+}
+
+/// The features of a page's blocks, with the site's evidence where given.
+pub struct Scored {
+    pub x: Vec<f64>,
+    pub ntok: Vec<f64>,
+    pub anc: Vec<[i64; 6]>,
+    pub prob: Vec<f64>,
+}
+
+pub fn features(p: &mut Prepared, evidence: Option<&Evidence>) -> (Vec<f64>, Vec<f64>, Vec<[i64; 6]>) {
+    let site = match evidence {
+        Some(ev) => {
+            let digest = p.digest.clone();
+            let keys = p.keys();
+            Some(ev.shares(&digest, keys))
+        }
+        None => None,
+    };
+    let x = block_features(&p.pb, site.as_ref());
+    let n = p.pb.text.len();
+    let ntok: Vec<f64> = (0..n).map(|i| x[i * N_FEATURES].exp_m1().round()).collect();
+    (x, ntok, ancestors(&p.pb))
+}
+
+/// Each block's content probability: the mean over members of their stage-2 output.
+pub fn probabilities(members: &[Member], cv: Option<&str>, x: &[f64], ntok: &[f64], anc: &[[i64; 6]]) -> Vec<f64> {
+    let n = ntok.len();
+    let mut p = vec![0.0; n];
+    if n == 0 {
+        return p;
+    }
+    for m in members {
+        let (s1, s2) = m.forests(cv);
+        let p1 = s1.proba(x, n);
+        let ctx = context_features(&p1, ntok, anc, x);
+        let width = N_FEATURES + ctx.len() / n;
+        let mut both = Vec::with_capacity(n * width);
+        for i in 0..n {
+            both.extend_from_slice(&x[i * N_FEATURES..(i + 1) * N_FEATURES]);
+            both.extend_from_slice(&ctx[i * (width - N_FEATURES)..(i + 1) * (width - N_FEATURES)]);
+        }
+        for (acc, v) in p.iter_mut().zip(s2.proba(&both, n)) {
+            *acc += v;
+        }
+    }
+    let k = members.len().max(1) as f64;
+    p.iter_mut().for_each(|v| *v /= k);
+    p
+}
+
+pub fn score(p: &mut Prepared, members: &[Member], cv: Option<&str>, evidence: Option<&Evidence>) -> Scored {
+    let (x, ntok, anc) = features(p, evidence);
+    let prob = probabilities(members, cv, &x, &ntok, &anc);
+    Scored { x, ntok, anc, prob }
+}
+
+pub const MAIN_START_TOKENS: usize = 10;
+
+/// Per block: whether it lies in a comment section (an element named for comments that
+/// does not hold the start of the main text).
+pub fn comment_blocks(pb: &PageBlocks, likely: &[bool]) -> Vec<bool> {
+    let idx: Vec<usize> = (0..likely.len()).filter(|&b| likely[b]).collect();
+    let start = idx
+        .iter()
+        .copied()
+        .find(|&b| count_tokens(&pb.text[b]) >= MAIN_START_TOKENS)
+        .or_else(|| idx.first().copied());
+    let mut holds = vec![false; pb.parent.len()];
+    if let Some(s) = start {
+        let mut e = pb.elem[s] as i64;
+        while e >= 0 {
+            holds[e as usize] = true;
+            e = pb.parent[e as usize];
+        }
+    }
+    let comment = attr_flag("comment");
+    let mut inside = vec![false; pb.parent.len()];
+    for e in 0..pb.parent.len() {
+        let up = pb.parent[e];
+        inside[e] = (up >= 0 && inside[up as usize]) || (pb.flags[e] & comment != 0 && !holds[e]);
+    }
+    pb.elem.iter().map(|&e| inside[e]).collect()
+}
+
+/// The settings of one cleaning: the probability cut and how it adapts to the page.
+#[derive(Clone, Copy)]
+pub struct Cut {
+    pub threshold: f64,
+    pub balanced: f64,
+    pub relative: f64,
+    pub drop_comments: bool,
+}
+
+/// Verdicts per view element from the blocks' probabilities.
+pub fn verdicts(p: &Prepared, prob: &[f64], cut: Cut) -> Vec<Option<Verdict>> {
+    let mut c = cut.threshold;
+    if !prob.is_empty() && cut.relative > 0.0 {
+        let max = prob.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        c = cut.threshold * f64::min(1.0, cut.relative * max / cut.balanced);
+    }
+    let likely: Vec<bool> = prob.iter().map(|&v| v >= c).collect();
+    let in_comments = if cut.drop_comments { comment_blocks(&p.pb, &likely) } else { vec![false; prob.len()] };
+    let mut out = vec![None; p.view.elems.len()];
+    for (b, &e) in p.pb.elem.iter().enumerate() {
+        let v = p.view.preorder[e] as usize;
+        out[v] = Some(Verdict { content: likely[b] && !in_comments[b], score: prob[b], comment: in_comments[b] });
+    }
+    out
+}
+
+pub fn clean(p: &mut Prepared, members: &[Member], cv: Option<&str>, evidence: Option<&Evidence>, cut: Cut,
+             noise: bool, with_paths: bool) -> (Vec<OutBlock>, Scored) {
+    let scored = score(p, members, cv, evidence);
+    let v = verdicts(p, &scored.prob, cut);
+    (render(&p.view, &v, noise, with_paths), scored)
+}
+
+/// Nanoseconds spent in each stage of one page's cleaning, for `benchmarks/native_stages.py`:
+/// parse, tree (the visible tree), blocks (the walk), reveal (looking for script-gated
+/// content, and reading the page again where some is shown), site (evidence keys and
+/// shares), features, forests (both stages of every member and the context between them),
+/// render (verdicts and the rendered blocks).
+pub fn stage_times(html: &str, url: Option<&str>, members: &[Member], evidence: Option<&Evidence>,
+                   cut: Cut) -> Result<Vec<(&'static str, u64)>, String> {
+    use std::time::Instant;
+    let mut out = Vec::new();
+    let mut t = Instant::now();
+    let mut lap = |name: &'static str, out: &mut Vec<(&'static str, u64)>| {
+        out.push((name, t.elapsed().as_nanos() as u64));
+        t = Instant::now();
+    };
+    let mut arena = parse(html);
+    lap("parse", &mut out);
+    let body = arena.html_child("body").ok_or("no document body after parsing")?;
+    let ti = title(&arena);
+    let mut view = build_view(&arena, body);
+    lap("tree", &mut out);
+    let mut pb = walk(&view, ti.as_deref(), url);
+    lap("blocks", &mut out);
+    let mut revealed = false;
+    if reveal(&mut arena, html, visible_tokens(&pb.text)) > 0 {
+        view = build_view(&arena, body);
+        pb = walk(&view, ti.as_deref(), url);
+        revealed = true;
+    }
+    let mut p = Prepared { view, pb, title: ti, revealed, digest: page_digest(html), keys: None };
+    lap("reveal", &mut out);
+    let site = match evidence {
+        Some(ev) => {
+            let digest = p.digest.clone();
+            Some(ev.shares(&digest, p.keys()))
+        }
+        None => None,
+    };
+    lap("site", &mut out);
+    let x = block_features(&p.pb, site.as_ref());
+    let n = p.pb.text.len();
+    let ntok: Vec<f64> = (0..n).map(|i| x[i * N_FEATURES].exp_m1().round()).collect();
+    let anc = ancestors(&p.pb);
+    lap("features", &mut out);
+    let prob = probabilities(members, None, &x, &ntok, &anc);
+    lap("forests", &mut out);
+    let v = verdicts(&p, &prob, cut);
+    let blocks = render(&p.view, &v, true, true);
+    std::hint::black_box(blocks);
+    lap("render", &mut out);
+    Ok(out)
+}

@@ -1,0 +1,347 @@
+//! The Python face of the core (`sitesift._native`). Every call that works on a page lets
+//! go of the GIL while it works, so threads clean pages in parallel.
+
+use std::collections::HashMap;
+
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::pybacked::PyBackedStr;
+use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
+
+use crate::context::{context_features, N_CONTEXT};
+use crate::features::N_FEATURES;
+use crate::forest::Forest;
+use crate::pipeline::{self, Cut, Member, Prepared};
+use crate::site::{key_hex, parse_key, Evidence};
+
+/// A page read by the core: its visible tree and blocks, kept so that a site's fit and the
+/// cleaning of its pages read each page once.
+#[pyclass(module = "sitesift._native", name = "Page")]
+struct PyPage {
+    inner: Prepared,
+}
+
+#[pymethods]
+impl PyPage {
+    #[getter]
+    fn title(&self) -> Option<String> {
+        self.inner.title.clone()
+    }
+    #[getter]
+    fn revealed(&self) -> bool {
+        self.inner.revealed
+    }
+    #[getter]
+    fn digest(&self) -> String {
+        self.inner.digest.clone()
+    }
+    /// The blocks' texts, in order.
+    #[getter]
+    fn texts(&self) -> Vec<String> {
+        self.inner.pb.text.clone()
+    }
+    /// The site-evidence keys of the blocks: (text, folded text, layout position), hex.
+    fn site_keys(&mut self) -> (Vec<String>, Vec<String>, Vec<String>) {
+        let k = self.inner.keys();
+        let h = |v: &Vec<u64>| v.iter().map(|&x| key_hex(x)).collect();
+        (h(&k[0]), h(&k[1]), h(&k[2]))
+    }
+}
+
+/// Read a page: parse, build the visible tree, reveal script-gated content, walk blocks.
+#[pyfunction]
+#[pyo3(signature = (html, url=None, cut_title=false, reveal=true))]
+fn read(py: Python<'_>, html: PyBackedStr, url: Option<String>, cut_title: bool, reveal: bool) -> PyResult<PyPage> {
+    let out = py.detach(move || pipeline::prepare(&html, url.as_deref(), cut_title, reveal));
+    out.map(|inner| PyPage { inner }).map_err(PyValueError::new_err)
+}
+
+type ForestArgs = (usize, f64, Vec<i64>, Vec<i64>, Vec<f64>, Vec<i64>, Vec<i64>, Vec<i64>, Vec<f64>);
+
+fn forest(args: ForestArgs) -> PyResult<Forest> {
+    let (n, base, roots, feature, threshold, missing, left, right, value) = args;
+    Forest::new(n, base, roots, feature, threshold, missing.into_iter().map(|m| m != 0).collect(), left, right, value)
+        .map_err(PyValueError::new_err)
+}
+
+/// One forest, for Python's own uses of a model's forests (training's held-out scoring).
+#[pyclass(module = "sitesift._native", name = "Forest", frozen)]
+struct PyForest {
+    inner: Forest,
+}
+
+#[pymethods]
+impl PyForest {
+    #[new]
+    fn new(args: ForestArgs) -> PyResult<Self> {
+        Ok(PyForest { inner: forest(args)? })
+    }
+    /// Sum of leaf values plus baseline per row of X (float64 bytes, rows x n_features).
+    fn raw<'py>(&self, py: Python<'py>, x: &[u8], rows: usize) -> PyResult<Bound<'py, PyBytes>> {
+        let x = bytes_f64(x)?;
+        if x.len() != rows * self.inner.n_features() {
+            return Err(PyValueError::new_err(format!(
+                "expected (rows, {}) features", self.inner.n_features())));
+        }
+        let out = py.detach(|| self.inner.raw(&x, rows));
+        Ok(f64_bytes(py, &out))
+    }
+}
+
+/// The forests of a model: members of (stage1, stage2, [(stage1, stage2) per fold],
+/// {site: fold}), each forest as the arrays of its JSON form.
+#[pyclass(module = "sitesift._native", name = "Model", frozen)]
+struct PyModel {
+    members: Vec<Member>,
+}
+
+#[pymethods]
+impl PyModel {
+    #[new]
+    #[allow(clippy::type_complexity)]
+    fn new(members: Vec<(ForestArgs, ForestArgs, Vec<(ForestArgs, ForestArgs)>, HashMap<String, usize>)>) -> PyResult<Self> {
+        let mut out = Vec::new();
+        for (s1, s2, folds, fold_of) in members {
+            let stage1 = forest(s1)?;
+            let stage2 = forest(s2)?;
+            if stage1.n_features() != N_FEATURES || stage2.n_features() != N_FEATURES + N_CONTEXT {
+                return Err(PyValueError::new_err("the forests do not take this core's features"));
+            }
+            let mut fs = Vec::new();
+            for (a, b) in folds {
+                fs.push((forest(a)?, forest(b)?));
+            }
+            if fold_of.values().any(|&f| f >= fs.len()) {
+                return Err(PyValueError::new_err("a site's fold is out of range"));
+            }
+            out.push(Member { stage1, stage2, folds: fs, fold_of });
+        }
+        Ok(PyModel { members: out })
+    }
+}
+
+/// Page counts of block texts and layout positions over a site's pages.
+#[pyclass(module = "sitesift._native", name = "Evidence")]
+#[derive(Default)]
+struct PyEvidence {
+    inner: Evidence,
+}
+
+#[pymethods]
+impl PyEvidence {
+    #[new]
+    fn new() -> Self {
+        Self::default()
+    }
+    /// Count a page (a page with the digest of one already counted counts once).
+    fn add(&mut self, mut page: PyRefMut<'_, PyPage>) {
+        let digest = page.inner.digest.clone();
+        let keys = page.inner.keys().clone();
+        self.inner.add(&digest, &keys);
+    }
+    #[getter]
+    fn n_pages(&self) -> usize {
+        self.inner.n_pages
+    }
+    fn to_state<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        d.set_item("n_pages", self.inner.n_pages)?;
+        for (name, counts) in ["text", "folded", "path"].iter().zip(&self.inner.counts) {
+            let mut items: Vec<(String, u32)> = counts.iter().map(|(k, v)| (key_hex(*k), *v)).collect();
+            items.sort();
+            let c = PyDict::new(py);
+            for (k, v) in items {
+                c.set_item(k, v)?;
+            }
+            d.set_item(*name, c)?;
+        }
+        let mut digests: Vec<&String> = self.inner.digests.iter().collect();
+        digests.sort();
+        d.set_item("digests", PyList::new(py, digests)?)?;
+        Ok(d)
+    }
+    /// From `to_state`'s dict, checked: counts are non-negative integers under 16-digit
+    /// hex keys, digests are strings, and no more pages are named than counted.
+    #[staticmethod]
+    fn from_state(n_pages: usize, text: HashMap<String, u32>, folded: HashMap<String, u32>,
+                  path: HashMap<String, u32>, digests: Vec<String>) -> PyResult<Self> {
+        let mut ev = Evidence { n_pages, ..Default::default() };
+        for (i, counts) in [text, folded, path].into_iter().enumerate() {
+            for (k, v) in counts {
+                let key = parse_key(&k).ok_or_else(|| PyValueError::new_err(format!("bad key {k:?}")))?;
+                ev.counts[i].insert(key, v);
+            }
+        }
+        ev.digests = digests.into_iter().collect();
+        if ev.digests.len() > ev.n_pages {
+            return Err(PyValueError::new_err("page counts do not add up"));
+        }
+        Ok(PyEvidence { inner: ev })
+    }
+}
+
+fn f64_bytes<'py>(py: Python<'py>, v: &[f64]) -> Bound<'py, PyBytes> {
+    let mut out = Vec::with_capacity(v.len() * 8);
+    for x in v {
+        out.extend_from_slice(&x.to_le_bytes());
+    }
+    PyBytes::new(py, &out)
+}
+
+fn bytes_f64(b: &[u8]) -> PyResult<Vec<f64>> {
+    if b.len() % 8 != 0 {
+        return Err(PyValueError::new_err("float64 buffer of a length not a multiple of 8"));
+    }
+    Ok(b.chunks_exact(8).map(|c| f64::from_le_bytes(c.try_into().unwrap())).collect())
+}
+
+/// The page's block features (`FEATURES`), with the site's evidence where given:
+/// (X as float64 bytes, rows), token counts, and each block's ancestors at
+/// CONTEXT_LEVELS (int64 bytes).
+#[pyfunction]
+#[pyo3(signature = (page, evidence=None))]
+fn features<'py>(py: Python<'py>, mut page: PyRefMut<'py, PyPage>, evidence: Option<PyRef<'py, PyEvidence>>)
+    -> (Bound<'py, PyBytes>, usize, Vec<f64>, Bound<'py, PyBytes>) {
+    let ev = evidence.as_ref().map(|e| &e.inner);
+    let p = &mut page.inner;
+    let (x, ntok, anc) = py.detach(|| pipeline::features(p, ev));
+    let mut a = Vec::with_capacity(anc.len() * 48);
+    for row in &anc {
+        for v in row {
+            a.extend_from_slice(&v.to_le_bytes());
+        }
+    }
+    (f64_bytes(py, &x), ntok.len(), ntok, PyBytes::new(py, &a))
+}
+
+/// The second stage's context features of one page (float64 bytes in and out).
+#[pyfunction]
+fn context<'py>(py: Python<'py>, p: &[u8], ntok: &[u8], anc: &[u8], x: &[u8]) -> PyResult<Bound<'py, PyBytes>> {
+    let p = bytes_f64(p)?;
+    let ntok = bytes_f64(ntok)?;
+    let x = bytes_f64(x)?;
+    if anc.len() != p.len() * 48 || ntok.len() != p.len() || x.len() != p.len() * N_FEATURES {
+        return Err(PyValueError::new_err("context: arrays of different numbers of blocks"));
+    }
+    let anc: Vec<[i64; 6]> = anc
+        .chunks_exact(48)
+        .map(|c| std::array::from_fn(|j| i64::from_le_bytes(c[j * 8..j * 8 + 8].try_into().unwrap())))
+        .collect();
+    let out = py.detach(|| context_features(&p, &ntok, &anc, &x));
+    Ok(f64_bytes(py, &out))
+}
+
+/// Clean a read page: (blocks, probabilities). Each block is (text, tag, score or None
+/// where no verdict is above it, content, comment section, nid, path).
+#[pyfunction]
+#[pyo3(signature = (page, model, *, threshold, balanced, relative, drop_comments=false, cv=None,
+                    evidence=None, noise=true, paths=true))]
+#[allow(clippy::too_many_arguments)]
+fn clean<'py>(py: Python<'py>, mut page: PyRefMut<'py, PyPage>, model: &Bound<'py, PyModel>, threshold: f64,
+              balanced: f64, relative: f64, drop_comments: bool, cv: Option<String>,
+              evidence: Option<PyRef<'py, PyEvidence>>, noise: bool, paths: bool) -> PyResult<(Bound<'py, PyList>, Vec<f64>)> {
+    let members = &model.get().members;
+    let ev = evidence.as_ref().map(|e| &e.inner);
+    let p = &mut page.inner;
+    let cut = Cut { threshold, balanced, relative, drop_comments };
+    let (blocks, scored) = py.detach(|| pipeline::clean(p, members, cv.as_deref(), ev, cut, noise, paths));
+    let list = PyList::empty(py);
+    for b in blocks {
+        let (score, content, comment) = match b.verdict {
+            Some(v) => (Some(v.score), v.content, v.comment),
+            None => (None, true, false),
+        };
+        list.append(PyTuple::new(py, [
+            b.text.into_pyobject(py)?.into_any(),
+            b.tag.into_pyobject(py)?.into_any(),
+            score.into_pyobject(py)?.into_any(),
+            content.into_pyobject(py)?.to_owned().into_any(),
+            comment.into_pyobject(py)?.to_owned().into_any(),
+            b.nid.into_pyobject(py)?.into_any(),
+            b.path.into_pyobject(py)?.into_any(),
+        ])?)?;
+    }
+    Ok((list, scored.prob))
+}
+
+/// The verdicts on a read page's block elements: (element's preorder position below
+/// `<body>`, score, content, comment section) per block, in block order.
+#[pyfunction]
+#[pyo3(signature = (page, model, *, threshold, balanced, relative, drop_comments=false, cv=None,
+                    evidence=None))]
+#[allow(clippy::too_many_arguments)]
+fn decide<'py>(py: Python<'py>, mut page: PyRefMut<'py, PyPage>, model: &Bound<'py, PyModel>, threshold: f64,
+               balanced: f64, relative: f64, drop_comments: bool, cv: Option<String>,
+               evidence: Option<PyRef<'py, PyEvidence>>) -> Vec<(usize, f64, bool, bool)> {
+    let members = &model.get().members;
+    let ev = evidence.as_ref().map(|e| &e.inner);
+    let p = &mut page.inner;
+    let cut = Cut { threshold, balanced, relative, drop_comments };
+    py.detach(|| {
+        let scored = pipeline::score(p, members, cv.as_deref(), ev);
+        let v = pipeline::verdicts(p, &scored.prob, cut);
+        p.pb.elem.iter().map(|&e| {
+            let x = v[p.view.preorder[e] as usize].expect("a block's element has a verdict");
+            (e, x.score, x.content, x.comment)
+        }).collect()
+    })
+}
+
+/// Nanoseconds per stage of cleaning one page (`pipeline::stage_times`), page-level or
+/// with the site's evidence.
+#[pyfunction]
+#[pyo3(signature = (html, model, *, threshold, balanced, relative, url=None, evidence=None))]
+#[allow(clippy::too_many_arguments)]
+fn stage_times(py: Python<'_>, html: PyBackedStr, model: &Bound<'_, PyModel>, threshold: f64, balanced: f64,
+               relative: f64, url: Option<String>, evidence: Option<PyRef<'_, PyEvidence>>)
+               -> PyResult<Vec<(&'static str, u64)>> {
+    let members = &model.get().members;
+    let ev = evidence.as_ref().map(|e| &e.inner);
+    let cut = Cut { threshold, balanced, relative, drop_comments: false };
+    py.detach(|| pipeline::stage_times(&html, url.as_deref(), members, ev, cut)).map_err(PyValueError::new_err)
+}
+
+/// The visible-tree rules the core shares with `sitesift.dom` (tests hold the two equal):
+/// skipped tags, block tags, style-key attributes, the flattening depth and the patterns
+/// of hiding styles and self-showing objects.
+#[pyfunction]
+fn dom_rules(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("skipped_tags", crate::dom::SKIPPED_TAGS.to_vec())?;
+    d.set_item("block_tags", crate::dom::BLOCK_TAGS.to_vec())?;
+    d.set_item("style_attrs", crate::dom::STYLE_ATTRS.to_vec())?;
+    d.set_item("max_depth", crate::dom::MAX_DEPTH)?;
+    d.set_item("hidden_style", crate::dom::HIDDEN_STYLE)?;
+    d.set_item("object_shows_itself", crate::dom::OBJECT_SHOWS_ITSELF)?;
+    Ok(d)
+}
+
+#[pyfunction]
+fn feature_names() -> Vec<String> {
+    crate::features::FEATURES.iter().map(|s| s.to_string()).collect()
+}
+
+#[pyfunction]
+fn context_names() -> Vec<String> {
+    crate::context::CONTEXT.iter().map(|s| s.to_string()).collect()
+}
+
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyPage>()?;
+    m.add_class::<PyModel>()?;
+    m.add_class::<PyForest>()?;
+    m.add_class::<PyEvidence>()?;
+    m.add_function(wrap_pyfunction!(read, m)?)?;
+    m.add_function(wrap_pyfunction!(features, m)?)?;
+    m.add_function(wrap_pyfunction!(context, m)?)?;
+    m.add_function(wrap_pyfunction!(clean, m)?)?;
+    m.add_function(wrap_pyfunction!(decide, m)?)?;
+    m.add_function(wrap_pyfunction!(stage_times, m)?)?;
+    m.add_function(wrap_pyfunction!(feature_names, m)?)?;
+    m.add_function(wrap_pyfunction!(dom_rules, m)?)?;
+    m.add_function(wrap_pyfunction!(context_names, m)?)?;
+    m.add("STOP_WORDS", crate::features::stop_words_sorted())?;
+    let _ = PyRuntimeError::new_err("");
+    Ok(())
+}

@@ -1,0 +1,164 @@
+//! Blocks of the page in document order, each labelled by the nearest verdict above it
+//! (`sitesift.extract.render_blocks`, for the verdicts the default cleaner gives: one per
+//! block element, none final).
+
+use crate::dom::{is_block_tag, Item, View};
+use crate::parse::NONE;
+use crate::text::{all_space, fold_ws, split_ws};
+
+#[derive(Clone, Copy)]
+pub struct Verdict {
+    pub content: bool,
+    pub score: f64,
+    /// dropped as part of a comment section (`comments=drop`)
+    pub comment: bool,
+}
+
+pub struct OutBlock {
+    pub text: String,
+    pub tag: String,
+    pub verdict: Option<Verdict>, // None: no verdict above (kept)
+    pub nid: u32,
+    pub path: String,
+}
+
+fn label(el: &crate::dom::Elem) -> String {
+    let mut s = el.tag.clone();
+    if let Some(id) = el.get("id").filter(|v| !v.is_empty()) {
+        s.push('#');
+        s.push_str(crate::text::strip(id));
+    } else if let Some(cls) = el.get("class").filter(|v| !v.is_empty()) {
+        s.push('.');
+        s.push_str(&split_ws(cls).collect::<Vec<_>>().join("."));
+    }
+    s
+}
+
+/// `body/div#main/p`: an element's readable address.
+pub fn path(view: &View, v: u32, cache: &mut [Option<String>]) -> String {
+    if v == NONE {
+        return String::new();
+    }
+    if let Some(p) = &cache[v as usize] {
+        return p.clone();
+    }
+    let mut chain = vec![v];
+    let mut up = view.elems[v as usize].parent;
+    while up != NONE && cache[up as usize].is_none() {
+        chain.push(up);
+        up = view.elems[up as usize].parent;
+    }
+    let mut prefix = if up == NONE { String::new() } else { cache[up as usize].clone().unwrap() };
+    for &e in chain.iter().rev() {
+        let l = label(&view.elems[e as usize]);
+        prefix = if prefix.is_empty() { l } else { format!("{prefix}/{l}") };
+        cache[e as usize] = Some(prefix.clone());
+    }
+    prefix
+}
+
+/// Render with `verdicts[view index]`; `noise` false leaves the noise blocks out,
+/// `with_paths` false leaves the addresses empty.
+pub fn render(view: &View, verdicts: &[Option<Verdict>], noise: bool, with_paths: bool) -> Vec<OutBlock> {
+    enum Work<'a> {
+        Node(u32),
+        Text(&'a str),
+        Leave(Option<Verdict>, u32, &'a str),
+    }
+    let mut out = Vec::new();
+    let mut cache: Vec<Option<String>> = vec![None; view.elems.len()];
+    let mut parts = String::new();
+    let mut verdict: Option<Verdict> = None;
+    let mut decider: u32 = NONE; // NONE: the virtual root
+    let mut tag: &str = "body";
+    let mut stack: Vec<Work> = vec![Work::Node(0)];
+
+    let flush = |parts: &mut String, verdict: Option<Verdict>, decider: u32, tag: &str,
+                     out: &mut Vec<OutBlock>, cache: &mut [Option<String>]| {
+        let text = fold_ws(parts);
+        parts.clear();
+        let is_noise = verdict.is_some_and(|v| !v.content || v.comment);
+        if !text.is_empty() && (noise || !is_noise) {
+            let p = if with_paths { path(view, decider, cache) } else { String::new() };
+            let nid = if decider == NONE { 0 } else { decider + 1 };
+            out.push(OutBlock { text, tag: tag.to_string(), verdict, nid, path: p });
+        }
+    };
+
+    while let Some(item) = stack.pop() {
+        match item {
+            Work::Text(t) => {
+                if !parts.is_empty() || !all_space(t) {
+                    parts.push_str(t);
+                }
+            }
+            Work::Leave(v, d, t) => {
+                if !parts.is_empty() {
+                    flush(&mut parts, verdict, decider, tag, &mut out, &mut cache);
+                }
+                verdict = v;
+                decider = d;
+                tag = t;
+            }
+            Work::Node(e) => {
+                let el = &view.elems[e as usize];
+                let found = verdicts[e as usize];
+                let is_block = is_block_tag(&el.tag);
+                if !parts.is_empty() && (found.is_some() || is_block) {
+                    flush(&mut parts, verdict, decider, tag, &mut out, &mut cache);
+                }
+                if found.is_some() || is_block {
+                    stack.push(Work::Leave(verdict, decider, tag));
+                    if found.is_some() {
+                        verdict = found;
+                        decider = e;
+                    }
+                    if is_block {
+                        tag = el.tag.as_str();
+                    }
+                }
+                for child in el.children.iter().rev() {
+                    match child {
+                        Item::Elem(k) => stack.push(Work::Node(*k)),
+                        Item::Text(t) => stack.push(Work::Text(t)),
+                    }
+                }
+            }
+        }
+    }
+    if !parts.is_empty() {
+        flush(&mut parts, verdict, decider, tag, &mut out, &mut cache);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::blocks::walk;
+    use crate::dom::build_view;
+    use crate::parse::parse;
+
+    #[test]
+    fn blocks_take_the_verdict_of_their_element_and_paths_name_it() {
+        let a = parse("<body><div id=nav><a href=/>Home</a></div><div class='post main'>\
+                       <p>Story <b>text</b></p></div></body>");
+        let v = build_view(&a, a.html_child("body").unwrap());
+        let pb = walk(&v, None, None);
+        assert_eq!(pb.text, ["Home", "Story text"]);
+        let mut verdicts = vec![None; v.elems.len()];
+        for (b, &e) in pb.elem.iter().enumerate() {
+            let content = b == 1;
+            verdicts[v.preorder[e] as usize] = Some(Verdict { content, score: 0.5, comment: false });
+        }
+        let out = render(&v, &verdicts, true, true);
+        let got: Vec<(&str, bool, &str)> = out
+            .iter()
+            .map(|b| (b.text.as_str(), b.verdict.unwrap().content, b.path.as_str()))
+            .collect();
+        assert_eq!(got, [("Home", false, "body/div#nav"), ("Story text", true, "body/div.post.main/p")]);
+        let content_only = render(&v, &verdicts, false, false);
+        assert_eq!(content_only.len(), 1);
+        assert_eq!(content_only[0].path, "");
+    }
+}

@@ -1,0 +1,279 @@
+//! Pages whose main content is not displayed until a script runs (or a reader clicks):
+//! React's streamed segments, disclosure panels (tabs, accordions, FAQ answers), curtains
+//! (one hidden element holding most of the page's text) and script-gated pages (little
+//! visible text, much more in `<noscript>` and `hidden` parts). The parsed document is
+//! edited so that those parts show; hidden menus, dialogs and tooltips stay hidden. The
+//! rules and thresholds are `sitesift.extractor.reveal`'s, documented there.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::OnceLock;
+
+use regex::Regex;
+
+use crate::dom::{hidden_style_re, is_hidden};
+use crate::parse::{attr, Arena, NONE};
+use crate::text::{count_tokens, fold_ws, lower};
+
+pub const MAX_VISIBLE_TOKENS: usize = 400;
+pub const MIN_HIDDEN_TOKENS: usize = 100;
+pub const MIN_GAIN: f64 = 2.0;
+pub const CURTAIN_SHARE: f64 = 0.5;
+
+const NOT_CONTENT: &str = r"nav|menu|dropdown|drawer|modal|popup|popover|overlay|dialog|cart|login|sign-?in|search|cookie|consent|tooltip|toast|banner";
+const CHROME_TAGS: &[&str] = &["nav", "header", "footer", "aside", "dialog", "menu"];
+const CHROME_ROLES: &[&str] =
+    &["navigation", "dialog", "menu", "menubar", "banner", "contentinfo", "complementary"];
+const HINTS: &[&str] = &[
+    "tabpanel", "aria-labelledby", "accordion", "collaps", "faq", "answer", "tab-pane",
+    "tab-panel", "tab-content", "tabs-content",
+];
+const HIDING: &[&str] = &["hidden", "display", "visibility"];
+
+struct Res {
+    segment: Regex,
+    disclosure: Regex,
+    not_content: Regex,
+    curtain_chrome: Regex,
+}
+
+fn res() -> &'static Res {
+    static R: OnceLock<Res> = OnceLock::new();
+    R.get_or_init(|| Res {
+        segment: Regex::new(r"^S:([0-9a-zA-Z]+)$").unwrap(),
+        disclosure: Regex::new(r"(?i)accordion|collaps|faq|answer|tab-?pane|tab-?panel|tabs?-?content").unwrap(),
+        not_content: Regex::new(&format!("(?i){NOT_CONTENT}")).unwrap(),
+        curtain_chrome: Regex::new(&format!("(?i){NOT_CONTENT}|footer|sidebar")).unwrap(),
+    })
+}
+
+fn words(a: &Arena, i: u32) -> String {
+    let at = a.attrs(i);
+    format!("{} {}", attr(at, "class").unwrap_or(""), attr(at, "id").unwrap_or(""))
+}
+
+/// `root` and the elements below it, in document order (selectolax's `css` includes the
+/// node it is called on when it matches).
+fn self_and_descendants(a: &Arena, root: u32) -> Vec<u32> {
+    let mut out = vec![root];
+    out.extend(a.descendants(root));
+    out
+}
+
+/// Whether a node has an ancestor (below `<body>`/`<html>`) passing `test`, memoised.
+struct Ancestry<F: Fn(&Arena, u32) -> bool> {
+    test: F,
+    memo: HashMap<u32, bool>,
+}
+
+impl<F: Fn(&Arena, u32) -> bool> Ancestry<F> {
+    fn new(test: F) -> Self {
+        Ancestry { test, memo: HashMap::new() }
+    }
+
+    fn above(&mut self, a: &Arena, node: u32) -> bool {
+        let mut chain = Vec::new();
+        let mut result = false;
+        let mut p = a.nodes[node as usize].parent;
+        while p != NONE {
+            match a.tag(p) {
+                None | Some("body") | Some("html") => break,
+                _ => {}
+            }
+            if let Some(&known) = self.memo.get(&p) {
+                result = known;
+                break;
+            }
+            if (self.test)(a, p) {
+                self.memo.insert(p, true);
+                result = true;
+                break;
+            }
+            chain.push(p);
+            p = a.nodes[p as usize].parent;
+        }
+        for c in chain {
+            self.memo.insert(c, result);
+        }
+        result
+    }
+}
+
+fn hidden_node(a: &Arena, i: u32) -> bool {
+    is_hidden(a.attrs(i))
+}
+
+fn chrome_node(a: &Arena, i: u32) -> bool {
+    a.tag(i).is_some_and(|t| CHROME_TAGS.contains(&t))
+        || CHROME_ROLES.contains(&lower(attr(a.attrs(i), "role").unwrap_or("")).as_str())
+}
+
+fn tokens_of(a: &Arena, i: u32) -> usize {
+    count_tokens(&a.text_of(i, " "))
+}
+
+/// Drop the element's own hiding (its hidden descendants stay hidden).
+fn show(a: &mut Arena, i: u32) {
+    if let Some(attrs) = a.attrs_mut(i) {
+        attrs.retain(|x| &*x.name.local != "hidden" && !(&*x.name.local == "aria-hidden" && &*x.value == "true"));
+        for x in attrs.iter_mut() {
+            if &*x.name.local == "style" && hidden_style_re().is_match(&x.value) {
+                let new = hidden_style_re().replace_all(&x.value, "").into_owned();
+                x.value = new.into();
+            }
+        }
+    }
+}
+
+fn has_attr(a: &Arena, i: u32, name: &str) -> bool {
+    attr(a.attrs(i), name).is_some()
+}
+
+fn outermost_hidden(a: &Arena, body: u32) -> Vec<u32> {
+    let mut hidden = Ancestry::new(hidden_node);
+    self_and_descendants(a, body)
+        .into_iter()
+        .filter(|&i| {
+            (has_attr(a, i, "hidden") || has_attr(a, i, "aria-hidden") || has_attr(a, i, "style"))
+                && hidden_node(a, i)
+        })
+        .filter(|&i| !hidden.above(a, i))
+        .collect()
+}
+
+fn move_segments(a: &mut Arena) -> usize {
+    let mut moved = 0;
+    let all = self_and_descendants(a, 0);
+    for seg in all {
+        let id = match attr(a.attrs(seg), "id") {
+            Some(id) if id.starts_with("S:") && has_attr(a, seg, "hidden") => id.to_string(),
+            _ => continue,
+        };
+        let Some(m) = res().segment.captures(&id) else { continue };
+        let slot_id = format!("B:{}", &m[1]);
+        if let Some(attrs) = a.attrs_mut(seg) {
+            attrs.retain(|x| &*x.name.local != "hidden");
+        }
+        let slot = a
+            .descendants(0)
+            .into_iter()
+            .find(|&i| a.tag(i) == Some("template") && attr(a.attrs(i), "id") == Some(slot_id.as_str()));
+        if let Some(slot) = slot {
+            a.insert_before(slot, seg);
+            a.detach(slot);
+        }
+        moved += 1;
+    }
+    moved
+}
+
+fn is_disclosure<F: Fn(&Arena, u32) -> bool>(a: &Arena, i: u32, chrome: &mut Ancestry<F>) -> bool {
+    let at = a.attrs(i);
+    let role = lower(attr(at, "role").unwrap_or(""));
+    let w = words(a, i);
+    if a.tag(i).is_some_and(|t| CHROME_TAGS.contains(&t)) || res().not_content.is_match(&w) {
+        return false;
+    }
+    if !(role == "tabpanel"
+        || (role == "region" && attr(at, "aria-labelledby").is_some_and(|v| !v.is_empty()))
+        || res().disclosure.is_match(&w))
+    {
+        return false;
+    }
+    !chrome.above(a, i)
+}
+
+fn shown_tokens(a: &Arena, i: u32) -> i64 {
+    let mut n = tokens_of(a, i) as i64;
+    for k in self_and_descendants(a, i) {
+        if matches!(a.tag(k), Some("script" | "style" | "template")) {
+            n -= tokens_of(a, k) as i64;
+        }
+    }
+    n
+}
+
+fn curtain(a: &mut Arena, body: u32) -> usize {
+    let mut total = shown_tokens(a, body);
+    let mut best: Option<(i64, u32)> = None;
+    for i in outermost_hidden(a, body) {
+        let n = shown_tokens(a, i);
+        if res().curtain_chrome.is_match(&words(a, i)) {
+            total -= n;
+        } else if best.is_none_or(|(m, _)| n > m) {
+            best = Some((n, i));
+        }
+    }
+    match best {
+        Some((n, i)) if n >= MIN_HIDDEN_TOKENS as i64 && n as f64 >= CURTAIN_SHARE * total as f64 => {
+            show(a, i);
+            1
+        }
+        _ => 0,
+    }
+}
+
+fn gate(a: &mut Arena, body: u32, visible_tokens: usize) -> usize {
+    if visible_tokens >= MAX_VISIBLE_TOKENS {
+        return 0;
+    }
+    let all = self_and_descendants(a, body);
+    let noscripts: Vec<u32> = all.iter().copied().filter(|&i| a.tag(i) == Some("noscript")).collect();
+    let hidden: Vec<u32> = all.iter().copied().filter(|&i| has_attr(a, i, "hidden")).collect();
+    let hidden_tokens: usize = noscripts.iter().chain(hidden.iter()).map(|&i| tokens_of(a, i)).sum();
+    if hidden_tokens < MIN_HIDDEN_TOKENS || (hidden_tokens as f64) < MIN_GAIN * visible_tokens.max(1) as f64 {
+        return 0;
+    }
+    for &i in &hidden {
+        if let Some(attrs) = a.attrs_mut(i) {
+            attrs.retain(|x| &*x.name.local != "hidden");
+        }
+    }
+    for &i in noscripts.iter().rev() {
+        a.unwrap(i);
+    }
+    hidden.len() + noscripts.len()
+}
+
+/// Show the page's script-gated content in the parsed document; the number of parts
+/// shown (0: the document is as it was).
+pub fn reveal(a: &mut Arena, html: &str, visible_tokens: usize) -> usize {
+    let low = lower(html);
+    let segments = low.contains("id=\"s:") || low.contains("id='s:") || low.contains("id=s:");
+    let hints = HINTS.iter().any(|h| low.contains(h)) && HIDING.iter().any(|h| low.contains(h));
+    let small = visible_tokens < MAX_VISIBLE_TOKENS;
+    if !(segments || hints || small) {
+        return 0;
+    }
+    let mut shown = if segments { move_segments(a) } else { 0 };
+    let Some(body) = a.html_child("body") else { return shown };
+    if hints {
+        let mut seen: HashSet<String> = HashSet::new();
+        let mut chrome = Ancestry::new(chrome_node);
+        for i in outermost_hidden(a, body) {
+            if is_disclosure(a, i, &mut chrome) {
+                let text = fold_ws(&a.text_of(i, " "));
+                if !text.is_empty() && seen.insert(text) {
+                    show(a, i);
+                    shown += 1;
+                }
+            }
+        }
+    }
+    if small {
+        shown += curtain(a, body);
+        shown += gate(a, body, visible_tokens);
+    }
+    shown
+}
+
+/// The page's tokens, counted only up to MAX_VISIBLE_TOKENS.
+pub fn visible_tokens(texts: &[String]) -> usize {
+    let mut n = 0;
+    for t in texts {
+        n += count_tokens(t);
+        if n >= MAX_VISIBLE_TOKENS {
+            break;
+        }
+    }
+    n
+}

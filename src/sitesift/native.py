@@ -1,0 +1,45 @@
+"""The native core: `sitesift._native`, the default cleaner's per-page path in Rust.
+
+Built by maturin with the package (`pip install .` compiles `native/`, which needs a Rust
+toolchain). Everything here asks for it on first use, so the methods written in Python
+work where it is missing, and the default cleaner says what to do instead of failing with
+an import traceback.
+"""
+
+from __future__ import annotations
+
+import functools
+from types import ModuleType
+from typing import Any
+
+from sitesift.errors import SitesiftError
+
+
+class NativeMissing(SitesiftError):
+    """The native core is not built in this installation."""
+
+
+@functools.cache
+def core() -> ModuleType:
+    try:
+        import sitesift._native as _native
+    except ImportError as exc:
+        raise NativeMissing(
+            "sitesift's native core (sitesift._native) is not built in this installation: "
+            "install sitesift with `pip install .` from its source folder, which compiles "
+            "native/ and needs a Rust toolchain (cargo; https://rustup.rs), or use "
+            f"`--method` with a method written in Python ({exc})") from None
+    return _native
+
+
+def read(html: str, url: str | None = None, *, cut_title: bool = False,
+         reveal: bool = True) -> Any:
+    """The page read by the core (`_native.Page`): parsed, its visible tree, script-gated
+    content shown (`reveal`), its blocks. Lone surrogates, which no UTF-8 text can hold,
+    are replaced first."""
+    n = core()
+    try:
+        return n.read(html, url, cut_title, reveal)
+    except UnicodeEncodeError:
+        fixed = html.encode("utf-8", "replace").decode("utf-8")
+        return n.read(fixed, url, cut_title, reveal)
