@@ -122,7 +122,7 @@ pub fn context_features(p: &[f64], ntok: &[f64], anc: &[[i64; 6]], x: &[f64]) ->
     let pw: Vec<f64> = (0..n).map(|i| p[i] * w[i]).collect();
     for i in 0..n {
         let row = &mut out[i * nc..(i + 1) * nc];
-        let clipped = p[i].max(1e-6).min(1.0 - 1e-6);
+        let clipped = p[i].clamp(1e-6, 1.0 - 1e-6);
         row[0] = p[i];
         row[1] = (clipped / (1.0 - clipped)).ln();
         for (j, &off) in OFFSETS.iter().enumerate() {
@@ -153,41 +153,35 @@ pub fn context_features(p: &[f64], ntok: &[f64], anc: &[[i64; 6]], x: &[f64]) ->
         sw.clear();
         spw.clear();
         mx.clear();
-        for i in 0..n {
-            let a = anc[i][j];
-            if a < 0 {
-                group[i] = usize::MAX;
+        for (i, (ids, g)) in anc.iter().zip(group.iter_mut()).enumerate() {
+            *g = usize::MAX;
+            if ids[j] < 0 {
                 continue;
             }
-            let s = &mut slot[a as usize];
+            let s = &mut slot[ids[j] as usize];
             if *s == usize::MAX {
                 *s = sw.len();
                 sw.push(0.0);
                 spw.push(0.0);
                 mx.push(f64::NEG_INFINITY);
             }
-            let g = *s;
-            group[i] = g;
-            sw[g] += w[i];
-            spw[g] += pw[i];
+            *g = *s;
+            sw[*g] += w[i];
+            spw[*g] += pw[i];
             // np.maximum: NaN wins
-            mx[g] = if mx[g].is_nan() || p[i].is_nan() { f64::NAN } else { mx[g].max(p[i]) };
+            mx[*g] = if mx[*g].is_nan() || p[i].is_nan() { f64::NAN } else { mx[*g].max(p[i]) };
         }
         let c = C_LEVELS + 3 * j;
-        for i in 0..n {
-            let g = group[i];
-            if g == usize::MAX {
-                continue;
+        for (row, &g) in out.chunks_exact_mut(nc).zip(&group) {
+            if g != usize::MAX {
+                row[c] = spw[g] / sw[g];
+                row[c + 1] = mx[g];
+                row[c + 2] = sw[g] / total;
             }
-            let row = &mut out[i * nc..(i + 1) * nc];
-            row[c] = spw[g] / sw[g];
-            row[c + 1] = mx[g];
-            row[c + 2] = sw[g] / total;
         }
-        for i in 0..n {
-            let a = anc[i][j];
-            if a >= 0 {
-                slot[a as usize] = usize::MAX;
+        for ids in anc {
+            if ids[j] >= 0 {
+                slot[ids[j] as usize] = usize::MAX;
             }
         }
     }

@@ -25,7 +25,9 @@ use std::sync::OnceLock;
 use regex::Regex;
 
 use crate::blocks::{PageBlocks, SiteShares, N_ATTR, N_NEAR};
-use crate::text::{char_is_upper, is_upper, is_word, lower, split_ws, tokens};
+#[cfg(test)]
+use crate::blocks::{ATTR_GROUPS, TAG_GROUPS};
+use crate::text::{char_is_upper, is_space, is_upper, is_word, lower, tokens};
 
 /// The tags a block's element is told apart by (any other tag is "span-like").
 pub const BLOCK_TAG_NAMES: &[&str] = &[
@@ -218,31 +220,61 @@ pub fn stop_words_sorted() -> Vec<&'static str> {
     STOP_WORD_LIST.to_vec()
 }
 
-fn stop_words() -> &'static HashSet<&'static str> {
-    static SET: OnceLock<HashSet<&'static str>> = OnceLock::new();
+/// A multiplicative hash for the fixed stop-word set: every token of the page is looked up
+/// in it. (Its keys are fixed, so no input can crowd one of its buckets; the maps keyed by
+/// page text keep the standard, keyed hasher.)
+#[derive(Default, Clone, Copy)]
+struct WordHasher(u64);
+
+impl std::hash::Hasher for WordHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        const K: u64 = 0x517c_c1b7_2722_0a95;
+        let mut h = self.0;
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let v = u64::from_le_bytes(c.try_into().expect("8 bytes"));
+            h = (h.rotate_left(5) ^ v).wrapping_mul(K);
+        }
+        for &b in chunks.remainder() {
+            h = (h.rotate_left(5) ^ u64::from(b)).wrapping_mul(K);
+        }
+        self.0 = h;
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+type StopSet = HashSet<&'static str, std::hash::BuildHasherDefault<WordHasher>>;
+
+fn stop_words() -> &'static StopSet {
+    static SET: OnceLock<StopSet> = OnceLock::new();
     SET.get_or_init(|| STOP_WORD_LIST.iter().copied().collect())
 }
 
 /// Phrases of page furniture (legal lines, calls to action, comment and share bars).
+/// Matched on [`python_re_view`] text, where ASCII `\b` and `\d` are Python's.
 fn boiler_re() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
         Regex::new(concat!(
-            r"©|copyright|all rights reserved|privacy|terms of (use|service)|cookie|subscribe",
-            r"|newsletter|sign (up|in)|log ?in\b|register|follow us|share (this|on)|advertis",
-            r"|sponsored|related (articles|stories|posts|content)|read more|more from|recommended",
-            r"|\bcomments?\b|\breply\b|posted (by|on|in)|filed under|\btags?:|skip to|back to top",
-            r"|click here|you may also|trending|most (read|popular)|\bmenu\b|\bhome\b"
+            r"(?-u)©|copyright|all rights reserved|privacy|terms of (use|service)|cookie",
+            r"|subscribe|newsletter|sign (up|in)|log ?in\b|register|follow us|share (this|on)",
+            r"|advertis|sponsored|related (articles|stories|posts|content)|read more|more from",
+            r"|recommended|\bcomments?\b|\breply\b|posted (by|on|in)|filed under|\btags?:",
+            r"|skip to|back to top|click here|you may also|trending|most (read|popular)",
+            r"|\bmenu\b|\bhome\b"
         ))
         .expect("valid phrase pattern")
     })
 }
 
+/// Dates; matched on [`python_re_view`] text.
 fn date_re() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
         Regex::new(concat!(
-            r"\b(19|20)\d\d\b|\b\d{1,2}[./-]\d{1,2}[./-]\d{2,4}\b",
+            r"(?-u)\b(19|20)\d\d\b|\b\d{1,2}[./-]\d{1,2}[./-]\d{2,4}\b",
             r"|\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.? \d{1,2}\b"
         ))
         .expect("valid date pattern")
@@ -254,12 +286,14 @@ fn wayback_re() -> &'static Regex {
     RE.get_or_init(|| Regex::new(r"^/web/\d+[a-z_]*/(.*)$").expect("valid wayback pattern"))
 }
 
-/// `s` with every non-ASCII character (but `©`, the one non-ASCII literal of the patterns)
-/// replaced by a stand-in of its class under Python's `re`: a decimal digit (`\d`), another
-/// word character (`\w`) or a non-word character. The `regex` crate's Unicode `\w` also
-/// counts combining marks and connector punctuation, and leaves out numbers other than
-/// digits, where Python's does not; on the stand-ins `\b`, `\w` and `\d` agree with
-/// Python's, and every match starts and ends at the same characters.
+/// `s` (lowercased) with every non-ASCII character but `©` (the one non-ASCII literal of
+/// the patterns) replaced by an ASCII stand-in of its class under Python's `re`: `5` for a
+/// decimal digit (`\d`; no pattern spells a 5), `_` for another word character (`\w`,
+/// neither a digit nor in `[a-z]` nor in any literal) and `#` for the rest (in no
+/// pattern). On the stand-ins the patterns' ASCII `\b` and `\d` are Python's Unicode ones
+/// (the `regex` crate's Unicode `\w` would also count combining marks and connector
+/// punctuation, and leave out numbers other than digits, where Python's does not), every
+/// match starts and ends at the same characters, and the fast DFA search applies.
 fn python_re_view(s: &str) -> Cow<'_, str> {
     if s.is_ascii() {
         return Cow::Borrowed(s);
@@ -269,11 +303,11 @@ fn python_re_view(s: &str) -> Cow<'_, str> {
         out.push(if c.is_ascii() || c == '©' {
             c
         } else if is_nd(c) {
-            '\u{663}' // ARABIC-INDIC DIGIT THREE: Nd
+            '5'
         } else if is_word(c) {
-            'é'
+            '_'
         } else {
-            '¤'
+            '#'
         });
     }
     Cow::Owned(out)
@@ -474,6 +508,7 @@ pub fn block_features(pb: &PageBlocks, site: Option<&SiteShares>) -> Vec<f64> {
     let mut chars = vec![0.0f64; n];
     let mut link = vec![0.0f64; n];
     let mut heading = vec![0.0f64; n];
+    let mut n_chars = vec![0usize; n];
     for i in 0..n {
         let text = pb.text[i].as_str();
         let low = lowered[i].as_str();
@@ -496,9 +531,13 @@ pub fn block_features(pb: &PageBlocks, site: Option<&SiteShares>) -> Vec<f64> {
             }
         }
         common[i] = n_common as f64;
+        // one pass: characters, spaces and newlines, punctuation, ASCII digits, and the
+        // initials of the words `str.split()` gives (capitals below U+3000 among them)
         let (mut len, mut blank, mut ends, mut commas, mut digits, mut seps) =
             (0usize, 0usize, 0usize, 0usize, 0usize, 0usize);
+        let (mut initials, mut upper_initials) = (0usize, 0usize);
         let mut last = None;
+        let mut after_space = true;
         for c in text.chars() {
             len += 1;
             match c {
@@ -509,15 +548,18 @@ pub fn block_features(pb: &PageBlocks, site: Option<&SiteShares>) -> Vec<f64> {
                 _ if SEPARATORS.contains(&c) => seps += 1,
                 _ => {}
             }
-            last = Some(c);
-        }
-        let (mut initials, mut upper_initials) = (0usize, 0usize);
-        for w in split_ws(text) {
-            let c = w.chars().next().expect("split_ws yields non-empty words");
-            initials += 1;
-            if (c as u32) < 0x3000 && char_is_upper(c) {
-                upper_initials += 1;
+            if is_space(c) {
+                after_space = true;
+            } else {
+                if after_space {
+                    initials += 1;
+                    if (c as u32) < 0x3000 && char_is_upper(c) {
+                        upper_initials += 1;
+                    }
+                }
+                after_space = false;
             }
+            last = Some(c);
         }
         let nt_f = nt as f64;
         let nc = (len - blank) as f64;
@@ -546,6 +588,7 @@ pub fn block_features(pb: &PageBlocks, site: Option<&SiteShares>) -> Vec<f64> {
         row[18] = nt_f / lines;
         row[19] = (norm_count[low] as f64).ln();
         n_tok[i] = nt_f;
+        n_chars[i] = len;
         chars[i] = nc;
         link[i] = lk;
     }
@@ -627,7 +670,9 @@ pub fn block_features(pb: &PageBlocks, site: Option<&SiteShares>) -> Vec<f64> {
         }
         row[C_TITLE + 2] = if Some(i) == first { 1.0 } else { 0.0 };
     }
-    structure(pb, &tree, &mut x, &n_tok, &link, &tags, &before, total_tok);
+    let page = Page { lowered: &lowered, n_chars: &n_chars, n_tok: &n_tok, link: &link,
+                      tags: &tags, before: &before, total_tok };
+    structure(pb, &tree, &mut x, &page);
     // site
     if let Some(s) = site.filter(|s| s.others > 0) {
         let log_pages = (s.others as f64).ln_1p();
@@ -731,15 +776,25 @@ fn containers(pb: &PageBlocks, tree: &Tree, x: &mut [f64], n_tok: &[f64]) {
     }
 }
 
+/// What `structure` reads of the page's blocks besides the `PageBlocks`.
+struct Page<'a> {
+    lowered: &'a [String],
+    n_chars: &'a [usize],
+    n_tok: &'a [f64],
+    link: &'a [f64],
+    tags: &'a [&'a str],
+    before: &'a [f64],
+    total_tok: f64,
+}
+
 /// Phrases, dates, distance from the first h1, URL shape, and runs of alike siblings (the
 /// records of a forum thread, a product grid or a menu: same tag and class under one
 /// parent).
-#[allow(clippy::too_many_arguments)]
-fn structure(pb: &PageBlocks, tree: &Tree, x: &mut [f64], n_tok: &[f64], link: &[f64],
-             tags: &[&str], before: &[f64], total_tok: f64) {
+fn structure(pb: &PageBlocks, tree: &Tree, x: &mut [f64], page: &Page<'_>) {
     let nf = N_FEATURES;
     let n = pb.text.len();
-    let total_tok = total_tok.max(1.0);
+    let Page { n_tok, link, tags, before, .. } = *page;
+    let total_tok = page.total_tok.max(1.0);
     let boiler = boiler_re();
     let date = date_re();
     let h1 = tags.iter().position(|&t| t == "h1");
@@ -755,10 +810,18 @@ fn structure(pb: &PageBlocks, tree: &Tree, x: &mut [f64], n_tok: &[f64], link: &
         _ => None,
     };
     for i in 0..n {
-        let text = pb.text[i].as_str();
-        let head_end = text.char_indices().nth(PHRASE_SPAN).map_or(text.len(), |(k, _)| k);
-        let head = lower(&text[..head_end]);
-        let head = python_re_view(&head);
+        // `t[:400].lower()`: the lowered text itself when it is no longer (a longer one's
+        // first characters lower on their own: a final sigma, a dotted capital I)
+        let short;
+        let head = if page.n_chars[i] <= PHRASE_SPAN {
+            page.lowered[i].as_str()
+        } else {
+            let text = pb.text[i].as_str();
+            let end = text.char_indices().nth(PHRASE_SPAN).map_or(text.len(), |(k, _)| k);
+            short = lower(&text[..end]);
+            short.as_str()
+        };
+        let head = python_re_view(head);
         let row = &mut x[i * nf..(i + 1) * nf];
         row[C_STRUCT] = boiler.find_iter(&head).count() as f64;
         row[C_STRUCT + 1] = if date.is_match(&head) { 1.0 } else { 0.0 };
@@ -775,18 +838,16 @@ fn structure(pb: &PageBlocks, tree: &Tree, x: &mut [f64], n_tok: &[f64], link: &
     let m = pb.parent.len();
     let mut ids: HashMap<(i64, &str), usize> = HashMap::with_capacity(m);
     let mut kind_id = Vec::with_capacity(m);
-    for e in 0..m {
+    for (&up, kind) in pb.parent.iter().zip(&pb.kinds) {
         let next = ids.len();
-        kind_id.push(*ids.entry((pb.parent[e], pb.kinds[e].as_str())).or_insert(next));
+        kind_id.push(*ids.entry((up, kind.as_str())).or_insert(next));
     }
     let k = ids.len();
     let mut count = vec![0.0f64; k];
     let mut mass = vec![0.0f64; k];
     let mut links = vec![0.0f64; k];
     let mut blocks = vec![0.0f64; k];
-    for e in 0..m {
-        let id = kind_id[e];
-        let s = &tree.sub[e];
+    for (&id, s) in kind_id.iter().zip(&tree.sub) {
         count[id] += 1.0;
         mass[id] += s[0];
         links[id] += s[1];
@@ -932,4 +993,210 @@ pub fn url_path(url: &str) -> String {
         }
     }
     parts.path
+}
+
+#[cfg(test)]
+#[allow(clippy::approx_constant)] // the expected values are the Python's, digit for digit
+mod tests {
+    use super::*;
+
+    const NAN: f64 = f64::NAN;
+
+    fn same(got: &[f64], want: &[f64]) -> bool {
+        got.len() == want.len()
+            && got.iter().zip(want).all(|(a, b)| a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan()))
+    }
+
+    #[test]
+    fn names_follow_the_groups() {
+        assert_eq!(FEATURES.len(), N_FEATURES);
+        assert_eq!(N_FEATURES, 196);
+        for (k, (name, _)) in ATTR_GROUPS.iter().enumerate() {
+            assert_eq!(FEATURES[C_OWN + k], format!("own_{name}"));
+            assert_eq!(FEATURES[C_UP + k], format!("up_{name}"));
+        }
+        for (k, (name, _)) in TAG_GROUPS.iter().enumerate() {
+            assert_eq!(FEATURES[C_UP + N_ATTR + k], format!("up_{name}"));
+        }
+        for (k, tag) in BLOCK_TAG_NAMES.iter().enumerate() {
+            assert_eq!(FEATURES[C_TAG + k], format!("tag_{tag}"));
+        }
+        assert_eq!(FEATURES[C_NB], "nb-3_log_tokens");
+        assert_eq!(FEATURES[C_ANC], "anc1_share");
+        assert_eq!(FEATURES[C_BEST], "in_best");
+        assert_eq!(FEATURES[C_STRUCT], "boiler_phrases");
+        assert_eq!(FEATURES[C_SIB], "sib0_log_same");
+        assert_eq!(FEATURES[SITE_COLUMNS[3]], "site_log_pages");
+        assert_eq!(stop_words().len(), 370);
+        assert!(stop_words().contains("the") && stop_words().contains("não"));
+    }
+
+    #[test]
+    fn sums_as_numpy_does() {
+        // NumPy's np.sum (pairwise) and np.cumsum (sequential) of the same values
+        let v = |n: usize| (0..n).map(|i| 0.1 * (1 + i % 7) as f64).collect::<Vec<f64>>();
+        assert_eq!(pairwise_sum(&v(10)), 3.4000000000000004);
+        assert_eq!(pairwise_sum(&v(129)), 51.00000000000001);
+        assert_eq!(pairwise_sum(&v(1000)), 399.70000000000005);
+        assert_ne!(v(1000).iter().fold(0.0, |a, b| a + b), 399.70000000000005);
+    }
+
+    #[test]
+    fn window_sums_are_differences_of_a_running_sum() {
+        let w = window_sum(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0], 3);
+        assert_eq!(w, vec![10.0, 15.0, 21.0, 28.0, 35.0, 33.0, 30.0, 26.0]);
+        let w = window_sum(&[0.1, 0.2, 0.3], 1);
+        // cum = [0, 0.1, 0.1 + 0.2, (0.1 + 0.2) + 0.3]: not the direct sums
+        assert_eq!(w, vec![0.1 + 0.2, (0.1 + 0.2) + 0.3, ((0.1 + 0.2) + 0.3) - 0.1]);
+        assert_ne!(w[2], 0.2 + 0.3);
+        assert!(window_sum(&[], 3).is_empty());
+    }
+
+    #[test]
+    fn patterns_match_as_pythons_re() {
+        // (text, _BOILER.findall count, _DATE.search) as Python 3.11's `re` gives them
+        let cases = [
+            ("comment\u{301} here", 1, 0),
+            ("\u{b2}comment", 0, 0),
+            ("x_comment", 0, 0),
+            ("comment\u{203f}x", 1, 0),
+            ("the comments: reply", 2, 0),
+            ("\u{662}\u{660}\u{661}\u{669}", 0, 0),
+            ("2\u{660}\u{661}\u{669}", 0, 0),
+            ("\u{661}\u{662}/\u{660}\u{663}/\u{662}\u{660}\u{662}\u{660}", 0, 1),
+            ("may 5", 0, 1),
+            ("may\u{e9} 5", 0, 0),
+            ("mayo 12, 2019", 0, 1),
+            ("\u{a9} 2020 acme. all rights reserved", 2, 1),
+            ("login\u{e9}", 0, 0),
+            ("log in\u{b9}", 0, 0),
+            ("menu\u{301}", 1, 0),
+            ("\u{24b6}home", 1, 0),
+            ("h\u{f6}me home\u{e4} home", 1, 0),
+            ("tags:\u{e9}", 1, 0),
+            ("1\u{bd}.3.2020", 0, 1),
+            ("19\u{663}\u{663}", 0, 1),
+        ];
+        for (text, boiler, date) in cases {
+            let view = python_re_view(text);
+            assert_eq!(boiler_re().find_iter(&view).count(), boiler, "{text:?}");
+            assert_eq!(usize::from(date_re().is_match(&view)), date, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn url_paths_follow_urlsplit_and_wayback() {
+        // (url, url_path) as the Python gives them
+        let cases = [
+            ("https://web.archive.org/web/20051230052639/http://arstechnica.com/a/b1/c2.html?x=1#f",
+             "/a/b1/c2.html"),
+            ("http://web.archive.org/web/2005id_/example.com/x/9/", "/x/9/"),
+            ("https://web.archive.org/web/2005/https://www.x.org/", "/"),
+            ("http://[::1]/a/b", "/a/b"),
+            ("http://[1.2.3.4]/a", ""),
+            ("http://[v1.x]/p/q", "/p/q"),
+            ("http://ex\u{ff0f}ample.com/p", ""),
+            ("http://a.com]/p", ""),
+            (" \thttp://a.com/p\n/q", "/p/q"),
+            ("mailto:x@y", "x@y"),
+            ("//host/only/path", "/only/path"),
+            ("a.com/b/c", "a.com/b/c"),
+            ("http://archive.org/web/123/", ""),
+            ("http://archive.org/web/123/x//y/3", "x//y/3"),
+            ("http://web.archive.org/web/20010203/[::1]/z", "/z"),
+        ];
+        for (url, path) in cases {
+            assert_eq!(url_path(url), path, "{url:?}");
+        }
+        assert!(py_isdigit('\u{b2}') && py_isdigit('\u{663}') && !py_isdigit('\u{bd}'));
+    }
+
+    /// body > (div.main > h1, p, p), (ul.nav > li, li); values from the Python (NumPy
+    /// without its AVX-512 loops, whose log1p differs from the C library's in the last bit).
+    fn small_page() -> PageBlocks {
+        let tags = ["body", "div", "h1", "p", "p", "ul", "li", "li"];
+        let kinds = ["body", "div.main", "h1", "p", "p", "ul.nav", "li", "li"];
+        let text = [
+            "Big Title News",
+            "The quick brown fox jumps over the lazy dog and runs far away, Home.",
+            "Another paragraph of text that says a lot of things about the page in 2019.",
+            "Home",
+            "Home",
+        ];
+        PageBlocks {
+            tags: tags.iter().map(|s| s.to_string()).collect(),
+            parent: vec![-1, 0, 1, 1, 1, 0, 5, 5],
+            depth: vec![0, 1, 2, 2, 2, 1, 2, 2],
+            flags: vec![0; 8],
+            tag_flags: vec![0; 8],
+            kinds: kinds.iter().map(|s| s.to_string()).collect(),
+            elem: vec![2, 3, 4, 6, 7],
+            text: text.iter().map(|s| s.to_string()).collect(),
+            link_chars: vec![0, 0, 0, 4, 4],
+            n_links: vec![0, 0, 0, 1, 1],
+            n_images: vec![0; 5],
+            n_inputs: vec![0; 5],
+            n_lines: vec![1; 5],
+            nearest: vec![[-1; N_NEAR]; 5],
+            title: "Big News Title".to_string(),
+            url: Some("https://web.archive.org/web/2019/http://ex.com/a/b2/c".to_string()),
+        }
+    }
+
+    #[test]
+    fn a_small_page_as_the_python_computes_it() {
+        let pb = small_page();
+        let x = block_features(&pb, None);
+        let col = |name: &str| -> Vec<f64> {
+            let c = feature_index(name).unwrap();
+            (0..5).map(|i| x[i * N_FEATURES + c]).collect()
+        };
+        let want: &[(&str, [f64; 5])] = &[
+            ("log_tokens", [1.3862943611198906, 2.70805020110221, 2.772588722239781, 0.6931471805599453, 0.6931471805599453]),
+            ("dup_in_page", [0.0, 0.0, 0.0, 0.6931471805599453, 0.6931471805599453]),
+            ("heading_level", [1.0, 0.0, 0.0, 0.0, 0.0]),
+            ("pos_chars", [0.0, 0.08823529411764706, 0.5, 0.9411764705882353, 0.9705882352941176]),
+            ("nb-1_link_density", [NAN, 0.0, 0.0, 0.0, 1.0]),
+            ("win3_link_density", [0.030303030303030304, 0.058823529411764705, 0.058823529411764705, 0.058823529411764705, 0.06451612903225806]),
+            ("anc1_share", [0.9411764705882353, 0.9411764705882353, 0.9411764705882353, 0.058823529411764705, 0.058823529411764705]),
+            // glibc's log1p(2), as NumPy's portable loop gives it (NumPy's AVX-512 loop: ...098)
+            ("anc1_log_blocks", [1.3862943611198906, 1.3862943611198906, 1.3862943611198906, 1.0986122886681096, 1.0986122886681096]),
+            ("anc2_text_share", [1.0; 5]),
+            ("in_best", [1.0, 1.0, 1.0, 0.0, 0.0]),
+            ("levels_to_best", [1.0, 1.0, 1.0, NAN, NAN]),
+            ("best_share", [0.6666666666666666; 5]),
+            ("best_anc_score", [0.6666666666666666, 0.6666666666666666, 0.6666666666666666, 0.3333333333333333, 0.3333333333333333]),
+            ("title_in_block", [1.0, 0.0, 0.0, 0.0, 0.0]),
+            ("block_in_title", [1.0, 0.0, 0.0, 0.0, 0.0]),
+            ("is_first_heading", [1.0, 0.0, 0.0, 0.0, 0.0]),
+            ("boiler_phrases", [0.0, 1.0, 0.0, 1.0, 1.0]),
+            ("has_date", [0.0, 0.0, 1.0, 0.0, 0.0]),
+            ("from_h1", [0.0, 0.08823529411764706, 0.5, 0.9411764705882353, 0.9705882352941176]),
+            ("url_depth", [3.0; 5]),
+            ("url_digits", [1.0; 5]),
+            ("sib0_log_same", [0.0, 0.6931471805599453, 0.6931471805599453, 0.6931471805599453, 0.6931471805599453]),
+            ("sib0_share", [0.08823529411764706, 0.8529411764705882, 0.8529411764705882, 0.058823529411764705, 0.058823529411764705]),
+            ("sib1_blocks_per_item", [3.0, 3.0, 3.0, 2.0, 2.0]),
+            ("sib1_link_density", [0.0, 0.0, 0.0, 1.0, 1.0]),
+            ("stop_share", [0.0, 0.2857142857142857, 0.5333333333333333, 0.0, 0.0]),
+            ("capital_share", [1.0, 0.14285714285714285, 0.06666666666666667, 1.0, 1.0]),
+        ];
+        for (name, values) in want {
+            assert!(same(&col(name), values), "{name}: {:?} != {values:?}", col(name));
+        }
+        // site columns: NaN without evidence or without other pages
+        assert!(col("site_text").iter().all(|v| v.is_nan()));
+        let none = SiteShares { text: vec![0.5; 5], folded: vec![0.5; 5], path: vec![0.5; 5], others: 0 };
+        let x0 = block_features(&pb, Some(&none));
+        assert!(x0[C_SITE].is_nan());
+        let some = SiteShares { others: 3, ..none };
+        let x3 = block_features(&pb, Some(&some));
+        assert_eq!(&x3[C_SITE..C_SITE + 4], &[0.5, 0.5, 0.5, 4.0f64.ln()]);
+        assert_eq!(
+            ancestors(&pb),
+            vec![[1, 0, -1, -1, -1, -1], [1, 0, -1, -1, -1, -1], [1, 0, -1, -1, -1, -1],
+                 [5, 0, -1, -1, -1, -1], [5, 0, -1, -1, -1, -1]]
+        );
+        assert!(block_features(&PageBlocks::default(), None).is_empty());
+    }
 }

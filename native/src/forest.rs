@@ -10,27 +10,32 @@
 //! can neither index out of bounds nor loop.
 //!
 //! For evaluation each tree is laid out breadth first, so a node's right child is its left
-//! child + 1, in 16-byte nodes; a leaf is its own left child with an infinite threshold.
-//! Every step is then the same branch-free `node = left + goes_right`, and a row walks a
-//! group of trees side by side for as many steps as the deepest of them needs: the walks
-//! are independent, so the processor overlaps their memory reads.
+//! child + 1, in 16-byte nodes. Where a missing value goes is folded into the column read,
+//! as the Python evaluator does: each row is laid out twice, NaN read as -inf (goes left) in
+//! the first copy and +inf (goes right) in the second, and each node reads the copy its
+//! missing values follow; a step is then `node = left + (x > threshold)`, without a branch.
+//! A leaf is its own left child with an infinite threshold, so a walk may step on from a
+//! leaf and stay there: a row walks a group of trees of about the same depth side by side
+//! for as many steps as the deepest of them needs, and the processor overlaps those
+//! independent walks.
 
 /// One node as evaluated.
 #[derive(Clone, Copy, Debug)]
 #[repr(C)]
 struct Node {
-    /// go left when `x <= threshold` (+inf on leaves: a leaf stays where it is)
+    /// go right when `x > threshold` (+inf on leaves: a leaf stays where it is)
     threshold: f64,
-    /// feature index, with [`MISSING_LEFT`] set where a NaN goes left (set on leaves)
-    feature: u32,
+    /// the column of the doubled row to read: the feature, + n_features where a NaN goes
+    /// right (0 on leaves)
+    column: u32,
     /// the left child (the right one follows it); a leaf's is itself
     left: u32,
 }
 
-const MISSING_LEFT: u32 = 1 << 31;
-const FEATURE_MASK: u32 = MISSING_LEFT - 1;
 /// Trees walked side by side by one row.
-const GROUP: usize = 8;
+const GROUP: usize = 16;
+/// Python walks this many (tree, row) pairs at once: `2**20 // trees` rows per chunk.
+const PAIRS: usize = 1 << 20;
 
 /// Trees in flat arrays, laid out for evaluation.
 #[derive(Clone, Debug)]
@@ -42,7 +47,9 @@ pub struct Forest {
     values: Vec<f64>,
     /// each tree's root (evaluation index), in the model's tree order
     roots: Vec<u32>,
-    /// per group of [`GROUP`] trees: the steps that take every walk to its leaf
+    /// the trees by depth (shallowest first): consecutive [`GROUP`]s are walked together
+    by_depth: Vec<u32>,
+    /// per group of `by_depth`: the steps that take every walk of it to its leaf
     group_steps: Vec<u32>,
 }
 
@@ -72,10 +79,10 @@ impl Forest {
         {
             return Err("forest arrays differ in length".into());
         }
-        if n >= FEATURE_MASK as usize {
+        if n >= u32::MAX as usize / 2 {
             return Err("a forest of too many nodes".into());
         }
-        if !(0 < n_features && n_features < 100_000) || !baseline.is_finite() {
+        if !(0 < n_features && n_features < 100_000 && baseline.is_finite()) {
             return Err("bad feature count or baseline".into());
         }
         if !threshold.iter().chain(&value).all(|v| v.is_finite()) {
@@ -119,7 +126,7 @@ impl Forest {
                                old_of: Vec::with_capacity(n), depth_of: Vec::with_capacity(n) };
         let mut new_roots = Vec::with_capacity(roots.len());
         let mut tree_depth = Vec::with_capacity(roots.len());
-        let arrays = (&feature[..], &threshold[..], &missing_left[..], &value[..]);
+        let arrays = (n_features, &feature[..], &threshold[..], &missing_left[..], &value[..]);
         for &root in &roots {
             let first = lay.nodes.len();
             new_roots.push(first as u32);
@@ -139,9 +146,13 @@ impl Forest {
             tree_depth.push(deepest);
         }
         let Layout { nodes, values, .. } = lay;
-        let group_steps =
-            tree_depth.chunks(GROUP).map(|g| g.iter().copied().max().unwrap_or(0)).collect();
-        Ok(Forest { n_features, baseline, nodes, values, roots: new_roots, group_steps })
+        let mut by_depth: Vec<u32> = (0..roots.len() as u32).collect();
+        by_depth.sort_by_key(|&t| tree_depth[t as usize]);
+        let group_steps = by_depth
+            .chunks(GROUP)
+            .map(|g| g.iter().map(|&t| tree_depth[t as usize]).max().unwrap_or(0))
+            .collect();
+        Ok(Forest { n_features, baseline, nodes, values, roots: new_roots, by_depth, group_steps })
     }
 
     pub fn n_features(&self) -> usize {
@@ -157,37 +168,68 @@ impl Forest {
     }
 
     /// Sum of leaf values plus baseline per row of `x` (rows x `n_features`, row-major):
-    /// the trees' values are added in tree order, then the baseline (as NumPy does).
+    /// the trees' values are added in tree order, then the baseline, as NumPy's
+    /// `baseline + reached.reshape(trees, rows).sum(axis=0)` does. NumPy sums a lone row
+    /// (a chunk of one row: Python walks `2**20 // trees` rows at a time) pairwise, as a
+    /// contiguous reduction, and so does this.
     pub fn raw(&self, x: &[f64], rows: usize) -> Vec<f64> {
         let nf = self.n_features;
         assert_eq!(x.len(), rows * nf, "expected (rows, {nf}) features");
-        let nodes = &self.nodes[..];
+        let chunk = (PAIRS / self.roots.len()).max(1);
+        let mut doubled = vec![0.0; 2 * nf];
+        let mut leaf = vec![0.0; self.roots.len()];
         let mut out = Vec::with_capacity(rows);
-        for xr in x.chunks_exact(nf) {
-            let mut sum = 0.0;
-            for (trees, &steps) in self.roots.chunks(GROUP).zip(&self.group_steps) {
-                let mut at = [0u32; GROUP];
-                at[..trees.len()].copy_from_slice(trees);
-                if trees.len() == GROUP {
-                    for _ in 0..steps {
-                        for a in at.iter_mut() {
-                            *a = step(nodes, xr, *a);
-                        }
-                    }
-                } else {
-                    for _ in 0..steps {
-                        for a in at[..trees.len()].iter_mut() {
-                            *a = step(nodes, xr, *a);
-                        }
-                    }
-                }
-                for &a in &at[..trees.len()] {
-                    sum += self.values[a as usize];
-                }
+        for (r, xr) in x.chunks_exact(nf).enumerate() {
+            let (missing_left, missing_right) = doubled.split_at_mut(nf);
+            for ((&v, l), h) in xr.iter().zip(missing_left).zip(missing_right) {
+                let nan = v.is_nan();
+                *l = if nan { f64::NEG_INFINITY } else { v };
+                *h = if nan { f64::INFINITY } else { v };
             }
+            self.leaves(&doubled, &mut leaf);
+            let sum = if r % chunk == 0 && r + 1 == rows {
+                crate::features::pairwise_sum(&leaf)
+            } else {
+                let mut sum = 0.0;
+                for &v in &leaf {
+                    sum += v;
+                }
+                sum
+            };
             out.push(self.baseline + sum);
         }
         out
+    }
+
+    /// Every tree's leaf value for one doubled row (`2 * n_features` values), by tree.
+    fn leaves(&self, doubled: &[f64], leaf: &mut [f64]) {
+        assert!(doubled.len() == 2 * self.n_features && leaf.len() == self.roots.len());
+        let nodes = &self.nodes[..];
+        let step = |at: u32| -> u32 {
+            // SAFETY: `new` lays out every inner node's two children (left, left + 1) and
+            // points every leaf to itself, all inside `nodes`, and gives every column below
+            // 2 * n_features, the length of `doubled` (checked above).
+            unsafe {
+                let node = nodes.get_unchecked(at as usize);
+                let v = *doubled.get_unchecked(node.column as usize);
+                node.left + u32::from(v > node.threshold)
+            }
+        };
+        for (trees, &steps) in self.by_depth.chunks(GROUP).zip(&self.group_steps) {
+            let k = trees.len();
+            let mut at = [0u32; GROUP];
+            for (a, &t) in at.iter_mut().zip(trees) {
+                *a = self.roots[t as usize];
+            }
+            for _ in 0..steps {
+                for a in at[..k].iter_mut() {
+                    *a = step(*a);
+                }
+            }
+            for (&a, &t) in at[..k].iter().zip(trees) {
+                leaf[t as usize] = self.values[a as usize];
+            }
+        }
     }
 
     /// The logistic function of [`Forest::raw`].
@@ -200,6 +242,9 @@ impl Forest {
     }
 }
 
+/// The model's arrays a node is laid out from.
+type LayoutArrays<'a> = (usize, &'a [i64], &'a [f64], &'a [bool], &'a [f64]);
+
 /// The evaluation layout while it is built.
 struct Layout {
     nodes: Vec<Node>,
@@ -211,7 +256,7 @@ struct Layout {
 
 impl Layout {
     fn push(&mut self, old: usize, depth: u32,
-            (feature, threshold, missing_left, value): (&[i64], &[f64], &[bool], &[f64]))
+            (n_features, feature, threshold, missing_left, value): LayoutArrays<'_>)
             -> Result<(), String> {
         if self.nodes.len() >= feature.len() {
             return Err("a forest node is shared between parents".into());
@@ -219,25 +264,18 @@ impl Layout {
         let pos = self.nodes.len() as u32;
         let leaf = feature[old] < 0;
         self.nodes.push(if leaf {
-            Node { threshold: f64::INFINITY, feature: MISSING_LEFT, left: pos }
+            // reads the NaN-as-(-inf) copy: nothing is above +inf, every row stays
+            Node { threshold: f64::INFINITY, column: 0, left: pos }
         } else {
-            let ml = if missing_left[old] { MISSING_LEFT } else { 0 };
-            Node { threshold: threshold[old], feature: feature[old] as u32 | ml, left: 0 }
+            let right = if missing_left[old] { 0 } else { n_features };
+            Node { threshold: threshold[old], column: (feature[old] as usize + right) as u32,
+                   left: 0 }
         });
         self.values.push(if leaf { value[old] } else { 0.0 });
         self.old_of.push(old);
         self.depth_of.push(depth);
         Ok(())
     }
-}
-
-/// One step down: left when `x <= threshold`, a NaN where the node sends missing values.
-#[inline(always)]
-fn step(nodes: &[Node], xr: &[f64], at: u32) -> u32 {
-    let node = nodes[at as usize];
-    let v = xr[(node.feature & FEATURE_MASK) as usize];
-    let left = v <= node.threshold || (v.is_nan() && node.feature & MISSING_LEFT != 0);
-    node.left + u32::from(!left)
 }
 
 #[cfg(test)]
@@ -284,7 +322,96 @@ mod tests {
         let f = Forest::new(1, 0.5, idx.clone(), vec![-1; k], vec![0.0; k], vec![false; k],
                             idx.clone(), idx, vals.clone()).unwrap();
         let want = 0.5 + vals.iter().fold(0.0, |a, v| a + v);
-        assert_eq!(f.raw(&[0.0], 1)[0], want);
+        assert_eq!(f.raw(&[0.0, 0.0], 2), vec![want, want]);
+        // a lone row is summed pairwise (NumPy's contiguous reduction)
+        let lone = 0.5 + crate::features::pairwise_sum(&vals);
+        assert_eq!(f.raw(&[0.0], 1)[0], lone);
+    }
+
+    /// A deterministic random forest in the model's array form, trees of varying depth.
+    #[allow(clippy::type_complexity)]
+    fn random_arrays(trees: usize, nf: usize, seed: u64)
+        -> (Vec<i64>, Vec<i64>, Vec<f64>, Vec<bool>, Vec<i64>, Vec<i64>, Vec<f64>) {
+        let mut state = seed;
+        let mut next = move || {
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (state >> 33) as f64 / (1u64 << 31) as f64
+        };
+        let (mut roots, mut feature, mut thr, mut ml, mut left, mut right, mut value) =
+            (vec![], vec![], vec![], vec![], vec![], vec![], vec![]);
+        for t in 0..trees {
+            let root = feature.len();
+            roots.push(root as i64);
+            // grow depth-first: a stack of (node, depth) to split or make leaves
+            let max_depth = 1 + t % 9;
+            let mut stack = vec![(root, 0usize)];
+            feature.push(0);
+            thr.push(0.0);
+            ml.push(false);
+            left.push(0);
+            right.push(0);
+            value.push(0.0);
+            while let Some((i, d)) = stack.pop() {
+                if d < max_depth && (d == 0 || next() < 0.7) {
+                    feature[i] = (next() * nf as f64) as i64;
+                    thr[i] = next() * 2.0 - 1.0;
+                    ml[i] = next() < 0.5;
+                    let l = feature.len();
+                    for _ in 0..2 {
+                        feature.push(0);
+                        thr.push(0.0);
+                        ml.push(false);
+                        left.push(0);
+                        right.push(0);
+                        value.push(0.0);
+                    }
+                    left[i] = l as i64;
+                    right[i] = l as i64 + 1;
+                    stack.push((l + 1, d + 1));
+                    stack.push((l, d + 1));
+                } else {
+                    feature[i] = -1;
+                    left[i] = i as i64;
+                    right[i] = i as i64;
+                    value[i] = next() - 0.5;
+                }
+            }
+        }
+        (roots, feature, thr, ml, left, right, value)
+    }
+
+    #[test]
+    fn matches_a_plain_walk_over_the_arrays() {
+        let nf = 5;
+        let (roots, feature, thr, ml, left, right, value) = random_arrays(53, nf, 11);
+        let f = Forest::new(nf, -0.3, roots.clone(), feature.clone(), thr.clone(), ml.clone(),
+                            left.clone(), right.clone(), value.clone()).unwrap();
+        let mut state = 5u64;
+        let x: Vec<f64> = (0..40 * nf)
+            .map(|_| {
+                state = state.wrapping_mul(6364136223846793005).wrapping_add(1);
+                let u = (state >> 33) as f64 / (1u64 << 31) as f64;
+                if u < 0.15 { f64::NAN } else { u * 2.2 - 1.1 }
+            })
+            .collect();
+        let leaves = |xr: &[f64]| -> Vec<f64> {
+            roots.iter().map(|&r| {
+                let mut i = r as usize;
+                while feature[i] >= 0 {
+                    let v = xr[feature[i] as usize];
+                    let go_left = if v.is_nan() { ml[i] } else { v <= thr[i] };
+                    i = if go_left { left[i] } else { right[i] } as usize;
+                }
+                value[i]
+            }).collect()
+        };
+        let raw = f.raw(&x, 40);
+        for (r, xr) in x.chunks(nf).enumerate() {
+            let want = -0.3 + leaves(xr).iter().fold(0.0, |a, v| a + v);
+            assert_eq!(raw[r].to_bits(), want.to_bits(), "row {r}");
+        }
+        let one = f.raw(&x[..nf], 1)[0];
+        assert_eq!(one, -0.3 + crate::features::pairwise_sum(&leaves(&x[..nf])));
     }
 
     #[test]
