@@ -103,8 +103,9 @@ pub struct SiteShares {
     pub others: usize,
 }
 
+use std::cell::RefCell;
 use std::collections::HashMap;
-use std::sync::{Mutex, OnceLock};
+use std::sync::OnceLock;
 
 use regex::Regex;
 
@@ -159,36 +160,42 @@ fn attr_res() -> &'static [Regex] {
     RES.get_or_init(|| ATTR_GROUPS.iter().map(|(_, rx)| Regex::new(rx).unwrap()).collect())
 }
 
-/// Keyword-group bits of a lowercased "class id" value, memoised: sites repeat the same
-/// values on every page.
+thread_local! {
+    /// Keyword-group bits by "class id" value (as written; lowercased before matching):
+    /// sites repeat the same values on every page. Bounded: cleared when it grows large.
+    static MEMO: RefCell<HashMap<String, u32>> = RefCell::new(HashMap::new());
+}
+
+/// Keyword-group bits of a "class id" value, matched lowercased, memoised.
 fn words_flags(value: &str) -> u32 {
-    static MEMO: OnceLock<Mutex<HashMap<String, u32>>> = OnceLock::new();
-    let memo = MEMO.get_or_init(|| Mutex::new(HashMap::new()));
-    if let Some(&bits) = memo.lock().unwrap().get(value) {
+    if let Some(bits) = MEMO.with(|m| m.borrow().get(value).copied()) {
         return bits;
     }
+    let low = lower(value);
     let mut bits = 0;
     for (i, rx) in attr_res().iter().enumerate() {
-        if rx.is_match(value) {
+        if rx.is_match(&low) {
             bits |= 1 << i;
         }
     }
-    let mut m = memo.lock().unwrap();
-    if m.len() > 1 << 15 {
-        m.clear();
-    }
-    m.insert(value.to_string(), bits);
+    MEMO.with(|m| {
+        let mut m = m.borrow_mut();
+        if m.len() > 1 << 15 {
+            m.clear();
+        }
+        m.insert(value.to_string(), bits);
+    });
     bits
 }
 
 /// Keyword-group bits of an element's class, id, role and itemprop.
-pub fn attr_flags(get: impl Fn(&str) -> Option<String>) -> u32 {
+pub fn attr_flags<'a>(get: impl Fn(&str) -> Option<&'a str>) -> u32 {
     let mut bits = 0;
     let cls = get("class").filter(|v| !v.is_empty());
     let ident = get("id").filter(|v| !v.is_empty());
     if cls.is_some() || ident.is_some() {
-        let joined = format!("{} {}", cls.as_deref().unwrap_or(""), ident.as_deref().unwrap_or(""));
-        bits = words_flags(&lower(&joined));
+        let joined = format!("{} {}", cls.unwrap_or(""), ident.unwrap_or(""));
+        bits = words_flags(&joined);
     }
     if let Some(role) = get("role").filter(|v| !v.is_empty()) {
         if let Some(name) = role_group(&lower(crate::text::strip(&role))) {
@@ -214,7 +221,8 @@ pub fn walk(view: &View, title: Option<&str>, url: Option<&str>) -> PageBlocks {
     let mut owner_of: Vec<usize> = Vec::with_capacity(n_el);
     let mut in_link: Vec<bool> = Vec::with_capacity(n_el);
     let mut nearest_of: Vec<[i64; N_NEAR]> = Vec::with_capacity(n_el);
-    let mut block_of: HashMap<usize, usize> = HashMap::new();
+    // owner element (walk index) -> its block; usize::MAX: none yet
+    let mut block_of: Vec<usize> = vec![usize::MAX; n_el];
     let mut b_elem: Vec<usize> = Vec::new();
     let mut b_parts: Vec<String> = Vec::new();
     let mut b_link: Vec<i64> = Vec::new();
@@ -224,12 +232,12 @@ pub fn walk(view: &View, title: Option<&str>, url: Option<&str>) -> PageBlocks {
 
     macro_rules! block {
         ($owner:expr) => {{
-            let owner = $owner;
-            match block_of.get(&owner) {
-                Some(&b) => b,
-                None => {
+            let owner: usize = $owner;
+            match block_of[owner] {
+                b if b != usize::MAX => b,
+                _ => {
                     let b = b_elem.len();
-                    block_of.insert(owner, b);
+                    block_of[owner] = b;
                     b_elem.push(owner);
                     b_parts.push(String::new());
                     b_link.push(0);
@@ -251,9 +259,9 @@ pub fn walk(view: &View, title: Option<&str>, url: Option<&str>) -> PageBlocks {
         match item {
             Work::Text(text, up) => {
                 let owner = owner_of[up];
-                let b = match block_of.get(&owner) {
-                    Some(&b) => b,
-                    None => {
+                let b = match block_of[owner] {
+                    b if b != usize::MAX => b,
+                    _ => {
                         if all_space(text) {
                             continue;
                         }
@@ -274,7 +282,7 @@ pub fn walk(view: &View, title: Option<&str>, url: Option<&str>) -> PageBlocks {
                 pb.parent.push(up);
                 let d = if up >= 0 { pb.depth[up as usize] + 1 } else { 0 };
                 pb.depth.push(d);
-                let own = if el.has_attrs { attr_flags(|k| el.get(k).map(str::to_string)) } else { 0 };
+                let own = if el.has_attrs { attr_flags(|k| el.get(k)) } else { 0 };
                 let tbits = tag_bits(tag);
                 pb.flags.push(own);
                 pb.tag_flags.push(tbits);
@@ -296,7 +304,8 @@ pub fn walk(view: &View, title: Option<&str>, url: Option<&str>) -> PageBlocks {
                 if is_block_tag(tag) && tag != "br" && tag != "hr" {
                     owner_of.push(i);
                     if up >= 0 {
-                        if let Some(&b) = block_of.get(&owner_of[up as usize]) {
+                        let b = block_of[owner_of[up as usize]];
+                        if b != usize::MAX {
                             b_parts[b].push('\n');
                         }
                     }
