@@ -1,7 +1,8 @@
-"""End-to-end crawl throughput with SST: local job with 1 and 2 workers, Spark with 1 and 2 cores.
+"""End-to-end crawl throughput: local job with 1 and 2 workers, Spark with 1 and 2 cores.
 
     python benchmarks/crawl_throughput.py [--warcs DIR] [--datasets webkb swde-book ...]
                                           [--workers 1 2] [--spark-cores 1 2] [--no-spark]
+                                          [--method default] [--fallback default]
 
 Builds the WARCs with benchmarks/make_warc.py where missing (DIR, default
 /tmp/sitesift-warc), then runs each configuration in a fresh process, timing the whole job:
@@ -11,7 +12,9 @@ pages, seconds, pages/s, pages/s per core, the speed-up over one core, pages per
 (all the run's processes: a figure that other load on the machine does not dilute), and
 peak memory: the largest resident set of the run's own process and of its workers
 (ru_maxrss of waited-for children; for Spark, VmHWM of the living JVM and Python workers).
-Targets (issue 10): >= 100 pages/s per core, >= 1.7x from 1 to 2 cores. Numbers from a
+Targets: issue 10 (`--method sst --fallback alltext`): >= 100 pages/s per core, >= 1.7x
+from 1 to 2 cores; issue 27 (`--method default`, the crawl's default): >= 150 pages/s per
+core with 2 workers. Numbers from a
 machine shared with other work are noisy: the load average before each run is shown.
 """
 
@@ -63,11 +66,12 @@ def _descendants() -> tuple[float, float]:
     return peak, cpu
 
 
-def one(engine: str, cores: int, warcs: list[str], out: str) -> dict[str, Any]:
+def one(engine: str, cores: int, warcs: list[str], out: str, method: str,
+        fallback: str) -> dict[str, Any]:
     """Run one configuration in this process; its figures."""
     from sitesift.sitework import CrawlConfig
 
-    cfg = CrawlConfig(method="sst", fallback="alltext")  # the configuration measured
+    cfg = CrawlConfig(method=method, fallback=fallback)  # the configuration measured
     started = time.perf_counter()
     session_s = 0.0
     living = (0.0, 0.0)
@@ -96,12 +100,14 @@ def one(engine: str, cores: int, warcs: list[str], out: str) -> dict[str, Any]:
             "peak_mb_children": max(kids.ru_maxrss / 1024, living[0])}
 
 
-def run(engine: str, cores: int, warcs: list[str], work: Path) -> dict[str, Any]:
+def run(engine: str, cores: int, warcs: list[str], work: Path, method: str,
+        fallback: str) -> dict[str, Any]:
     out = work / f"{engine}-{cores}"
     shutil.rmtree(out, ignore_errors=True)
     load = os.getloadavg()[0]
     proc = subprocess.run(
-        [sys.executable, __file__, "--one", engine, str(cores), str(out), *warcs],
+        [sys.executable, __file__, "--one", engine, str(cores), str(out), method, fallback,
+         *warcs],
         capture_output=True, text=True, check=False)
     if proc.returncode != 0:
         raise SystemExit(f"{engine} x{cores} failed:\n{proc.stderr[-3000:]}")
@@ -129,8 +135,8 @@ def table(rows: list[dict[str, Any]]) -> str:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["--one"]:
-        engine, cores, out, *warcs = argv[1:]
-        print(json.dumps(one(engine, int(cores), warcs, out)))
+        engine, cores, out, method, fallback, *warcs = argv[1:]
+        print(json.dumps(one(engine, int(cores), warcs, out, method, fallback)))
         return 0
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--warcs", type=Path, default=Path("/tmp/sitesift-warc"))
@@ -139,6 +145,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--spark-cores", nargs="+", type=int, default=[1, 2])
     ap.add_argument("--no-spark", action="store_true")
     ap.add_argument("--out", type=Path, help="keep the outputs here (default: a temp dir)")
+    ap.add_argument("--method", default="default", help="the crawl's --method (default: default)")
+    ap.add_argument("--fallback", default=None,
+                    help="the crawl's --fallback (default: the method where it cleans a page "
+                         "without a fit, else alltext)")
     args = ap.parse_args(argv)
     missing = [d for d in args.datasets if not (args.warcs / f"{d}.warc.gz").is_file()]
     if missing:
@@ -150,11 +160,13 @@ def main(argv: list[str] | None = None) -> int:
     plan = [("local", n) for n in args.workers]
     if not args.no_spark:
         plan += [("spark", n) for n in args.spark_cores]
+    fallback = args.fallback or (args.method if args.method == "default" else "alltext")
     for engine, cores in plan:
-        rows.append(run(engine, cores, warcs, work))
+        rows.append(run(engine, cores, warcs, work, args.method, fallback))
         print(f"{engine} x{cores}: {rows[-1]['pages'] / rows[-1]['seconds']:.1f} pages/s",
               file=sys.stderr)
-    print(f"datasets: {', '.join(args.datasets)}; {os.cpu_count()} cores\n")
+    print(f"datasets: {', '.join(args.datasets)}; --method {args.method} --fallback "
+          f"{fallback}; {os.cpu_count()} cores\n")
     print(table(rows))
     if args.out is None:
         shutil.rmtree(work, ignore_errors=True)

@@ -121,3 +121,28 @@ def test_clean_a_list_of_pages_and_a_binary_list(tmp_path: Path,
     junk.write_bytes(b"\xff\xfe\x00binary")
     assert main(["clean", str(junk), "--out", str(tmp_path / "o2"), "--quiet"]) != 0
     assert "neither a page" in capsys.readouterr().err
+
+
+def test_without_the_native_core_default_is_refused_with_what_to_do(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """An installation whose native core was not built: a command running the default
+    cleaner exits 2 before any work, saying how to build it; methods written in Python
+    still run."""
+    import sys
+
+    from sitesift import native
+
+    native.core.cache_clear()
+    monkeypatch.setitem(sys.modules, "sitesift._native", None)  # import fails
+    try:
+        page_file = tmp_path / "p.html"
+        page_file.write_text("<html><body><p>Some words of a page.</p></body></html>")
+        assert main(["clean", str(page_file), "--out", str(tmp_path / "o")]) == 2
+        err = capsys.readouterr().err
+        assert "native core" in err and "Rust" in err and "pip install" in err
+        assert not (tmp_path / "o").exists()
+        assert main(["clean", str(page_file), "--method", "alltext", "--out",
+                     str(tmp_path / "a")]) == 0
+    finally:
+        native.core.cache_clear()

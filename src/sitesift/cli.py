@@ -744,9 +744,23 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _check_native(args: argparse.Namespace) -> None:
+    """A command that runs the default cleaner (its core is native) is refused before any
+    work where the core is not built, with what to do about it."""
+    names: list[str] = []
+    for key in ("method", "fallback"):
+        value = getattr(args, key, None) or []
+        names += [value] if isinstance(value, str) else list(value)
+    if "default" in names or args.command in ("train-default", "demo"):
+        from sitesift.native import core
+
+        core()
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
+        _check_native(args)
         return int(args.func(args))
     except SitesiftError as exc:
         print(f"sitesift: {exc}", file=sys.stderr)

@@ -717,3 +717,18 @@ def test_each_page_type_weighs_like_a_corpus() -> None:
         {"corpus": "w", "page_type": "y", "precision": 0.0, "recall": 0.0},
         {"corpus": "a", "page_type": None, "precision": 1.0, "recall": 1.0}]
     assert macro_f_beta(rows, 1.0) == pytest.approx(2 / 3)  # a, w/x, w/y: not a and w
+
+
+def test_threads_clean_pages_side_by_side_with_the_same_results(bundled: object) -> None:
+    """The native core lets go of the GIL while it cleans: pages cleaned from several threads
+    at once (one cleaner, fitted on a site) come out as they do one by one."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    pages = [page(news_page(n), id=f"p{n}") for n in range(8)]
+    one_by_one = get_cleaner("default").fit(pages)
+    want = [one_by_one.clean(p).text for p in pages]
+    cleaner = get_cleaner("default").fit(pages)
+    copies = [page(p.html, id=p.id) for p in pages]  # not the fitted objects: read again
+    with ThreadPoolExecutor(4) as pool:
+        got = list(pool.map(lambda p: cleaner.clean(p).text, copies * 3))
+    assert got == want * 3
