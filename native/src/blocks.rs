@@ -198,12 +198,12 @@ pub fn attr_flags<'a>(get: impl Fn(&str) -> Option<&'a str>) -> u32 {
         bits = words_flags(&joined);
     }
     if let Some(role) = get("role").filter(|v| !v.is_empty()) {
-        if let Some(name) = role_group(&lower(crate::text::strip(&role))) {
+        if let Some(name) = role_group(&lower(crate::text::strip(role))) {
             bits |= attr_flag(name);
         }
     }
     if let Some(prop) = get("itemprop").filter(|v| !v.is_empty()) {
-        for word in split_ws(&lower(&prop)) {
+        for word in split_ws(&lower(prop)) {
             if let Some(name) = itemprop_group(word) {
                 bits |= attr_flag(name);
             }

@@ -732,3 +732,20 @@ def test_threads_clean_pages_side_by_side_with_the_same_results(bundled: object)
     with ThreadPoolExecutor(4) as pool:
         got = list(pool.map(lambda p: cleaner.clean(p).text, copies * 3))
     assert got == want * 3
+
+
+def test_score_gives_the_verdicts_clean_renders(bundled: object) -> None:
+    """`score` maps the core's verdicts onto the page's own DomNodes (the two readings of
+    the visible tree walk the same elements in the same order): rendering them gives what
+    `clean` gives."""
+    from sitesift.extract import KEEP, render_blocks
+
+    for html in (news_page(3), news_page(4, comments=False)):
+        p = page(html)
+        cleaner = get_cleaner("default")
+        verdicts = cleaner.score(p)
+        assert verdicts
+        blocks = render_blocks(p.root, verdicts, KEEP, with_paths=True)
+        want = cleaner.clean(page(html)).blocks
+        assert [(b.text, b.label, b.nid, b.path) for b in blocks] == [
+            (b.text, b.label, b.nid, b.path) for b in want]
