@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
+import socketserver
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -38,3 +41,36 @@ def _no_browser_left() -> Iterator[None]:
     one driver per thread, and later modules may start their own."""
     yield
     close_shared()
+
+
+def refused(argv: list[str], match: str = "") -> str:
+    """Run the command line expecting a refusal of how it was called: exit status 2 and
+    `match` (a pattern) in what it printed on stderr; returns that."""
+    import contextlib
+    import io
+    import re
+
+    from sitesift.cli import main
+
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        code = main(argv)
+    assert code == 2, f"exit {code}, stderr: {err.getvalue()}"
+    assert re.search(match, err.getvalue()), err.getvalue()
+    return err.getvalue()
+
+
+@contextlib.contextmanager
+def loopback_server(handler: type[socketserver.BaseRequestHandler],
+                    server_type: type[socketserver.TCPServer] = socketserver.ThreadingTCPServer
+                    ) -> Iterator[str]:
+    """A server of `handler` on 127.0.0.1 (a free port) for the block: its http:// address.
+    Tests send traffic only here."""
+    server = server_type(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()

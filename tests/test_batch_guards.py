@@ -124,8 +124,9 @@ def test_fit_command_reports_its_accounting(light: Path, tmp_path: Path,
 def test_clean_command_accounts_for_every_input(light: Path, tmp_path: Path,
                                                 capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "out"
+    # exit 1: two inputs gave no result (their records say why)
     assert main(["clean", str(light), "--method", "sst", "--out", str(out), "--workers", "1",
-                 "--page-timeout", "1", "--quiet"]) == 0
+                 "--page-timeout", "1", "--quiet"]) == 1
     assert "8 inputs = 6 pages cleaned + 2 errors" in capsys.readouterr().err
     errors = [json.loads(line) for line in (out / "errors.jsonl").read_text().splitlines()]
     assert sorted(e["id"] for e in errors) == ["binary", "empty"]

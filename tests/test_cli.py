@@ -9,7 +9,7 @@ import pytest
 
 from sitesift.cli import SAMPLE_SITE, _limits, build_parser, main
 from sitesift.datasets import read_index
-from tests.conftest import shared_dataset
+from tests.conftest import refused, shared_dataset
 
 IDS = [r["id"] for r in read_index(SAMPLE_SITE)]
 
@@ -79,8 +79,8 @@ def test_evaluate_passes_method_parameters(tmp_path: Path) -> None:
         rows = [json.loads(line) for line in (out / "pages.jsonl").read_text().splitlines()]
         recall[threshold] = sum(r["recall"] for r in rows) / len(rows)
     assert recall["0.98"] < recall["0.02"] - 0.2  # the strict cut keeps much less
-    with pytest.raises(SystemExit, match="sst is not one of the methods given"):
-        main(["evaluate", str(SAMPLE_SITE), "--method", "default", "--set", "sst.threshold=1"])
+    refused(["evaluate", str(SAMPLE_SITE), "--method", "default", "--set", "sst.threshold=1"],
+            "sst is not one of the methods given")
 
 
 @pytest.mark.parametrize(("argv", "seconds"), [

@@ -29,7 +29,7 @@ from sitesift.render import (
     playwright,
     signature,
 )
-from tests.conftest import BROWSER_MISSING, needs_browser, page
+from tests.conftest import BROWSER_MISSING, loopback_server, needs_browser, page
 
 # Playwright's sync wrapper makes a launch coroutine before it runs it; when the driver is
 # gone, or a guard's timer lands in between, it is never awaited: Playwright's warning, not
@@ -90,14 +90,8 @@ class _Counter(socketserver.BaseRequestHandler):
 def local_server() -> Iterator[str]:
     """A TCP server on loopback that records every connection: none may come."""
     _Counter.seen = []
-    server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), _Counter)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with loopback_server(_Counter) as address:
+        yield address
 
 
 @needs_browser

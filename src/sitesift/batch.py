@@ -10,6 +10,11 @@ under a time limit, every fit under its own, each worker under a memory limit; a
 kills or hangs its worker becomes an error record, and its group is resumed without it
 (`_drive`). Without limits and with one worker a group runs in this process, unguarded: the
 library's fast path. Both run the same steps (`_steps`).
+
+Warnings (`sitesift.weak`) travel with the outcomes rather than through `warnings.warn`,
+which a worker process would keep to itself: `Outcome.fit_warnings` (the group's fit: too few
+pages, several sites), `Outcome.warnings` (the page's own) and `Fitted.warnings`;
+`WarningTally` counts them for a report.
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ from sitesift.methods.base import Cleaner, get_cleaner
 from sitesift.page import Page
 from sitesift.result import Result
 from sitesift.timing import Stopwatch
+from sitesift.weak import quiet_fits
 
 HANDLER = "sitesift.batch:process_group"
 # Worker failures in one group before the rest of it is given up: each failure restarts the
@@ -84,6 +90,39 @@ class Outcome:
     fit_ms: float = 0.0  # this page's share of its group's fit time
     cpu_ms: float = 0.0  # CPU time of the cleaning (sitesift.timing)
     fit_cpu_ms: float = 0.0  # CPU time of this page's share of the fit
+    # What the fit of the model that cleaned this page warned of (`Cleaner.fit_warnings`:
+    # too few pages, several sites), the same for every page of its group (or fold).
+    fit_warnings: tuple[str, ...] = ()
+
+    @property
+    def warnings(self) -> list[str]:
+        """This page's own warnings (`Result.warnings`: a page scripts would fill in)."""
+        return self.result.warnings if self.result is not None else []
+
+
+@dataclass(slots=True)
+class WarningTally:
+    """A batch's warnings, for its report. `add` every outcome: it returns the fit warnings
+    first seen with it, as lines to show now (`group: message`, each once per group);
+    `pages` counts the pages with warnings of their own, `count` all of them."""
+
+    fits: list[str] = field(default_factory=list)
+    pages: int = 0
+    seen: set[tuple[str, str]] = field(default_factory=set)
+
+    def add(self, outcome: Outcome) -> list[str]:
+        self.pages += bool(outcome.warnings)
+        new = []
+        for message in outcome.fit_warnings:
+            if (outcome.group, message) not in self.seen:
+                self.seen.add((outcome.group, message))
+                new.append(f"{outcome.group}: {message}")
+        self.fits.extend(new)
+        return new
+
+    @property
+    def count(self) -> int:
+        return len(self.fits) + self.pages
 
 
 @dataclass(slots=True)
@@ -124,6 +163,7 @@ class Fitted:
     pages: int
     seconds: float
     error: str | None = None
+    warnings: tuple[str, ...] = ()  # the fit's (`Cleaner.fit_warnings`)
 
 
 def _reason(exc: BaseException) -> str:
@@ -234,7 +274,7 @@ def _steps(task: GroupTask, limits: Limits | None) -> Iterator[Busy | Out | Fitt
         yield Busy(_fit_unit(fold), "fit", fit_s)
         watch = Stopwatch()
         try:
-            with time_limit(fit_s, "fit"):
+            with time_limit(fit_s, "fit"), quiet_fits():  # carried to the outcomes
                 model = get_cleaner(task.method, **task.params).fit(train)
         except keep:
             raise
@@ -282,7 +322,7 @@ def _fit_and_save(path: str, cleaner: Cleaner, pages: list[Page], fit_s: float,
     try:
         from sitesift.model_io import save_model
 
-        with time_limit(fit_s, "fit"):
+        with time_limit(fit_s, "fit"), quiet_fits():  # carried to Fitted
             cleaner.fit(pages)
         Path(path).parent.mkdir(parents=True, exist_ok=True)
         save_model(cleaner, path)
@@ -290,7 +330,7 @@ def _fit_and_save(path: str, cleaner: Cleaner, pages: list[Page], fit_s: float,
         raise
     except Exception as exc:
         return Fitted(path, len(pages), watch.ms / 1000, _reason(exc))
-    return Fitted(path, len(pages), watch.ms / 1000)
+    return Fitted(path, len(pages), watch.ms / 1000, warnings=cleaner.fit_warnings)
 
 
 def _clean(task: GroupTask, index: int, cleaner: Cleaner, page: Page | None, seconds: float,
@@ -304,6 +344,7 @@ def _clean(task: GroupTask, index: int, cleaner: Cleaner, page: Page | None, sec
     except PageTimeout as exc:  # the timer went off outside clean_source's own handler
         outcome = Outcome(src.id, task.group, error=str(exc), source=src.row)
     outcome.fit_ms, outcome.fit_cpu_ms = fit  # wall and CPU ms
+    outcome.fit_warnings = cleaner.fit_warnings
     yield Out(index, outcome)
 
 

@@ -191,12 +191,13 @@ def _clean_all(reports: list[IngestReport], work: Path, cfg: CrawlConfig, limits
             open(manifest, "a", encoding="utf-8") as log:
         try:
             for task, message in drive(supervisor, tasks, lambda t, lost: losses.append(lost)):
-                tally = tallies.setdefault(task.site, [0, 0])
+                tally = tallies.setdefault(task.site, [0, 0, 0])
                 if isinstance(message, SiteDone):
                     parts.commit(task.site)
                     entry = {"site": task.site, "pages": message.pages,
                              "method": message.method, "model": message.model,
-                             "note": message.note, "results": tally[0], "errors": tally[1]}
+                             "note": message.note, "results": tally[0], "errors": tally[1],
+                             "warnings": list(message.warnings), "warned_pages": tally[2]}
                     log.write(dumps(entry))
                     log.flush()  # the site counts as done from here on
                     done[task.site] = entry
@@ -204,6 +205,7 @@ def _clean_all(reports: list[IngestReport], work: Path, cfg: CrawlConfig, limits
                 else:
                     parts.write(task.site, message)
                     tally[0 if "text" in message else 1] += 1
+                    tally[2] += bool(message.get("warnings"))
                     bar.update(1)
         finally:
             parts.close()
@@ -234,6 +236,9 @@ def _finish(out: Path, work: Path, reports: list[IngestReport], done: dict[str, 
         "page_errors": sum(e["errors"] for e in done.values()),
         "skipped_by_reason": dict(sorted(skipped.items())), "sites": len(done),
         "sites_by_model": dict(sorted(models.items())),
+        # pages whose record has warnings (`sitesift.weak`), sites whose fit had some
+        "warnings": {"pages": sum(e.get("warned_pages", 0) for e in done.values()),
+                     "sites": sum(bool(e.get("warnings")) for e in done.values())},
         "balanced": (records_in == results + errors + sum(skipped.values())
                      and pages == sum(e["results"] + e["errors"] for e in done.values())),
     }

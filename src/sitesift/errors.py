@@ -1,7 +1,8 @@
 """sitesift's own small error hierarchy.
 
 Core code raises these; only the batch edge (CLI, batch jobs) catches them and turns
-them into error records that name the input and the reason.
+them into error records that name the input and the reason. Warnings (`SitesiftWarning`)
+flag set-ups that run but clean badly: a fit on too few pages or on several sites.
 """
 
 from __future__ import annotations
@@ -25,3 +26,24 @@ class NotFittedError(SitesiftError):
 
 class UnknownMethodError(SitesiftError):
     """No cleaner is registered under the requested name."""
+
+
+class SettingsError(SitesiftError, ValueError):
+    """A method setting has a bad value (`get_cleaner`, `clean`, `fit_site`). Also a
+    ValueError, which is what the methods' own checks raise."""
+
+
+class UnknownSettingError(SettingsError, TypeError):
+    """A method has no setting of that name. Also a TypeError, which is what an unexpected
+    keyword argument raises."""
+
+
+class SitesiftWarning(UserWarning):
+    """Base class of every warning sitesift gives (`warnings.warn`): a set-up that runs but
+    is likely to clean badly. Silence them all with
+    `warnings.simplefilter("ignore", SitesiftWarning)`."""
+
+
+class WeakFitWarning(SitesiftWarning):
+    """A site-level model was fitted on fewer pages than its method needs
+    (`Cleaner.min_fit_pages`), or on pages of more than one site (`sitesift.weak`)."""

@@ -37,8 +37,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,12 +59,14 @@ class Smoothed:
     @property
     def n_values(self) -> int:
         """Distinct smoothed values (at most the number of sections)."""
+        import numpy as np
         return len(np.unique(self.values))
 
 
 def check_tree(parents: Sequence[int] | np.ndarray) -> np.ndarray:
     """The parent array as int64, checked: parents[i] = -1 (a root) or 0 <= parents[i] < i,
     i.e. nodes are numbered so that a parent comes before its children (pre-order does)."""
+    import numpy as np
     arr = np.asarray(parents)
     if arr.ndim != 1 or (arr.size and not np.issubdtype(arr.dtype, np.integer)):
         raise ValueError("parents must be a 1-d sequence of integers")
@@ -79,6 +83,7 @@ def check_tree(parents: Sequence[int] | np.ndarray) -> np.ndarray:
 def _checked(parents: Sequence[int] | np.ndarray, scores: Sequence[float] | np.ndarray,
              c: float, weights: Sequence[float] | np.ndarray | None
              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    import numpy as np
     par = check_tree(parents)
     x = np.asarray(scores, dtype=np.float64)
     if x.shape != par.shape:
@@ -106,6 +111,7 @@ def smooth_tree(parents: Sequence[int] | np.ndarray, scores: Sequence[float] | n
 
 
 def _solve(par: np.ndarray, x: np.ndarray, c: float, w: np.ndarray) -> Smoothed:
+    import numpy as np
     n = x.size
     if n == 0:
         empty = np.zeros(0, dtype=np.int64)
@@ -156,6 +162,7 @@ def _solve(par: np.ndarray, x: np.ndarray, c: float, w: np.ndarray) -> Smoothed:
 
 
 def _sections_from(par: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    import numpy as np
     n = labels.size
     section = np.empty(n, dtype=np.int64)
     tops: list[int] = []
@@ -173,6 +180,7 @@ def sections(parents: Sequence[int] | np.ndarray, values: Sequence[float] | np.n
              ) -> tuple[np.ndarray, np.ndarray]:
     """(section id per node, top node per section) of any labelling: maximal connected sets
     of nodes with equal values."""
+    import numpy as np
     par = check_tree(parents)
     vals = np.asarray(values, dtype=np.float64)
     if vals.shape != par.shape:
@@ -184,6 +192,7 @@ def objective(parents: Sequence[int] | np.ndarray, scores: Sequence[float] | np.
               values: Sequence[float] | np.ndarray, c: float,
               weights: Sequence[float] | np.ndarray | None = None) -> float:
     """sum w |x - y| + c * sections of a labelling `values` (monotonicity not checked)."""
+    import numpy as np
     par, x, w = _checked(parents, scores, c, weights)
     y = np.asarray(values, dtype=np.float64)
     _, tops = sections(par, y)
@@ -193,6 +202,7 @@ def objective(parents: Sequence[int] | np.ndarray, scores: Sequence[float] | np.
 def is_monotone(parents: Sequence[int] | np.ndarray, values: Sequence[float] | np.ndarray,
                 increasing: bool = True) -> bool:
     """Whether y_parent <= y_child on every edge (>= with `increasing=False`)."""
+    import numpy as np
     par = check_tree(parents)
     y = np.asarray(values, dtype=np.float64)
     child = np.flatnonzero(par >= 0)

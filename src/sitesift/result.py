@@ -44,6 +44,13 @@ class Result:
         """Main content, one block per line."""
         return "\n".join(b.text for b in self.content)
 
+    @property
+    def warnings(self) -> list[str]:
+        """What is doubtful about this result (`meta["warnings"]`, set by `sitesift.weak`):
+        e.g. a page whose text scripts would fill in. Empty when nothing is."""
+        held = self.meta.get("warnings")
+        return list(held) if isinstance(held, list) else []
+
     def markdown(self) -> str:
         lines: list[str] = []
         for b in self.content:

@@ -18,8 +18,10 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
 _PRIME = (1 << 31) - 1  # min-hash family h(x) = (a x + b) mod p over 31-bit shingle ids
 _DIGITS = re.compile(r"\d+")
@@ -31,6 +33,7 @@ def shingle_ids(tokens: Sequence[str], w: int) -> np.ndarray:
 
     A text shorter than w tokens is one shingle, so a short link list still has a
     fingerprint; no tokens give no shingles."""
+    import numpy as np
     if w < 1:
         raise ValueError(f"shingle width must be at least 1, got {w}")
     if not tokens:
@@ -44,6 +47,7 @@ def shingle_ids(tokens: Sequence[str], w: int) -> np.ndarray:
 
 def _family(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     """n hash functions (a_i, b_i), 1 <= a_i < p, drawn from a seeded generator."""
+    import numpy as np
     rng = np.random.default_rng(seed)
     a = rng.integers(1, _PRIME, size=n, dtype=np.uint64)
     b = rng.integers(0, _PRIME, size=n, dtype=np.uint64)
@@ -52,6 +56,7 @@ def _family(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
 
 def minhash(ids: np.ndarray, n: int, seed: int = 0) -> tuple[int, ...]:
     """n min-hashes of a shingle-id set; the empty set gives ()."""
+    import numpy as np
     if n < 1:
         raise ValueError(f"number of min-hashes must be at least 1, got {n}")
     if ids.size == 0:

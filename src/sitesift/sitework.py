@@ -7,7 +7,8 @@ limit, yielding one record per page. By default both are the `default` cleaner, 
 `sitesift clean`: fitted on a site's sample it uses the site's evidence, unfitted it cleans
 each page alone. `drive` runs site tasks through a supervisor and, when a page kills or
 hangs a worker, records that page as an error and resumes the site after it, so each page
-of each site gets exactly one record.
+of each site gets exactly one record. What the site's fit warned of (`sitesift.weak`: too few
+pages, several sites) is in its SiteDone; a page's own warnings are in its record.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from sitesift.io.sites import GROUPINGS, UNKNOWN
 from sitesift.io.spill import read_spill
 from sitesift.methods.base import Cleaner, get_cleaner
 from sitesift.page import Page
+from sitesift.weak import quiet_fits
 
 FIT_UNIT = -1
 MAX_BLIND_LOSSES = 3  # worker deaths outside any page before a site is given up
@@ -113,15 +115,16 @@ class SiteDone:
     method: str
     model: str  # "fitted", "stored", "fallback", "page-level" or "abandoned"
     note: str | None = None
+    warnings: tuple[str, ...] = ()  # what the site's fit warned of (Cleaner.fit_warnings)
 
 
 def prepare_worker() -> None:
     """Import what cleaning loads lazily, so the worker's memory limit counts pages only."""
     import numpy  # noqa: F401 - imported for its side effect
 
-    from sitesift.methods.base import method_names
+    from sitesift.methods.base import _load_builtin_methods
 
-    method_names()
+    _load_builtin_methods()
 
 
 def sample_pages(site: str, pages: int, k: int, seed: int) -> list[int]:
@@ -192,7 +195,7 @@ def _prepare(task: SiteTask, cfg: CrawlConfig, limits: Limits, cache: dict[int, 
         return
     yield Busy(FIT_UNIT, "fit", limits.fit_seconds)
     try:
-        with time_limit(limits.fit_seconds, "fit"):
+        with time_limit(limits.fit_seconds, "fit"), quiet_fits():  # carried to SiteDone
             cleaner.fit(pages)
     except MemoryError:
         raise
@@ -243,7 +246,7 @@ def process_site(task: SiteTask, cfg: CrawlConfig, limits: Limits
                                          html=cfg.html))
         else:
             yield Out(seq, error_record(rec, task.site, "page", outcome.error or "no result"))
-    yield SiteDone(task.site, task.pages, cleaner.name, how, note)
+    yield SiteDone(task.site, task.pages, cleaner.name, how, note, cleaner.fit_warnings)
 
 
 def _after_loss(task: SiteTask, lost: Lost, next_seq: int) -> SiteTask | None:

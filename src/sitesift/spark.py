@@ -108,7 +108,7 @@ def _clean(groups: Iterable[tuple[tuple[str, Any], Iterable[Any]]], cfg: CrawlCo
         if isinstance(message, SiteDone):
             yield "site", {"site": message.site, "pages": message.pages,
                            "method": message.method, "model": message.model,
-                           "note": message.note}
+                           "note": message.note, "warnings": list(message.warnings)}
         else:
             yield ("result" if "text" in message else "error"), message
     yield from side
@@ -137,10 +137,17 @@ def _bin(key: tuple[str, Any], bins: Any) -> int:
 
 
 def _schema(fields: tuple[str, ...]) -> Any:
-    from pyspark.sql.types import IntegerType, LongType, StringType, StructField, StructType
+    from pyspark.sql.types import (
+        ArrayType,
+        IntegerType,
+        LongType,
+        StringType,
+        StructField,
+        StructType,
+    )
 
     kinds = {"position": LongType(), "offset": LongType(), "blocks": IntegerType(),
-             "content_blocks": IntegerType()}
+             "content_blocks": IntegerType(), "warnings": ArrayType(StringType(), False)}
     return StructType([StructField(f, kinds.get(f, StringType()), True) for f in fields])
 
 
@@ -150,7 +157,10 @@ def _tally(item: tuple[str, Any]) -> list[tuple[str, int]]:
         records_in, skipped = value
         return [("records_in", records_in)] + [(f"skip:{r}", n) for r, n in skipped.items()]
     if kind == "site":
-        return [("sites", 1), (f"model:{value['model']}", 1), ("pages", value["pages"])]
+        return [("sites", 1), (f"model:{value['model']}", 1), ("pages", value["pages"]),
+                ("warned_sites", int(bool(value.get("warnings"))))]
+    if kind == "result":
+        return [(kind, 1), ("warned_pages", int(bool(value.get("warnings"))))]
     return [(kind, 1)]
 
 
@@ -197,6 +207,8 @@ def _summary(totals: dict[str, int], inputs: int, out: str) -> dict[str, Any]:
         "sites": totals.get("sites", 0),
         "sites_by_model": {k[6:]: v for k, v in sorted(totals.items())
                            if k.startswith("model:")},
+        "warnings": {"pages": totals.get("warned_pages", 0),
+                     "sites": totals.get("warned_sites", 0)},
     }
     summary["balanced"] = summary["records_in"] == results + errors + summary["skipped"]
     if "://" not in out:  # a local folder: keep the accounting beside the data

@@ -26,7 +26,7 @@ from sitesift.methods.default import read_page
 from sitesift.model_io import load_model, save_model
 from sitesift.page import Page
 from sitesift.text import tokens
-from tests.conftest import page
+from tests.conftest import page, refused
 
 ARTICLE = (
     "The committee met on Tuesday to discuss the new budget, which had been delayed by "
@@ -497,19 +497,15 @@ def test_train_default_learns_a_model_that_cleans(tmp_path: Path,
     assert "Paragraph 3 of story 99" in text
     for noise in ("All rights reserved", "Share on Facebook", "I think this is wrong"):
         assert noise not in text, noise
-    with pytest.raises(SystemExit, match="stage2-members"):
-        main([*args[:-2], "--stage2-members", "0"])
-    with pytest.raises(SystemExit, match="corpus-balance"):
-        main([*args[:-4], "--corpus-balance", "2"])
-    with pytest.raises(SystemExit, match="two corpora"):
-        main(["train-default", str(roots[0]), "--out", str(out), "--by-corpus"])
+    refused([*args[:-2], "--stage2-members", "0"], "stage2-members")
+    refused([*args[:-4], "--corpus-balance", "2"], "corpus-balance")
+    refused(["train-default", str(roots[0]), "--out", str(out), "--by-corpus"], "two corpora")
 
 
 def test_train_default_refuses_an_unwritable_output_before_training(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A model that cannot be written is reported at once, not after hours of training."""
     import sitesift.extractor.dataset
-    from sitesift.cli import main
 
     def no_training(*_: object, **__: object) -> None:
         raise AssertionError("read the corpora before checking the outputs")
@@ -524,8 +520,7 @@ def test_train_default_refuses_an_unwritable_output_before_training(
                        "--heldout .* cannot make its folder"),
                       ([*good, "--report", str(blocker / "r.json")],
                        "--report .* cannot make its folder")):
-        with pytest.raises(SystemExit, match=why):
-            main(["train-default", *map(str, roots), *args])
+        refused(["train-default", *map(str, roots), *args], why)
 
 
 def test_the_training_cache_is_rebuilt_for_a_changed_or_damaged_corpus(
@@ -637,12 +632,11 @@ def test_seeds_make_a_model_of_members_and_combine_rebuilds_it(
     stranger = _two_small_corpora(tmp_path / "other")[0]
     (stranger / "index.jsonl").write_text((stranger / "index.jsonl").read_text()
                                           .replace("planet.com", "elsewhere.com"))
-    with pytest.raises(SystemExit, match="not trained on these pages' sites"):
-        main(["train-default", str(stranger), "--out", str(tmp_path / "x.json"),
-              "--combine", str(tmp_path / "seed0-heldout.json.gz")])
-    with pytest.raises(SystemExit, match="held-out bundles"):
-        main(["train-default", *roots, "--out", str(tmp_path / "x.json"),
-              "--combine", str(tmp_path / "seed0.json.gz")])
+    refused(["train-default", str(stranger), "--out", str(tmp_path / "x.json"),
+            "--combine", str(tmp_path / "seed0-heldout.json.gz")],
+            "not trained on these pages' sites")
+    refused(["train-default", *roots, "--out", str(tmp_path / "x.json"),
+            "--combine", str(tmp_path / "seed0.json.gz")], "held-out bundles")
 
 
 def test_a_held_out_corpus_learns_from_no_page_of_its_sites(

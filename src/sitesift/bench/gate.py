@@ -26,11 +26,9 @@ from sitesift.datasets import group_key, read_index, read_page_bytes
 from sitesift.evaluate import evaluate
 from sitesift.methods.base import method_names
 
-_REPO = Path(__file__).resolve().parents[3]
-DATASETS = _REPO.parent / "shared" / "datasets"
-GATE_DIR = _REPO / "benchmarks" / "gate"
-SLICE_FILE = GATE_DIR / "slice.json"
-FLOORS_FILE = GATE_DIR / "floors.json"
+# The gate's folder (`benchmarks/gate` in a checkout; `sitesift gate --gate-dir`) holds:
+SLICE_NAME = "slice.json"
+FLOORS_NAME = "floors.json"
 # Scores are deterministic on one machine; the margin absorbs what may move between parser /
 # detector library versions: a real regression of a method moves the mean by more.
 MARGIN = 0.01
@@ -55,7 +53,7 @@ def _with_gold(root: Path) -> list[dict[str, Any]]:
     return [r for r in read_index(root) if (root / "gold" / f"{r['id']}.txt").is_file()]
 
 
-def choose_slice(datasets: Path = DATASETS) -> dict[str, list[str]]:
+def choose_slice(datasets: Path) -> dict[str, list[str]]:
     """The slice by the rule above: {corpus: [page ids]}."""
     chosen: dict[str, list[str]] = {}
     for corpus, n_groups, per_group in SITE_GROUPED:
@@ -96,12 +94,12 @@ def slice_hash(datasets: Path, pages: dict[str, list[str]]) -> str:
     return digest.hexdigest()
 
 
-def load_slice(path: Path = SLICE_FILE) -> dict[str, list[str]]:
+def load_slice(path: Path) -> dict[str, list[str]]:
     data = json.loads(path.read_text(encoding="utf-8"))
     return {str(k): [str(i) for i in v] for k, v in data["pages"].items()}
 
 
-def write_slice(pages: dict[str, list[str]], path: Path = SLICE_FILE) -> None:
+def write_slice(pages: dict[str, list[str]], path: Path) -> None:
     body = {"about": "Pages of ../shared/datasets the CI gate scores; made by "
                      "sitesift.bench.gate.choose_slice (`sitesift gate --reslice`).",
             "pages": pages}
@@ -116,12 +114,12 @@ class Floors:
     margin: float = MARGIN
 
     @classmethod
-    def load(cls, path: Path = FLOORS_FILE) -> Floors:
+    def load(cls, path: Path) -> Floors:
         data = json.loads(path.read_text(encoding="utf-8"))
         return cls({str(k): float(v) for k, v in data["floors"].items()},
                    str(data["slice_sha256"]), float(data.get("margin", MARGIN)))
 
-    def write(self, path: Path = FLOORS_FILE) -> None:
+    def write(self, path: Path) -> None:
         body = {
             "about": "CI gate (tests/test_eval_gate.py): mean token F1 over the pages of "
                      "slice.json per method. A method fails below floor - margin. Rewrite with "
@@ -153,10 +151,9 @@ class GateResult:
                          .rstrip() for line in lines)
 
 
-def score_methods(methods: Iterable[str], datasets: Path = DATASETS,
-                  pages: dict[str, list[str]] | None = None) -> GateResult:
+def score_methods(methods: Iterable[str], datasets: Path,
+                  pages: dict[str, list[str]]) -> GateResult:
     """Mean token F1 of each method over the slice, fitted per site group as in evaluate."""
-    pages = load_slice() if pages is None else pages
     result = GateResult()
     methods = list(methods)
     rows: list[dict[str, Any]] = []
@@ -179,9 +176,7 @@ def check(scores: dict[str, float], floors: Floors) -> list[str]:
             if m in floors.floors and value < floors.floors[m] - floors.margin]
 
 
-def verify_slice(floors: Floors, datasets: Path = DATASETS,
-                 pages: dict[str, list[str]] | None = None) -> None:
-    pages = load_slice() if pages is None else pages
+def verify_slice(floors: Floors, datasets: Path, pages: dict[str, list[str]]) -> None:
     actual = slice_hash(datasets, pages)
     if actual != floors.slice_sha256:
         raise SliceChanged(
@@ -195,10 +190,8 @@ def gated_methods(floors: Floors) -> list[str]:
     return [m for m in method_names() if m in floors.floors]
 
 
-def run_gate(datasets: Path = DATASETS, floors: Floors | None = None,
-             pages: dict[str, list[str]] | None = None,
+def run_gate(datasets: Path, floors: Floors, pages: dict[str, list[str]],
              methods: Iterable[str] | None = None) -> GateResult:
-    floors = Floors.load() if floors is None else floors
     verify_slice(floors, datasets, pages)
     result = score_methods(gated_methods(floors) if methods is None else methods, datasets, pages)
     result.failures = check(result.scores, floors)
@@ -208,14 +201,13 @@ def run_gate(datasets: Path = DATASETS, floors: Floors | None = None,
     return result
 
 
-def rewrite_floors(methods: Iterable[str], datasets: Path = DATASETS,
-                   allow_lower: bool = False, floors_path: Path = FLOORS_FILE,
-                   pages: dict[str, list[str]] | None = None) -> tuple[Floors, GateResult]:
+def rewrite_floors(methods: Iterable[str], datasets: Path, pages: dict[str, list[str]],
+                   floors_path: Path, allow_lower: bool = False
+                   ) -> tuple[Floors, GateResult]:
     """Measure `methods` and pin their floors (the measured mean, rounded down to 0.001).
 
     Refuses to lower an existing floor unless `allow_lower`."""
     old = Floors.load(floors_path) if floors_path.is_file() else Floors({}, "")
-    pages = load_slice() if pages is None else pages
     result = score_methods(methods, datasets, pages)
     new = dict(old.floors)
     lowered = []

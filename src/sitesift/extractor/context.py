@@ -13,10 +13,12 @@ page it is (token shares under each kind of part). Computed by the native core
 from __future__ import annotations
 
 import functools
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from sitesift.native import core
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 @functools.cache
@@ -29,6 +31,7 @@ def context_features(p: np.ndarray, ntok: np.ndarray, anc: np.ndarray,
     """(blocks x context_names()) for one page: `p` the first stage's probabilities, `ntok`
     tokens per block, `anc` the ancestor element ids (`features.page_features`), `X` the
     blocks' features."""
+    import numpy as np
     n = len(p)
     out = core().context(np.ascontiguousarray(p, dtype=np.float64).tobytes(),
                          np.ascontiguousarray(ntok, dtype=np.float64).tobytes(),

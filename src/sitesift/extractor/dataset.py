@@ -23,13 +23,14 @@ from collections.abc import Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from sitesift.extractor.features import feature_names, page_features
 from sitesift.extractor.labels import gold_share
 from sitesift.extractor.site import SiteEvidence
+
+if TYPE_CHECKING:
+    import numpy as np
 
 # 2: features from the native core (html5ever's parse): caches of the Python reading go
 CACHE_VERSION = 2
@@ -59,6 +60,7 @@ class CorpusData:
     def save(self, directory: Path, source: str = "") -> None:
         """Write the cache (each file atomically; the `.json`, which names the `source`,
         last, so a cache cut off while it was written is never taken as whole)."""
+        import numpy as np
         directory.mkdir(parents=True, exist_ok=True)
         arrays, meta = directory / f"{self.name}.npz", directory / f"{self.name}.json"
         meta.unlink(missing_ok=True)
@@ -76,6 +78,7 @@ class CorpusData:
     def load(cls, directory: Path, name: str, source: str | None = None) -> CorpusData:
         """The cached corpus; ValueError where it is of another feature set or (given
         `source`) of another corpus or another state of this one."""
+        import numpy as np
         doc = json.loads((directory / f"{name}.json").read_text(encoding="utf-8"))
         if doc.get("version") != CACHE_VERSION or doc.get("n_features") != len(feature_names()):
             raise ValueError(f"{directory / name}: cache of another feature set")
@@ -113,6 +116,8 @@ def _group_pages(root: Path, members: Sequence[dict[str, Any]], group: str,
                  grouping: str) -> list[tuple[dict[str, Any], np.ndarray, np.ndarray,
                                               np.ndarray, np.ndarray, list[str]]]:
     """Features and labels of one site group's pages (site evidence from the group)."""
+    import numpy as np
+
     from sitesift.datasets import load_page, read_gold
     from sitesift.methods.default import read_page
     from sitesift.text import tokens
@@ -187,6 +192,7 @@ def build_corpus(root: Path, *, grouping: str = "auto", workers: int = 1,
 def _stack(name: str, results: Iterable[tuple[dict[str, Any], np.ndarray, np.ndarray,
                                                np.ndarray, np.ndarray, list[str]]]
            ) -> CorpusData:
+    import numpy as np
     pages: list[dict[str, Any]] = []
     texts: list[str] = []
     Xs, shares, ntoks, page_idx, ancs = [], [], [], [], []

@@ -19,11 +19,12 @@ alike, so the model learns from exactly what it is given at run time. Groups (na
 from __future__ import annotations
 
 import functools
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from sitesift.native import core
+
+if TYPE_CHECKING:
+    import numpy as np
 
 CONTEXT_LEVELS = (1, 2, 3, 4, 6, 8)  # the ancestors `page_features` gives (native: 6 levels)
 
@@ -37,6 +38,7 @@ def page_features(npage: Any, evidence: Any = None) -> tuple[np.ndarray, np.ndar
     """(X: blocks x features float64, tokens per block, ancestors: blocks x CONTEXT_LEVELS
     element indices, -1 above `<body>`) of a page read by the core (`native.read`), with
     the site's evidence (a `SiteEvidence`) where given."""
+    import numpy as np
     x, rows, ntok, anc = core().features(npage, evidence.native if evidence is not None
                                          else None)
     X = np.frombuffer(x, dtype=np.float64).reshape(rows, len(feature_names())).copy()

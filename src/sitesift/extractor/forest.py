@@ -13,15 +13,17 @@ from __future__ import annotations
 
 import functools
 import math
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from sitesift.errors import ModelError
 
-_BIG = float(np.finfo(np.float64).max)
+if TYPE_CHECKING:
+    import numpy as np
+
+_BIG = sys.float_info.max  # float64's largest finite value
 
 
 @dataclass(frozen=True)
@@ -42,6 +44,7 @@ class Forest:
     @classmethod
     def from_sklearn(cls, model: Any) -> Forest:
         """From a fitted binary HistGradientBoostingClassifier (numeric features only)."""
+        import numpy as np
         predictors = model._predictors
         if any(len(p) != 1 for p in predictors):
             raise ValueError("only binary classifiers export (one tree per iteration)")
@@ -74,6 +77,7 @@ class Forest:
     def _checked(cls, n_features: int, baseline: float, roots: np.ndarray, feature: np.ndarray,
                  threshold: np.ndarray, missing_left: np.ndarray, left: np.ndarray,
                  right: np.ndarray, value: np.ndarray) -> Forest:
+        import numpy as np
         n = len(feature)
         if n == 0 or len(roots) == 0:
             raise ModelError("a forest needs trees")
@@ -109,6 +113,7 @@ class Forest:
         """One forest whose score is the mean of the given forests' scores (their trees
         side by side, leaf values and baselines divided by their number): an average of
         models trained on different samples, evaluated in one walk."""
+        import numpy as np
         if not forests:
             raise ValueError("no forests to average")
         if len({f.n_features for f in forests}) != 1:
@@ -137,6 +142,7 @@ class Forest:
 
     @classmethod
     def from_dict(cls, doc: Any) -> Forest:
+        import numpy as np
         if not isinstance(doc, dict):
             raise ModelError("a forest must be an object")
         try:
@@ -183,6 +189,7 @@ class Forest:
     def raw(self, X: np.ndarray) -> np.ndarray:
         """Sum of leaf values plus baseline per row of X (rows x n_features), evaluated by
         the native core, the one evaluation the cleaner and the training's scoring share."""
+        import numpy as np
         if X.ndim != 2 or X.shape[1] != self.n_features:
             raise ValueError(f"expected (rows, {self.n_features}) features, got {X.shape}")
         X = np.ascontiguousarray(X, dtype=np.float64)
@@ -190,11 +197,13 @@ class Forest:
         return np.frombuffer(out, dtype=np.float64).copy()
 
     def proba(self, X: np.ndarray) -> np.ndarray:
+        import numpy as np
         return 1.0 / (1.0 + np.exp(-self.raw(X)))
 
 
 def _depth(left: np.ndarray, right: np.ndarray, leaf: np.ndarray, roots: np.ndarray) -> int:
     """Longest root-to-leaf path (children come after parents, so one forward pass)."""
+    import numpy as np
     depth = np.zeros(len(left), dtype=np.int64)
     for i in range(len(left)):  # forward: a parent's depth is final before its children
         if not leaf[i]:

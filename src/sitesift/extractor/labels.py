@@ -20,10 +20,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from difflib import SequenceMatcher
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from sitesift.text import tokens
+
+if TYPE_CHECKING:
+    import numpy as np
 
 MIN_MOVED = 6   # tokens: a shorter run out of the gold's order is taken as chance
 MAX_PASSES = 4  # out-of-order passes: each pass is in order again, so runs that cross the
@@ -32,6 +34,7 @@ MAX_PASSES = 4  # out-of-order passes: each pass is in order again, so runs that
 
 def _gaps(done: np.ndarray, min_len: int) -> list[tuple[int, int]]:
     """The maximal runs of False in `done` that are at least `min_len` long, as [start, end)."""
+    import numpy as np
     edges = np.flatnonzero(np.diff(np.concatenate([[True], done, [True]]).astype(np.int8)))
     return [(int(s), int(e)) for s, e in zip(edges[::2], edges[1::2], strict=True)
             if e - s >= min_len]
@@ -75,6 +78,7 @@ def gold_share(block_texts: Sequence[str], gold: str, min_run: int = 3,
     A matching run of fewer than `min_run` tokens counts only when it is a whole block (a
     short heading or a one-word gold line), so stray common words do not make noise look
     like content; runs out of the gold's order count from `min_moved` tokens."""
+    import numpy as np
     block_tokens = [tokens(t) for t in block_texts]
     page: list[str] = []
     owner: list[int] = []

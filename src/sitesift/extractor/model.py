@@ -22,18 +22,19 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from sitesift.errors import ModelError
 from sitesift.extractor.context import context_features, context_names
 from sitesift.extractor.features import feature_names
 from sitesift.extractor.forest import Forest
 from sitesift.model_io import read_document, write_document
+
+if TYPE_CHECKING:
+    import numpy as np
 
 FORMAT = "sitesift-extractor"
 FORMAT_VERSION = 2  # 2 when the model has several members; 1 is read too
@@ -52,6 +53,7 @@ def page_cut(threshold: float, page_max: Any, balanced: float,
     rather than nothing. At the balanced threshold the cut is min(balanced, relative x
     page_max); every preset's cut scales alike, so the presets still nest on every page.
     `relative` 0 turns this off."""
+    import numpy as np
     if relative <= 0:
         return threshold
     return threshold * np.minimum(1.0, relative * np.asarray(page_max) / balanced)
@@ -123,6 +125,7 @@ def block_probability(members: Sequence[Member], cv_name: str | None, X: np.ndar
     (with its forests for a page of site `cv_name`, `Member.forests`) and their stage-2
     probabilities are averaged. The one rule for cleaning and for training's held-out
     scoring, so the presets are chosen on what the cleaner computes."""
+    import numpy as np
     p = np.zeros(len(X))
     for member in members:
         stage1, stage2 = member.forests(cv_name)
@@ -146,12 +149,7 @@ class ExtractorModel:
 
     def __post_init__(self) -> None:
         _ = self.members  # built, and the first member's forests checked, now
-        if set(self.thresholds) != set(PRESETS) or not all(
-                isinstance(v, float) and 0.0 < v < 1.0 for v in self.thresholds.values()):
-            raise ModelError(f"thresholds must give each of {', '.join(PRESETS)} in (0, 1)")
-        if not (self.thresholds["precision"] >= self.thresholds["balanced"]
-                >= self.thresholds["recall"]):
-            raise ModelError("thresholds must order precision >= balanced >= recall")
+        check_thresholds(self.thresholds)
 
     @functools.cached_property
     def native(self) -> Any:
@@ -197,25 +195,34 @@ def save(model: ExtractorModel, path: str | Path) -> Path:
 
 def load(path: str | Path) -> ExtractorModel:
     """Read and check a model file; every problem is a ModelError naming the file."""
+    return _read(path, _load_cached)
+
+
+T = TypeVar("T")
+
+
+def _read(path: str | Path, cached: Callable[[str, int, int], T]) -> T:
+    """A model file read through a memo keyed by its path, modification time and size (a
+    rewritten file is read again); a problem is a ModelError naming the file."""
     path = Path(path)
     try:
         stat = path.stat()
     except OSError as exc:
         raise ModelError(f"{path}: cannot read: {exc}") from None
     try:
-        return _load_cached(str(path), stat.st_mtime_ns, stat.st_size)
+        return cached(str(path), stat.st_mtime_ns, stat.st_size)
     except ModelError as exc:
         raise ModelError(f"{path}: {exc}") from None
 
 
 @functools.lru_cache(maxsize=4)
 def _load_cached(path: str, mtime_ns: int, size: int) -> ExtractorModel:
-    # Keyed by modification time and size too, so a rewritten file is read again.
     return from_document(read_document(Path(path), MAX_BYTES))
 
 
-def from_document(doc: Any) -> ExtractorModel:
-    """A model from its parsed JSON document, checked field by field."""
+def _checked_body(doc: Any) -> tuple[dict[str, Any], dict[str, float], dict[str, Any], list[Any]]:
+    """A model document's body, its thresholds, meta and further members, after the
+    checks every reading makes: format and version, checksum, feature names, thresholds."""
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise ModelError("not an extractor model (missing format tag)")
     if doc.get("format_version") not in (1, FORMAT_VERSION):
@@ -231,15 +238,92 @@ def from_document(doc: Any) -> ExtractorModel:
     thresholds = body.get("thresholds")
     if not isinstance(thresholds, dict):
         raise ModelError("'thresholds' must be an object")
+    thresholds = {k: float(v) if isinstance(v, int | float) and not isinstance(v, bool)
+                  else v for k, v in thresholds.items()}
+    check_thresholds(thresholds)
     meta = body.get("meta", {})
     if not isinstance(meta, dict):
         raise ModelError("'meta' must be an object")
-    first = Member.from_dict(body)
     more = body.get("more", [])
     if not isinstance(more, list) or (more and doc["format_version"] < 2):
         raise ModelError("'more' must be a list of members (format version 2)")
-    return ExtractorModel(first.stage1, first.stage2,
-                          {k: float(v) if isinstance(v, int | float) else v
-                           for k, v in thresholds.items()},
-                          meta, first.folds, first.fold_of,
-                          tuple(Member.from_dict(m) for m in more))
+    return body, thresholds, meta, more
+
+
+def check_thresholds(thresholds: dict[str, Any]) -> None:
+    if set(thresholds) != set(PRESETS) or not all(
+            isinstance(v, float) and 0.0 < v < 1.0 for v in thresholds.values()):
+        raise ModelError(f"thresholds must give each of {', '.join(PRESETS)} in (0, 1)")
+    if not (thresholds["precision"] >= thresholds["balanced"] >= thresholds["recall"]):
+        raise ModelError("thresholds must order precision >= balanced >= recall")
+
+
+def from_document(doc: Any) -> ExtractorModel:
+    """A model from its parsed JSON document, checked field by field."""
+    body, thresholds, meta, more = _checked_body(doc)
+    first = Member.from_dict(body)
+    return ExtractorModel(first.stage1, first.stage2, thresholds, meta, first.folds,
+                          first.fold_of, tuple(Member.from_dict(m) for m in more))
+
+
+@dataclass(frozen=True)
+class Scorer:
+    """What cleaning needs of a model file: the presets' thresholds and every member's
+    forests in the native core (no NumPy arrays: a cleaning process never builds them)."""
+
+    thresholds: dict[str, float]
+    native: Any
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+def load_scorer(path: str | Path) -> Scorer:
+    """Read and check a model file for cleaning (the checks of `load`; the forests'
+    arrays checked by the native core as it takes them); every problem is a ModelError
+    naming the file."""
+    return _read(path, _scorer_cached)
+
+
+@functools.lru_cache(maxsize=4)
+def _scorer_cached(path: str, mtime_ns: int, size: int) -> Scorer:
+    from sitesift.native import core
+
+    body, thresholds, meta, more = _checked_body(read_document(Path(path), MAX_BYTES))
+    members = []
+    for m in [body, *more]:
+        if not isinstance(m, dict):
+            raise ModelError("a member must be an object")
+        folds = m.get("folds", [])
+        if not isinstance(folds, list) or not all(isinstance(p, list) and len(p) == 2
+                                                  for p in folds):
+            raise ModelError("each fold must be a pair of forests")
+        fold_of = m.get("fold_of", {})
+        if not isinstance(fold_of, dict) or not all(
+                isinstance(v, int) and not isinstance(v, bool) for v in fold_of.values()):
+            raise ModelError("'fold_of' must map site names to fold numbers")
+        members.append((_raw_forest(m.get("stage1")), _raw_forest(m.get("stage2")),
+                        [(_raw_forest(a), _raw_forest(b)) for a, b in folds], fold_of))
+    try:
+        native = core().Model(members)
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise ModelError(f"bad forest: {exc}") from None
+    return Scorer(thresholds, native, meta)
+
+
+_FOREST_LISTS = ("roots", "feature", "threshold", "missing_left", "left", "right", "value")
+
+
+def _raw_forest(doc: Any) -> tuple[Any, ...]:
+    """A forest's JSON arrays as the native core takes them (it checks their values)."""
+    if not isinstance(doc, dict):
+        raise ModelError("a forest must be an object")
+    try:
+        arrays = [doc[k] for k in _FOREST_LISTS]
+        n_features, baseline = doc["n_features"], doc["baseline"]
+    except KeyError as exc:
+        raise ModelError(f"forest field {exc} missing") from None
+    if not all(isinstance(a, list) for a in arrays):
+        raise ModelError("forest fields must be lists of numbers")
+    if (not isinstance(n_features, int) or isinstance(n_features, bool)
+            or not isinstance(baseline, int | float) or isinstance(baseline, bool)):
+        raise ModelError("bad n_features or baseline")
+    return (n_features, float(baseline), *arrays)

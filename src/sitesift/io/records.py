@@ -16,7 +16,10 @@ from typing import Any
 from sitesift.result import Result
 
 RESULT_FIELDS = ("url", "site", "method", "input", "position", "offset", "title", "text",
-                 "markdown", "html", "blocks", "content_blocks")
+                 "markdown", "html", "blocks", "content_blocks", "warnings")
+"""A result record's fields, always all of them (a fixed schema for Parquet): `markdown` and
+`html` are null unless asked for; `warnings` is a list of strings, empty unless the page was
+doubtful (`Result.warnings`: a page whose text scripts would fill in)."""
 ERROR_FIELDS = ("url", "site", "input", "position", "offset", "stage", "reason")
 
 
@@ -71,7 +74,7 @@ def result_record(page: PageRecord, result: Result, *, markdown: bool = False,
         "position": page.position, "offset": page.offset, "title": result.title,
         "text": result.text, "markdown": result.markdown() if markdown else None,
         "html": result.html() if html else None, "blocks": len(result.blocks),
-        "content_blocks": len(result.content),
+        "content_blocks": len(result.content), "warnings": result.warnings,
     }
 
 

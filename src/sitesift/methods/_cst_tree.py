@@ -15,8 +15,6 @@ import hashlib
 from collections import Counter
 from typing import Any, TypeGuard
 
-import numpy as np
-
 from sitesift.dom import DomNode
 from sitesift.errors import ModelError
 from sitesift.methods.sst.importance import feature_entropies, node_importance
@@ -50,6 +48,7 @@ def content_weights(instances: list[Counter[str]]) -> dict[str, float]:
 
     H(f) = -sum_j p_j log_n p_j over the n instances, p_j = share of f's occurrences in
     instance j; a word of a single instance has H = 0 and weight 1, so it is left out."""
+    import numpy as np
     n = len(instances)
     if n < 2:
         return {}

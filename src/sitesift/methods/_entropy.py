@@ -12,15 +12,17 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
 
 def fd_matrix(pages: Sequence[Counter[str]], binary: bool = False) -> tuple[list[str], Any]:
     """The feature-document matrix (features x pages, scipy.sparse CSR) and its row names.
 
     Entries are term frequencies (the paper's TF), or 1 for presence when `binary`."""
+    import numpy as np
     from scipy.sparse import csr_matrix
 
     vocab: dict[str, int] = {}
@@ -38,6 +40,7 @@ def fd_matrix(pages: Sequence[Counter[str]], binary: bool = False) -> tuple[list
 
 def entropy_stats(matrix: Any) -> tuple[np.ndarray, np.ndarray]:
     """Per feature row: S = sum of weights, T = sum of w ln w."""
+    import numpy as np
     sums = np.asarray(matrix.sum(axis=1)).ravel()
     xlogx = matrix.copy()
     xlogx.data = xlogx.data * np.log(xlogx.data)
@@ -46,6 +49,7 @@ def entropy_stats(matrix: Any) -> tuple[np.ndarray, np.ndarray]:
 
 def feature_entropy(sums: np.ndarray, xlogx: np.ndarray, n: int) -> np.ndarray:
     """H(F) = -sum_j p_j log_n p_j with p_j = w_j / S; all 0 when n < 2 (nothing to compare)."""
+    import numpy as np
     if n < 2:
         return np.zeros_like(sums, dtype=np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -56,6 +60,7 @@ def feature_entropy(sums: np.ndarray, xlogx: np.ndarray, n: int) -> np.ndarray:
 def entropy_with_page(sums: np.ndarray, xlogx: np.ndarray, n: int,
                       weights: np.ndarray) -> np.ndarray:
     """Feature entropy over the n cluster pages plus one more page with `weights`."""
+    import numpy as np
     safe = np.where(weights > 0, weights, 1.0)
     return feature_entropy(sums + weights, xlogx + weights * np.log(safe), n + 1)
 

@@ -9,13 +9,20 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, replace
+from dataclasses import asdict, fields, is_dataclass, replace
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar, cast
 
-from sitesift.errors import NotFittedError, UnknownMethodError
+from sitesift.errors import (
+    NotFittedError,
+    SettingsError,
+    SitesiftError,
+    UnknownMethodError,
+    UnknownSettingError,
+)
 from sitesift.extract import KEEP, Verdict, render_blocks
 from sitesift.page import Page
 from sitesift.result import Result
+from sitesift.weak import check_page
 
 if TYPE_CHECKING:
     from _typeshed import DataclassInstance
@@ -32,9 +39,16 @@ class Cleaner:
     name: ClassVar[str] = ""
     site_level: ClassVar[bool] = False
     needs_browser: ClassVar[bool] = False  # renders pages in Chromium (sitesift.render)
+    min_fit_pages: ClassVar[int] = 0
+    """Pages of one site a site-level method needs to fit a useful model: a fit on fewer
+    warns (`WeakFitWarning`; the figures behind each method's value: `sitesift.weak`)."""
+    fit_warnings: tuple[str, ...] = ()
+    """What the last `fit` warned of (`sitesift.weak.check_fit`): too few pages, pages of
+    several sites. The batch and the crawl carry these to their outcomes and site records."""
 
     def fit(self, pages: Sequence[Page]) -> Cleaner:
-        """Learn from pages of one site. Page-level methods learn nothing."""
+        """Learn from pages of one site. Page-level methods learn nothing. A site-level
+        method's fit calls `sitesift.weak.check_fit` first."""
         return self
 
     @property
@@ -53,7 +67,8 @@ class Cleaner:
         skips their node addresses: faster, for callers that want the main text alone."""
         verdicts = self.score(page)
         blocks = render_blocks(page.root, verdicts, KEEP, noise=noise, with_paths=noise)
-        return Result(blocks, self.name, page.id, page.url, page.site, page.title)
+        return check_page(page, Result(blocks, self.name, page.id, page.url, page.site,
+                                       page.title))
 
     def to_state(self) -> dict[str, Any]:
         """The fitted state as plain JSON data (site-level methods override)."""
@@ -99,6 +114,32 @@ def seeded_sample(items: Sequence[T], size: int, seed: int) -> list[T]:
 C = TypeVar("C", bound=type[Cleaner])
 _REGISTRY: dict[str, Callable[..., Cleaner]] = {}
 
+_BUILTIN: dict[str, str] = {
+    "alltext": "alltext",
+    "blockdist": "blockdist",
+    "cetr-2d": "cetr",
+    "cetr-km": "cetr",
+    "cetr-tm": "cetr",
+    "cst": "cst",
+    "default": "default",
+    "ibdf": "ibdf",
+    "infodiscoverer": "infodiscoverer",
+    "isotonic": "pagetemplate",
+    "isotonic-raw": "pagetemplate",
+    "kmib": "kmib",
+    "sst": "sst",
+    "template": "template",
+    "vips": "vips",
+    "vlps": "visual",
+    "vlps-fixed": "visual",
+}
+"""The built-in methods: name -> the module of `sitesift.methods` that registers it.
+
+Listing names reads this table and imports nothing; a method's module is imported when the
+method is first asked for, so `import sitesift` and `method_names()` stay cheap (no NumPy,
+SciPy or scikit-learn: the method modules import those inside their functions).
+`tests/test_api.py` checks the table against what the modules register."""
+
 
 def register(cls: C) -> C:
     """Class decorator: make a cleaner available by its `name`."""
@@ -108,43 +149,91 @@ def register(cls: C) -> C:
     return cls
 
 
-def get_cleaner(name: str, **params: Any) -> Cleaner:
-    """A new cleaner of the named method."""
-    _load_builtin_methods()
+def _factory(name: str) -> Callable[..., Cleaner]:
+    """What makes cleaners of the named method, its module imported on first use."""
+    if name not in _REGISTRY and name in _BUILTIN:
+        import importlib
+
+        importlib.import_module(f"sitesift.methods.{_BUILTIN[name]}")
     try:
-        factory = _REGISTRY[name]
+        return _REGISTRY[name]
     except KeyError:
-        known = ", ".join(sorted(_REGISTRY))
+        known = ", ".join(method_names())
         raise UnknownMethodError(f"unknown method {name!r}; known: {known}") from None
-    return factory(**params)
+
+
+def get_cleaner(name: str, **params: Any) -> Cleaner:
+    """A new cleaner of the named method, with `params` as its settings.
+
+    Raises UnknownMethodError for a name no method has, UnknownSettingError (also a
+    TypeError) for a setting the method does not have, and SettingsError (also a ValueError)
+    for a setting of a bad value; all three are SitesiftErrors."""
+    factory = _factory(name)
+    try:
+        return factory(**params)
+    except SitesiftError:
+        raise
+    except (TypeError, ValueError) as exc:
+        raise _settings_error(name, factory, params, exc) from exc
+
+
+def _settings_error(name: str, factory: Callable[..., Cleaner], params: dict[str, Any],
+                    exc: Exception) -> SettingsError:
+    known = _setting_names(factory)
+    if isinstance(exc, TypeError) and known is not None:
+        accepted = {*known, *_keywords(factory)[0]}  # a ParamsCleaner's `params=` too
+        unknown = [key for key in params if key not in accepted]
+        if unknown:
+            return UnknownSettingError(
+                f"{name} has no setting {', '.join(map(repr, unknown))}; its settings: "
+                f"{', '.join(known) or 'none'}")
+    message = str(exc)
+    if not message.startswith((f"{name}:", f"{name.split('-')[0]}:")):
+        message = f"{name}: {message}"
+    return SettingsError(message)
+
+
+def _setting_names(factory: Callable[..., Any]) -> list[str] | None:
+    """The settings a method's cleaners take (its params dataclass's fields, or its
+    constructor's keyword arguments), without making one; None where they cannot be told."""
+    params_type = getattr(factory, "params_type", None)
+    if params_type is not None and is_dataclass(params_type):
+        return [f.name for f in fields(params_type)]
+    named, any_more = _keywords(factory)
+    return None if any_more else named
+
+
+def _keywords(factory: Callable[..., Any]) -> tuple[list[str], bool]:
+    """The keyword arguments `factory` names, and whether it may take others (`**kwargs`,
+    or a signature that cannot be read)."""
+    import inspect
+
+    try:
+        signature = inspect.signature(factory)
+    except (TypeError, ValueError):
+        return [], True
+    kinds = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    return ([n for n, p in signature.parameters.items() if p.kind in kinds],
+            any(p.kind is inspect.Parameter.VAR_KEYWORD for p in signature.parameters.values()))
 
 
 def get_class(name: str) -> type[Cleaner]:
-    cleaner = get_cleaner(name)
-    return type(cleaner)
+    """The class of the named method's cleaners (making none: nothing is loaded)."""
+    factory = _factory(name)
+    if isinstance(factory, type):
+        return factory
+    return type(factory())
 
 
 def method_names() -> list[str]:
-    _load_builtin_methods()
-    return sorted(_REGISTRY)
+    """Every method's name, sorted: the built-in ones and any registered since."""
+    return sorted(set(_BUILTIN) | set(_REGISTRY))
 
 
 def _load_builtin_methods() -> None:
-    """Import every module of `sitesift.methods` once, so each registers its cleaners.
-
-    Done on first use, not at package import, so `import sitesift` stays cheap; method
-    modules import heavy libraries (scikit-learn, SciPy) inside their functions."""
-    if _LOADED:
-        return
+    """Import every built-in method's module (each registers its cleaners): for a worker
+    that should hold them before it starts, and for the check of `_BUILTIN`."""
     import importlib
-    import pkgutil
 
-    import sitesift.methods as package
-
-    for info in pkgutil.iter_modules(package.__path__):
-        if info.name != "base":
-            importlib.import_module(f"sitesift.methods.{info.name}")
-    _LOADED.append(True)
-
-
-_LOADED: list[bool] = []
+    for module in sorted(set(_BUILTIN.values())):
+        importlib.import_module(f"sitesift.methods.{module}")

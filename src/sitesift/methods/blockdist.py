@@ -44,6 +44,7 @@ from sitesift.methods._source import normalise_text
 from sitesift.methods.base import NodeScores, ParamsCleaner, register
 from sitesift.page import Page
 from sitesift.result import CONTENT, NOISE, Block, Result
+from sitesift.weak import check_page
 
 # Void elements never have contents to jump over.
 VOID = frozenset(
@@ -351,4 +352,4 @@ class BlockDistribution(ParamsCleaner[BlockDistParams]):
         ]
         result = Result(out, self.name, page.id, page.url, page.site, page.title)
         result.meta.update(meta)
-        return result
+        return check_page(page, result)

@@ -25,15 +25,16 @@ DOM method, so CETR's output is exactly a subset of the page's visible text.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
-
-import numpy as np
+from typing import TYPE_CHECKING, ClassVar
 
 from sitesift.extract import Verdict
 from sitesift.methods._source import Line, align_runs, source_lines
 from sitesift.methods.base import NodeScores, ParamsCleaner, register
 from sitesift.page import Page
 from sitesift.result import CONTENT, NOISE
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,11 +80,13 @@ class CETRParams:
 
 def tag_ratios(lines: list[Line]) -> np.ndarray:
     """The TR histogram: one ratio per non-empty line."""
+    import numpy as np
     return np.fromiter((line.ratio for line in lines), dtype=np.float64, count=len(lines))
 
 
 def smooth(values: np.ndarray, sigma: float) -> np.ndarray:
     """Gaussian smoothing of a histogram (SciPy, radius 4 sigma, reflected at the ends)."""
+    import numpy as np
     if sigma <= 0 or values.size == 0:
         return values.astype(np.float64)
     from scipy.ndimage import gaussian_filter1d
@@ -93,6 +96,7 @@ def smooth(values: np.ndarray, sigma: float) -> np.ndarray:
 
 def threshold_labels(smoothed: np.ndarray, factor: float) -> np.ndarray:
     """CETR-TM: a line is content when its smoothed ratio reaches factor * std."""
+    import numpy as np
     if smoothed.size == 0:
         return np.zeros(0, dtype=bool)
     tau = factor * float(smoothed.std())
@@ -104,6 +108,7 @@ def kmeans_labels(smoothed: np.ndarray, k: int, seed: int = 0) -> np.ndarray:
     origin is non-content, every other cluster content. SciPy's k-means (k-means++ seeding)
     rather than scikit-learn's: the same Lloyd iterations, without a thread pool set up
     per call, which cost scikit-learn ~30x the time on these small histograms."""
+    import numpy as np
     distinct = np.unique(smoothed)
     if distinct.size < 2:  # one value: content if there is any text at all
         return smoothed > 0
@@ -121,6 +126,7 @@ def kmeans_labels(smoothed: np.ndarray, k: int, seed: int = 0) -> np.ndarray:
 def absolute_derivative(smoothed: np.ndarray, alpha: int) -> np.ndarray:
     """|mean of the next alpha lines - this line|: how sharply the ratio is changing. Near
     the end the mean is over the lines there are; the last line's derivative is 0."""
+    import numpy as np
     n = smoothed.size
     if n == 0:
         return smoothed.copy()
@@ -140,6 +146,7 @@ def origin_kmeans(points: np.ndarray, k: int, seed: int = 0,
     scikit-learn's KMeans cannot hold a centroid fixed, hence this small variant. The k-1
     free centroids start by k-means++ seeding with the origin as the first centre.
     """
+    import numpy as np
     n = points.shape[0]
     if n == 0:
         return np.zeros(0, dtype=np.int64)
@@ -171,6 +178,7 @@ def two_d_labels(smoothed: np.ndarray, sigma: float, alpha: int, k: int, seed: i
                  max_iter: int = 100) -> np.ndarray:
     """CETR-2D: cluster (smoothed ratio, smoothed |derivative|); the origin cluster is
     non-content, every other cluster content."""
+    import numpy as np
     if smoothed.size == 0:
         return np.zeros(0, dtype=bool)
     derivative = smooth(absolute_derivative(smoothed, alpha), sigma)

@@ -73,6 +73,7 @@ from sitesift.methods.sst.tree import style_children
 from sitesift.page import Page
 from sitesift.result import CONTENT, NOISE
 from sitesift.text import TOKEN
+from sitesift.weak import check_fit
 
 if TYPE_CHECKING:
     from scipy.sparse import csr_matrix
@@ -143,6 +144,7 @@ class CompressedStructureTree(ParamsCleaner[CSTParams]):
     name = "cst"
     params_type = CSTParams
     site_level = True
+    min_fit_pages = 5  # fitted on 1 page it removes nothing (sitesift.weak)
 
     def __init__(self, params: CSTParams | None = None, **overrides: Any) -> None:
         super().__init__(params, **overrides)
@@ -155,6 +157,7 @@ class CompressedStructureTree(ParamsCleaner[CSTParams]):
 
     def fit(self, pages: Sequence[Page]) -> CompressedStructureTree:
         p = self.params
+        check_fit(self, pages, used=min(len(pages), p.sample_size))
         sample = seeded_sample(pages, p.sample_size, p.seed)
         self.tree_ = build_cst([page.root for page in sample], p.virtual_leaves)
         self.n_pages_ = len(sample)

@@ -40,9 +40,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from sitesift.errors import InputError, ModelError
 from sitesift.extract import Verdict
@@ -53,6 +51,10 @@ from sitesift.methods.base import Cleaner, NodeScores, register
 from sitesift.native import core, read
 from sitesift.page import Page
 from sitesift.result import CONTENT, NOISE, Block, Result
+from sitesift.weak import check_fit, check_page
+
+if TYPE_CHECKING:
+    import numpy as np
 
 ENV_MODEL = "SITESIFT_DEFAULT_MODEL"
 COMMENTS = ("auto", "drop")
@@ -79,6 +81,7 @@ class DefaultCleaner(Cleaner):
 
     name = "default"
     site_level = True
+    min_fit_pages = 0  # fitted on fewer than 2 pages it cleans each page alone, by design
 
     def __init__(self, preset: str = "balanced", threshold: float | None = None,
                  model: str | None = None, site: bool = True,
@@ -105,7 +108,7 @@ class DefaultCleaner(Cleaner):
         self.relative = float(relative)
         self.comments = comments
         self.evidence: SiteEvidence | None = None
-        self._loaded: model_file.ExtractorModel | None = None
+        self._loaded: model_file.Scorer | None = None
         # The fitted pages as the core read them, by the page's identity: cleaning a page
         # the fit has read takes the fit's reading instead of reading it again (a site group
         # is fitted on the pages it then cleans). Each entry goes when its page is cleaned,
@@ -116,12 +119,17 @@ class DefaultCleaner(Cleaner):
         return self.model_path or os.environ.get(ENV_MODEL) or str(model_file.BUNDLED)
 
     @property
-    def _model(self) -> model_file.ExtractorModel:
-        # Read on first use (and once per process per file: `model.load` memoises), so
+    def _model(self) -> model_file.Scorer:
+        # Read on first use (and once per process per file: `load_scorer` memoises), so
         # listing or configuring methods never touches the model file.
         if self._loaded is None:
-            self._loaded = model_file.load(self._path())
+            self._loaded = model_file.load_scorer(self._path())
         return self._loaded
+
+    def check_settings(self) -> None:
+        """Read the model file now: a missing, damaged or foreign one is a ModelError before
+        any page is read (the command line calls this first)."""
+        _ = self.cutoff
 
     @property
     def cutoff(self) -> float:
@@ -130,7 +138,9 @@ class DefaultCleaner(Cleaner):
 
     def fit(self, pages: Sequence[Page]) -> DefaultCleaner:
         """Count the site's block texts and layout positions (nothing to learn from one
-        page: a lone page is cleaned by the page-level path)."""
+        page: a lone page is cleaned by the page-level path, so no number of pages is too
+        few; pages of several sites warn, `sitesift.weak`)."""
+        check_fit(self, pages if self.use_site else ())
         self._read = {}
         if self.use_site and len(pages) > 1:
             for p in pages:
@@ -170,11 +180,12 @@ class DefaultCleaner(Cleaner):
         result = Result(blocks, self.name, page.id, page.url, page.site, page.title)
         if npage.revealed:
             result.meta["revealed"] = "content shown from <noscript> / hidden elements"
-        return result
+        return check_page(page, result)
 
     def probabilities(self, page: Page) -> tuple[list[str], np.ndarray]:
         """The page's block texts (as `clean` reads the page) and each block's content
         probability."""
+        import numpy as np
         npage = self._native_page(page)
         _, prob = core().clean(npage, self._model.native, cv=cv_group(page.site),
                                noise=False, paths=False, **self._settings())

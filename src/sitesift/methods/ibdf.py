@@ -9,9 +9,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from sitesift.errors import ModelError
 from sitesift.extract import KEEP, Verdict, render_blocks
@@ -20,6 +18,10 @@ from sitesift.methods._state import fingerprint, get_int, get_list, params_from_
 from sitesift.methods.base import NodeScores, ParamsCleaner, register
 from sitesift.page import Page
 from sitesift.result import CONTENT, NOISE, Result
+from sitesift.weak import check_fit, check_page
+
+if TYPE_CHECKING:
+    import numpy as np
 
 # The paper's ordered tag set starts TABLE, TR, P, HR, UL: outer partitioning tags first.
 # Cells (TD/TH) follow rows (the paper makes each cell a block); the modern block containers,
@@ -109,8 +111,10 @@ class ContentExtractor(ParamsCleaner[IBDFParams]):
     name = "ibdf"
     params_type = IBDFParams
     site_level = True
+    min_fit_pages = 4  # most of its gain comes from 3 to 4 pages (sitesift.weak)
 
     def __init__(self, params: IBDFParams | None = None, **overrides: Any) -> None:
+        import numpy as np
         super().__init__(params, **overrides)
         self.vocab_: list[str] | None = None
         self.blocks_: list[list[int]] = []
@@ -141,6 +145,7 @@ class ContentExtractor(ParamsCleaner[IBDFParams]):
         return frozenset(block.terms) | frozenset(block.extras)
 
     def fit(self, pages: Sequence[Page]) -> ContentExtractor:
+        check_fit(self, pages)
         keywords = self._keywords()
         found: dict[frozenset[str], set[int]] = {}
         for j, page in enumerate(pages):
@@ -156,6 +161,7 @@ class ContentExtractor(ParamsCleaner[IBDFParams]):
 
     def _set(self, vocab: list[str], blocks: list[list[int]], block_pages: list[list[int]],
              n: int) -> None:
+        import numpy as np
         from scipy.sparse import csr_matrix
 
         self.vocab_, self.blocks_, self.block_pages_, self.n_pages_ = (
@@ -170,6 +176,7 @@ class ContentExtractor(ParamsCleaner[IBDFParams]):
 
     def page_counts(self, vectors: list[frozenset[str]]) -> np.ndarray:
         """|S| for each vector: fitted pages holding a block alike (cosine >= similarity)."""
+        import numpy as np
         if not vectors or not self.blocks_:
             return np.zeros(len(vectors), dtype=np.int64)
         rows = [[self._index[f] for f in v if f in self._index] for v in vectors]
@@ -219,8 +226,8 @@ class ContentExtractor(ParamsCleaner[IBDFParams]):
     def clean(self, page: Page, *, noise: bool = True) -> Result:
         verdicts, storage = self._score(page)
         blocks = render_blocks(page.root, verdicts, KEEP, noise=noise, with_paths=noise)
-        return Result(blocks, self.name, page.id, page.url, page.site, page.title,
-                      {"storage": storage})
+        return check_page(page, Result(blocks, self.name, page.id, page.url, page.site,
+                                       page.title, {"storage": storage}))
 
     def to_state(self) -> dict[str, Any]:
         self.check_fitted()
@@ -261,6 +268,7 @@ def _indices(values: list[Any], bound: int) -> bool:
 
 def _binary(rows: list[list[int]], width: int) -> Any:
     """Rows of column indices as a binary scipy.sparse CSR matrix."""
+    import numpy as np
     from scipy.sparse import csr_matrix
 
     indptr = np.cumsum([0] + [len(r) for r in rows])

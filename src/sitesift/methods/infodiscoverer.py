@@ -7,9 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from sitesift.errors import ModelError
 from sitesift.extract import Verdict
@@ -33,6 +31,10 @@ from sitesift.methods._state import (
 from sitesift.methods.base import NodeScores, ParamsCleaner, register
 from sitesift.page import Page
 from sitesift.result import CONTENT, NOISE
+from sitesift.weak import check_fit
+
+if TYPE_CHECKING:
+    import numpy as np
 
 # Level 0 is the paper's coarse partition by <TABLE>. Level 1 holds the containers that do
 # the job tables did in 2002 (div, section, nav, ...), table rows and cells, lists and
@@ -114,8 +116,10 @@ class InfoDiscoverer(ParamsCleaner[InfoDiscovererParams]):
     name = "infodiscoverer"
     params_type = InfoDiscovererParams
     site_level = True
+    min_fit_pages = 2  # fitted on 1 page it removes nearly all text (sitesift.weak)
 
     def __init__(self, params: InfoDiscovererParams | None = None, **overrides: Any) -> None:
+        import numpy as np
         super().__init__(params, **overrides)
         self.vocab_: list[str] | None = None
         self.sums_ = np.zeros(0)
@@ -133,6 +137,7 @@ class InfoDiscoverer(ParamsCleaner[InfoDiscovererParams]):
         return self.vocab_ is not None
 
     def fit(self, pages: Sequence[Page]) -> InfoDiscoverer:
+        check_fit(self, pages)
         trees = [self._tree(page) for page in pages]
         vocab, matrix = fd_matrix([t.terms for t in trees], self.params.weighting == "binary")
         sums, xlogx = entropy_stats(matrix)
@@ -190,6 +195,7 @@ class InfoDiscoverer(ParamsCleaner[InfoDiscovererParams]):
 
     def page_entropy(self, page: Page, tree: Block) -> dict[str, float]:
         """Entropy of each keyword of the page, folding the page in if it is new."""
+        import numpy as np
         self.check_fitted()
         terms = tree.terms
         known = [t for t in terms if t in self._index]
@@ -233,6 +239,7 @@ class InfoDiscoverer(ParamsCleaner[InfoDiscovererParams]):
 
     @classmethod
     def from_state(cls, params: dict[str, Any], state: dict[str, Any]) -> InfoDiscoverer:
+        import numpy as np
         name = cls.name
         cleaner = cls(params_from_state(InfoDiscovererParams, name, params))
         n = get_int(state, "n_pages", name)

@@ -24,9 +24,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, replace
 from importlib import resources
-from typing import Any, ClassVar
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from sitesift.errors import ModelError
 from sitesift.extract import Verdict
@@ -37,6 +35,9 @@ from sitesift.page import Page
 from sitesift.pagetemplate.features import FEATURES, RENDER_FEATURES, NodeTable, node_table
 from sitesift.pagetemplate.model import TemplateModel
 from sitesift.result import CONTENT, NOISE
+
+if TYPE_CHECKING:
+    import numpy as np
 
 SHIPPED = "data/pagetemplate.json"
 WEIGHTINGS = ("none", "log-tokens", "tokens")
@@ -128,6 +129,7 @@ class IsotonicCleaner(Cleaner):
 
     def templateness(self, page: Page) -> tuple[NodeTable, np.ndarray, np.ndarray | None]:
         """(scored tree, raw scores x, smoothed scores y or None for the raw method)."""
+        import numpy as np
         rendering = None
         if self.params.render:
             from sitesift.render import render
@@ -146,6 +148,7 @@ class IsotonicCleaner(Cleaner):
         return table, x, y
 
     def weights(self, table: NodeTable) -> np.ndarray | None:
+        import numpy as np
         kind = self.params.weighting
         if kind == "log-tokens":
             return 1.0 + np.log(np.maximum(table.tokens, 1))

@@ -43,6 +43,7 @@ from sitesift.page import Page
 from sitesift.result import NOISE
 from sitesift.shingles import fingerprint, normalise_tokens
 from sitesift.text import TOKEN
+from sitesift.weak import check_fit
 
 log = logging.getLogger(__name__)
 
@@ -139,6 +140,7 @@ class TemplateCleaner(ParamsCleaner[TemplateParams]):
     name = "template"
     params_type = TemplateParams
     site_level = True
+    min_fit_pages = 5  # fitted on 1 page it removes nothing (sitesift.weak)
 
     def __init__(self, params: TemplateParams | None = None, **overrides: Any) -> None:
         super().__init__(params, **overrides)
@@ -169,6 +171,7 @@ class TemplateCleaner(ParamsCleaner[TemplateParams]):
         return out
 
     def fit(self, pages: Sequence[Page]) -> TemplateCleaner:
+        check_fit(self, pages)
         p = self.params
         owners: dict[int, list[int]] = {}
         kept: list[Page] = []

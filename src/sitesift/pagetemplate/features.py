@@ -35,12 +35,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from sitesift.dom import BLOCK_TAGS, DomNode
 from sitesift.page import Page
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from sitesift.render import Box, Rendering
 
 _TOKEN = re.compile(r"\w+")
@@ -222,6 +222,7 @@ def _has_bg(node: DomNode) -> bool:
 def node_table(page: Page, rendering: Rendering | None = None) -> NodeTable:
     """The scored tree of `page` with its feature matrix (`FEATURES`, plus
     `RENDER_FEATURES` when a rendering is given)."""
+    import numpy as np
     body = next(page.root.elements(), None)
     title_words = frozenset(t.lower() for t in _TOKEN.findall(page.title or ""))
     names = FEATURES + (RENDER_FEATURES if rendering is not None else ())
@@ -395,6 +396,7 @@ def node_table(page: Page, rendering: Rendering | None = None) -> NodeTable:
 
 
 def _render_columns(nodes: list[DomNode], rendering: Rendering) -> dict[str, np.ndarray]:
+    import numpy as np
     m = len(nodes)
     out = {name: np.zeros(m) for name in RENDER_FEATURES}
     width = max(rendering.width, 1.0)
@@ -424,6 +426,7 @@ def _bg_of(box: Box | None) -> str | None:
 
 
 def _empty(names: tuple[str, ...]) -> NodeTable:
+    import numpy as np
     z = np.zeros(0, dtype=np.int64)
     return NodeTable([], z, z, z, z, [], np.zeros((0, len(names))), names)
 

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from sitesift.errors import ModelError
+
+if TYPE_CHECKING:
+    import numpy as np
 
 MODEL_VERSION = 1
 CLIP = 5.0
@@ -44,9 +45,11 @@ class Linear:
     n_content: int = 0
 
     def standardise(self, X: np.ndarray) -> np.ndarray:
+        import numpy as np
         return np.clip((X - self.mean) / self.scale, -CLIP, CLIP)
 
     def proba(self, X: np.ndarray) -> np.ndarray:
+        import numpy as np
         z = self.standardise(X) @ self.coef + self.intercept
         return 1.0 / (1.0 + np.exp(-np.clip(z, -50.0, 50.0)))
 
@@ -61,10 +64,12 @@ class TemplateModel:
     training: dict[str, Any] = field(default_factory=dict)
 
     def bucket_of(self, tokens: np.ndarray) -> np.ndarray:
+        import numpy as np
         return np.searchsorted(np.asarray(self.edges), tokens, side="left")
 
     def predict(self, X: np.ndarray, tokens: np.ndarray) -> np.ndarray:
         """Templateness (probability of the template class) of each row."""
+        import numpy as np
         if X.ndim != 2 or X.shape[1] != len(self.features):
             raise ValueError(f"expected {len(self.features)} feature columns, got {X.shape}")
         out = np.zeros(X.shape[0])
@@ -82,6 +87,7 @@ class TemplateModel:
             training: dict[str, Any] | None = None) -> TemplateModel:
         """Fit one regression per bucket (labels 1 = template, 0 = content). A bucket with
         too few of either class borrows the regression fitted on every row."""
+        import numpy as np
         from sklearn.linear_model import LogisticRegression
 
         def one(rows: np.ndarray) -> Linear:
@@ -192,6 +198,7 @@ def _floats(arr: np.ndarray) -> list[float]:
 
 
 def _vector(value: Any, dim: int, what: str) -> np.ndarray:
+    import numpy as np
     if not isinstance(value, list) or len(value) != dim:
         raise ModelError(f"template model: {what} must be a list of {dim} numbers")
     if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value):

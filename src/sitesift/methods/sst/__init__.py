@@ -19,6 +19,7 @@ from sitesift.methods.sst.tree import ElementNode, TreeBuilder, walk
 from sitesift.page import Page
 from sitesift.result import NOISE, Result
 from sitesift.text import normalise_line
+from sitesift.weak import check_fit, check_page
 
 
 @contextmanager
@@ -83,6 +84,7 @@ class SiteStyleTree(ParamsCleaner[SSTParams]):
     name = "sst"
     params_type = SSTParams
     site_level = True
+    min_fit_pages = 5  # fitted on 1 page it removes nothing (sitesift.weak)
 
     def __init__(self, params: SSTParams | None = None, **overrides: Any) -> None:
         super().__init__(params, **overrides)
@@ -94,6 +96,7 @@ class SiteStyleTree(ParamsCleaner[SSTParams]):
         return self.tree_ is not None
 
     def fit(self, pages: Sequence[Page]) -> SiteStyleTree:
+        check_fit(self, pages, used=min(len(pages), self.params.sample_size))
         with paused_gc():  # the tree is many small long-lived objects: GC passes only cost
             return self._fit(pages)
 
@@ -134,7 +137,8 @@ class SiteStyleTree(ParamsCleaner[SSTParams]):
                 if lines and block.label != NOISE and normalise_line(block.text) in lines:
                     block.label = NOISE
                     block.reason = "SST locally noisy block inside a meaningful node"
-        return Result(blocks, self.name, page.id, page.url, page.site, page.title)
+        return check_page(page, Result(blocks, self.name, page.id, page.url, page.site,
+                                       page.title))
 
     def to_state(self) -> dict[str, Any]:
         self.check_fitted()

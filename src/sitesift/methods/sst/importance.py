@@ -22,16 +22,19 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from sitesift.dom import DomNode
 from sitesift.methods.sst.tree import EMPTY, MEANINGFUL, NOISY, POSSIBLE, ElementNode, walk
 from sitesift.text import normalise_line
 
+if TYPE_CHECKING:
+    import numpy as np
+
 
 def leaf_importance(counts: list[Counter[str]]) -> float | None:
     """1 - mean feature entropy over the leaf's instances; None when it has no features."""
+    import numpy as np
     index: dict[str, int] = {}
     idx: list[int] = []
     vals: list[int] = []
@@ -49,6 +52,7 @@ def leaf_importance(counts: list[Counter[str]]) -> float | None:
 
 def feature_entropies(idx: np.ndarray, vals: np.ndarray, m: int) -> np.ndarray:
     """H(a) = -sum_j p_j log_m p_j for each feature, from (feature index, count) pairs."""
+    import numpy as np
     totals = np.bincount(idx, weights=vals)
     p = vals / totals[idx]
     return -np.bincount(idx, weights=p * np.log(p)) / math.log(m)
@@ -110,6 +114,7 @@ def mark_local_noise(root: ElementNode, threshold: float) -> None:
     node's pages is high (1 - H below `threshold`) are locally noisy ("Share this", "Posted
     in", a repeated disclaimer). Blocks are the unit because word-level deletion would cut
     stop words out of sentences; the blocks are stored normalised (case, spacing)."""
+    import numpy as np
     for node in maximal(root, MEANINGFUL):
         m = len(node.instances)
         if m < 2:

@@ -1,0 +1,105 @@
+"""The one-call Python API: `clean` a page, `fit_site` on pages of a site, save and load.
+
+    import sitesift
+    result = sitesift.clean(html)               # str, bytes or a Page; the default method
+    result.text, result.markdown(), result.to_dict()
+
+Every error raised on purpose is a `sitesift.errors.SitesiftError`: InputError for input
+that is not a page, UnknownMethodError, UnknownSettingError / SettingsError for a method or
+setting that does not exist or a bad value, NotFittedError for a site-level method asked to
+clean one page without a fit, ModelError for a model file that cannot be used.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from sitesift.errors import InputError, NotFittedError
+from sitesift.methods.base import Cleaner, get_cleaner
+from sitesift.page import Page
+from sitesift.result import Result
+
+CACHED_CLEANERS = 16
+"""How many (method, settings) cleaners `clean` keeps made, the least recently used going."""
+
+
+def clean(html: str | bytes | bytearray | memoryview | Page, *, url: str | None = None,
+          method: str = "default", **params: Any) -> Result:
+    """Clean one page: its main text (`.text`), markdown (`.markdown()`), HTML (`.html()`),
+    labelled blocks (`.blocks`) and a JSON-ready dict (`.to_dict()`).
+
+    `html` is decoded HTML (`str`), raw bytes (decoded by their byte-order mark, the page's
+    `<meta charset>`, else detection) or a `Page`. `url` is kept in the result (for a `Page`,
+    it replaces the page's own). `method` and `params` are as in `get_cleaner(method,
+    **params)`, e.g. `clean(html, preset="precision")`; the cleaner is made once per
+    method and settings and reused by later calls (its model read once).
+
+    A method that learns from many pages of a site (sst, cst, template, ibdf,
+    infodiscoverer) cannot clean a lone page: that is a NotFittedError saying to fit it with
+    `fit_site`. The default method cleans a lone page as it is.
+    """
+    cleaner = _cleaner(method, params)
+    if not cleaner.fitted:
+        raise NotFittedError(
+            f"{method} learns from many pages of one site and cannot clean a lone page: fit "
+            f"it first, model = sitesift.fit_site(pages, method={method!r}), then "
+            "model.clean(page); or use a page-level method (the default cleans one page)")
+    return cleaner.clean(as_page(html, url=url))
+
+
+def as_page(html: str | bytes | bytearray | memoryview | Page, *,
+            url: str | None = None) -> Page:
+    """A Page of decoded HTML, of raw bytes (decoded), or the Page given (with `url` when
+    one is given); anything else is an InputError."""
+    if isinstance(html, Page):
+        if url is None or url == html.url:
+            return html
+        return Page(html.html, url, html.site, html.id, html.encoding, dict(html.meta),
+                    cut_title=html.cut_title)
+    if isinstance(html, str):
+        return Page.from_html(html, url=url)
+    if isinstance(html, bytes | bytearray | memoryview):
+        return Page.from_bytes(bytes(html), url=url)
+    raise InputError(f"a page is HTML as str or bytes, or a sitesift.Page; got "
+                     f"{type(html).__name__}")
+
+
+def _cleaner(method: str, params: dict[str, Any]) -> Cleaner:
+    """The cleaner for these settings: the one made before where the settings can be a
+    cache key, a new one otherwise (a list value, say)."""
+    key = tuple(sorted(params.items()))
+    try:
+        hash(key)
+    except TypeError:
+        return get_cleaner(method, **params)
+    return _cached_cleaner(method, key)
+
+
+@functools.lru_cache(maxsize=CACHED_CLEANERS)
+def _cached_cleaner(method: str, key: tuple[tuple[str, Any], ...]) -> Cleaner:
+    return get_cleaner(method, **dict(key))
+
+
+def fit_site(pages: Sequence[Page], method: str = "sst", **params: Any) -> Cleaner:
+    """A site-level cleaner fitted on pages of one site; `model.clean(page)` then cleans
+    any page of the site, and `save_model(model, path)` keeps it."""
+    return get_cleaner(method, **params).fit(pages)
+
+
+def save_model(cleaner: Cleaner, path: str | Path) -> Path:
+    """Write a fitted cleaner to `path` as checked JSON (`.gz` compresses); see
+    `sitesift.model_io`."""
+    from sitesift.model_io import save_model as _save
+
+    return _save(cleaner, path)
+
+
+def load_model(path: str | Path) -> Cleaner:
+    """Read a cleaner written by `save_model`; a missing, damaged or altered file is a
+    ModelError naming it."""
+    from sitesift.model_io import load_model as _load
+
+    return _load(path)

@@ -1,0 +1,78 @@
+"""The command line: one module per command family, each holding its subparsers and
+handlers (`clean`: clean, fit, methods, demo; `evaluate`: evaluate, bench, gate; `crawl`;
+`report`; `mine`; `train`: train-template, train-default). Argument parsing lives here
+only; the core never sees argparse. Nothing heavy is imported before a command runs.
+
+Exit status: 0 when every input gave a result, 1 when some failed (the summary line says
+how many, errors.jsonl why), 2 when the command could not run as given (usage, settings,
+model files: one line on stderr, nothing written).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from sitesift.cli import clean, crawl, evaluate, mine, report, train
+from sitesift.cli.common import SAMPLE_SITE, USAGE, UsageError
+from sitesift.cli.common import limits as _limits
+from sitesift.cli.crawl import crawl_settings
+
+FAMILIES = (clean, evaluate, crawl, report, mine, train)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from sitesift import __version__
+    from sitesift.methods.base import method_names
+
+    parser = argparse.ArgumentParser(
+        prog="sitesift",
+        description="Remove navigation, ads, headers, footers and repeated site templates "
+                    "from web pages. `sitesift clean page.html` prints a page's main text; "
+                    "`sitesift COMMAND -h` tells more.")
+    parser.add_argument("--version", action="version", version=f"sitesift {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    methods = method_names()
+    for family in FAMILIES:
+        family.add_parsers(sub, methods)
+    return parser
+
+
+def _check_native(args: argparse.Namespace) -> None:
+    """A command that runs the default cleaner (its core is native) is refused before any
+    work where the core is not built, with what to do about it."""
+    names: list[str] = []
+    for key in ("method", "fallback"):
+        value = getattr(args, key, None) or []
+        names += [value] if isinstance(value, str) else list(value)
+    if "default" in names or args.command in ("train-default", "demo"):
+        from sitesift.native import core
+
+        core()
+
+
+def main(argv: list[str] | None = None) -> int:
+    from sitesift.errors import SitesiftError
+
+    args = build_parser().parse_args(argv)
+    try:
+        _check_native(args)
+        return int(args.func(args))
+    except UsageError as exc:
+        print(str(exc), file=sys.stderr)
+        return USAGE
+    except SitesiftError as exc:
+        print(f"sitesift: {exc}", file=sys.stderr)
+        return USAGE
+    except FileNotFoundError as exc:
+        print(f"sitesift: {exc}", file=sys.stderr)
+        return USAGE
+    except BrokenPipeError:  # `sitesift clean page | head`: the reader left; not an error
+        import os
+
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
+
+
+__all__ = ["SAMPLE_SITE", "_limits", "build_parser", "crawl_settings", "main"]

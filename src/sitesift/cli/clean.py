@@ -1,0 +1,347 @@
+"""`sitesift clean`, `fit`, `methods` and `demo`: cleaning pages, fitting a site's model,
+what each method takes, and the bundled demonstration."""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import itertools
+import sys
+import time
+from collections.abc import Iterable, Iterator
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from sitesift.cli.common import (
+    FORMATS,
+    GROUPINGS,
+    OK,
+    SAMPLE_SITE,
+    SOME_FAILED,
+    USAGE,
+    add_limits,
+    add_quiet,
+    add_workers,
+    checked_cleaner,
+    fail,
+    limits,
+    note,
+    out_folder,
+    parse_set,
+    render_result,
+    set_keys,
+    unwritable,
+    write_outcomes,
+)
+
+if TYPE_CHECKING:
+    from sitesift.batch import Outcome, Source
+
+STDIN = "-"
+
+
+def add_parsers(sub: Any, methods: list[str]) -> None:
+    p = sub.add_parser(
+        "clean", help="clean pages: files, folders, datasets, URLs or stdin",
+        description="Clean pages and write their main content. With one input and no --out "
+                    "the result goes to stdout; with --out, one file per page and "
+                    "errors.jsonl. Exit 0: every input gave a result; 1: some failed (see "
+                    "the summary and errors.jsonl); 2: the command could not run as given.",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p.add_argument("inputs", nargs="*", metavar="INPUT",
+                   help="a page file, a folder of pages, a dataset folder (index.jsonl + "
+                        "pages/), a text file listing page paths, a glob, an http(s) URL, or "
+                        "- for stdin (also when no INPUT is given)")
+    p.add_argument("-o", "--out", help="folder for one file per page and errors.jsonl "
+                                       "(needed for more than one page)")
+    p.add_argument("--method", default="default", choices=methods,
+                   help="the cleaner; `sitesift methods` describes each")
+    p.add_argument("--format", default="text", choices=sorted(FORMATS),
+                   help="text, markdown, or json (every block with its label and score)")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help="a setting of the method (e.g. preset=precision); --set help lists "
+                        "the method's settings")
+    p.add_argument("--group-by", default="site", choices=GROUPINGS,
+                   help="site groups for site-level methods (the index's site, else the "
+                        "host of the URL a page declares)")
+    p.add_argument("--model", help="a fitted model file (`sitesift fit`) to clean with")
+    add_workers(p)
+    add_limits(p)
+    add_quiet(p)
+    p.set_defaults(func=cmd_clean)
+
+    p = sub.add_parser("fit", help="fit a site-level model on pages of one site",
+                       formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p.add_argument("path", help="a folder of one site's pages, a dataset folder or a list")
+    p.add_argument("--method", default="sst", choices=methods)
+    p.add_argument("-o", "--out", required=True, help="the model file to write (.json)")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help="a setting of the method (--set help lists them)")
+    add_limits(p)
+    add_quiet(p)
+    p.set_defaults(func=cmd_fit)
+
+    p = sub.add_parser("methods", help="the methods, and the settings each takes (--set)")
+    p.add_argument("method", nargs="?", choices=methods, help="only this method")
+    p.set_defaults(func=cmd_methods)
+
+    p = sub.add_parser("demo", help="fit, clean and score the bundled sample site")
+    p.add_argument("-o", "--out", default="sitesift-demo", help="output folder")
+    p.set_defaults(func=cmd_demo)
+
+
+def describe(method: str) -> str:
+    """The method's first docstring line and its settings with their defaults."""
+    from sitesift.methods.base import get_class
+
+    cls = get_class(method)
+    doc = (cls.__doc__ or "").strip().split("\n\n")[0].replace("\n", " ")
+    keys = set_keys(method)
+    lines = [f"{method}: {doc}"]
+    kind = "site-level (fitted on pages of a site)" if cls.site_level else "page-level"
+    lines.append(f"  {kind}{'; renders pages in Chromium' if cls.needs_browser else ''}")
+    for key, value in keys.items():
+        lines.append(f"  --set {key}={_show(value)}")
+    if not keys:
+        lines.append("  (no settings)")
+    return "\n".join(lines)
+
+
+def _show(value: Any) -> str:
+    import json
+
+    return value if isinstance(value, str) else json.dumps(value)
+
+
+def cmd_methods(args: argparse.Namespace) -> int:
+    from sitesift.methods.base import method_names
+
+    names = [args.method] if args.method else method_names()
+    print("\n\n".join(describe(m) for m in names))
+    return OK
+
+
+def _help_asked(args: argparse.Namespace) -> bool:
+    if "help" in args.set:
+        print(describe(args.method))
+        return True
+    return False
+
+
+def _expand(command: str, inputs: list[str]) -> list[str]:
+    """Inputs as given, globs expanded (quoted ones too); a path that is not there, or a
+    glob that matches nothing, is a usage error."""
+    from sitesift.io.fetch import is_url
+
+    out: list[str] = []
+    for value in inputs or [STDIN]:
+        if value == STDIN or is_url(value) or Path(value).exists():
+            out.append(value)
+            continue
+        if glob.has_magic(value):
+            matches = sorted(glob.glob(value, recursive=True))
+            if not matches:
+                raise fail(command, f"{value}: no file matches")
+            out.extend(matches)
+            continue
+        raise fail(command, f"{value}: no such file or folder")
+    if out.count(STDIN) > 1:
+        raise fail(command, "stdin (-) given more than once")
+    return out
+
+
+def _sources(command: str, inputs: list[str], grouping: str, quiet: bool
+             ) -> tuple[dict[str, list[Source]], list[Outcome]]:
+    """Site groups of every input's pages, and the inputs that failed before cleaning (a
+    URL that could not be fetched)."""
+    from sitesift.batch import Outcome, Source
+    from sitesift.errors import InputError
+    from sitesift.inputs import collect_sources, host_of
+    from sitesift.io.fetch import fetch, is_url
+
+    groups: dict[str, list[Source]] = {}
+    failed: list[Outcome] = []
+    seen: set[str] = set()
+
+    def add(group: str, source: Source) -> None:
+        if source.id in seen:  # two inputs naming one page: the second gets a new id
+            k = 2
+            while f"{source.id}~{k}" in seen:
+                k += 1
+            source = replace(source, id=f"{source.id}~{k}")
+        seen.add(source.id)
+        groups.setdefault(group, []).append(source)
+
+    for value in inputs:
+        if value == STDIN:
+            if sys.stdin is None or sys.stdin.isatty():
+                raise fail(command, "no INPUT given and nothing piped to stdin")
+            data = sys.stdin.buffer.read()
+            add("stdin", Source("stdin", "", {}, data=data))
+        elif is_url(value):
+            try:
+                got = fetch(value)
+            except InputError as exc:
+                failed.append(Outcome(value, host_of(value) or "unknown", error=str(exc),
+                                      source={"url": value}))
+                continue
+            group = host_of(got.url) or "unknown"
+            add(group if grouping != "none" else "all",
+                Source(value, "", {"url": got.url}, data=got.data,
+                       content_type=got.content_type))
+        else:
+            try:
+                found = collect_sources(Path(value), grouping)
+            except (InputError, OSError) as exc:
+                raise fail(command, f"{value}: {exc}") from None
+            for group, members in found.items():
+                for s in members:
+                    add(group, s)
+    return groups, failed
+
+
+def cmd_clean(args: argparse.Namespace) -> int:
+    from sitesift.batch import WarningTally, run_groups
+
+    if _help_asked(args):
+        return OK
+    command = "clean"
+    params = parse_set(args.set, command=command)
+    # Everything that can be wrong with the settings is found before any page is read.
+    if args.model:
+        from sitesift.errors import ModelError
+        from sitesift.model_io import load_model
+
+        try:
+            load_model(args.model)
+        except (ModelError, OSError) as exc:
+            raise fail(command, f"--model {args.model}: {exc}") from None
+    else:
+        checked_cleaner(command, args.method, params)
+    inputs = _expand(command, args.inputs)
+    out = out_folder(command, args.out) if args.out else None
+    groups, prefailed = _sources(command, inputs, args.group_by, args.quiet)
+    pages = sum(len(m) for m in groups.values())
+    if out is None and pages + len(prefailed) != 1:
+        raise fail(command, f"{pages + len(prefailed)} pages: give -o/--out DIR for more "
+                            "than one (stdout takes one page)")
+    tally = WarningTally()
+    if out is None:
+        # (no page: the one input was a URL that could not be fetched)
+        outcomes = _one_page(args, groups, params) if pages == 1 else list(prefailed)
+        (outcome,) = _tallied(args, tally, outcomes)
+        if outcome.result is None:
+            print(f"sitesift clean: {outcome.id}: {outcome.error}", file=sys.stderr)
+            return SOME_FAILED
+        sys.stdout.write(render_result(outcome.result, args.format) + "\n")
+        return OK
+    stream = itertools.chain(prefailed, run_groups(
+        groups, args.method, params, model=args.model, workers=args.workers,
+        progress=not args.quiet, noise=args.format == "json", limits=limits(args)))
+    ok, failed = write_outcomes(_tallied(args, tally, stream), out, args.format)
+    inputs_n = pages + len(prefailed)
+    # the accounting, also under --quiet: what exit status 1 refers to
+    print(f"sitesift clean: {inputs_n} inputs = {ok} pages cleaned + {failed} errors (see "
+          f"{out}/errors.jsonl), {len(groups)} site groups, "
+          + (f"model {args.model}" if args.model else f"method {args.method}")
+          + (f", {tally.count} warnings ({tally.pages} pages, {len(tally.fits)} fits)"
+             if tally.count else ""), file=sys.stderr)
+    return OK if failed == 0 and inputs_n == ok else SOME_FAILED
+
+
+def _one_page(args: argparse.Namespace, groups: dict[str, list[Source]],
+              params: dict[str, Any]) -> list[Outcome]:
+    """One page for stdout, cleaned in this process (a worker process would cost more than
+    the page): a watchdog ends the command past --page-timeout, with exit status 1."""
+    import os
+    import threading
+
+    from sitesift.batch import clean_group
+
+    seconds = limits(args).page_seconds
+
+    def overtime() -> None:
+        print(f"sitesift clean: the page took more than {seconds:g} s (--page-timeout)",
+              file=sys.stderr, flush=True)
+        os._exit(SOME_FAILED)
+
+    watchdog = threading.Timer(seconds, overtime)
+    watchdog.daemon = True
+    watchdog.start()
+    try:
+        ((group, sources),) = groups.items()
+        return clean_group(args.method, params, group, sources, args.model,
+                           noise=args.format == "json")
+    finally:
+        watchdog.cancel()
+
+
+def _tallied(args: argparse.Namespace, tally: Any, outcomes: Iterable[Outcome]
+             ) -> Iterator[Outcome]:
+    """The outcomes as they come, their warnings counted and shown on stderr: a weak fit
+    once per site group, a page's own (a page whose text a script fills in) with its id."""
+    for outcome in outcomes:
+        for line in tally.add(outcome):
+            print(f"sitesift {args.command}: warning: {line}", file=sys.stderr)
+        for warning in outcome.warnings:
+            note(args, f"sitesift {args.command}: warning: {outcome.id}: {warning}")
+        yield outcome
+
+
+def cmd_fit(args: argparse.Namespace) -> int:
+    from sitesift.batch import fit_sources
+    from sitesift.inputs import collect_sources
+
+    if _help_asked(args):
+        return OK
+    params = parse_set(args.set, command="fit")
+    checked_cleaner("fit", args.method, params)
+    if problem := unwritable(Path(args.out)):
+        raise fail("fit", f"--out {args.out}: {problem}")
+    if not Path(args.path).exists():
+        raise fail("fit", f"{args.path}: no such file or folder")
+    groups = collect_sources(Path(args.path), "none")
+    sources = [s for members in groups.values() for s in members]
+    report = fit_sources(sources, args.method, params, args.out, limits(args))
+    for outcome in report.errors:
+        print(f"sitesift fit: skipped {outcome.id}: {outcome.error}", file=sys.stderr)
+    fitted = report.fitted
+    for warning in fitted.warnings:
+        print(f"sitesift fit: warning: {warning}", file=sys.stderr)
+    print(f"sitesift fit: {len(sources)} inputs = {fitted.pages} pages fitted on + "
+          f"{len(report.errors)} errors", file=sys.stderr)
+    if fitted.error is not None:
+        print(f"sitesift fit: no model: {fitted.error}", file=sys.stderr)
+        return USAGE
+    note(args, f"sitesift fit: {args.method} model from {fitted.pages} pages in "
+               f"{fitted.seconds:.2f} s -> {args.out}")
+    return OK if len(sources) == fitted.pages + len(report.errors) else SOME_FAILED
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    """Fit a Site Style Tree on the bundled sample site, clean every page, score and save."""
+    from sitesift.batch import clean_group
+    from sitesift.evaluate import evaluate, summary_table
+    from sitesift.inputs import collect_sources
+    from sitesift.methods.base import get_cleaner
+    from sitesift.model_io import save_model
+
+    out = out_folder("demo", args.out)
+    groups = collect_sources(SAMPLE_SITE, "site")
+    sources = [s for members in groups.values() for s in members]
+    pages = [s.load() for s in sources]
+    start = time.perf_counter()
+    model = get_cleaner("sst").fit(pages)
+    fit_s = time.perf_counter() - start
+    model_path = save_model(model, out / "sample_site.sst.json")
+    outcomes = clean_group("sst", {}, "sample", sources, str(model_path))
+    ok, failed = write_outcomes(outcomes, out / "pages", "text")
+    # Beside the tree: all text (the floor) and the default cleaner (what `clean` runs).
+    rows = evaluate([SAMPLE_SITE], ["alltext", "sst", "default"])
+    table = summary_table(rows)
+    (out / "summary.md").write_text(table + "\n", encoding="utf-8")
+    print(f"fitted a Site Style Tree on {len(pages)} pages in {fit_s:.2f} s -> {model_path}")
+    print(f"cleaned {ok} pages ({failed} errors) -> {out / 'pages'}")
+    print(table)
+    return OK

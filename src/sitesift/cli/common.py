@@ -1,0 +1,218 @@
+"""What every command family shares: exit codes, `--set` and limit flags, early checks,
+and writing outcomes."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from sitesift.batch import Outcome
+    from sitesift.methods.base import Cleaner
+
+# Exit status: every input gave a result; some inputs failed (the summary says how many,
+# errors.jsonl why); the command could not run as given (usage, settings, model files).
+OK, SOME_FAILED, USAGE = 0, 1, 2
+
+FORMATS = {"text": ".txt", "markdown": ".md", "json": ".json"}
+SAMPLE_SITE = Path(__file__).resolve().parents[1] / "data" / "sample_site"
+# Default page time limits: a rendered page takes 1-3 s of browser time, more on a busy box.
+PAGE_SECONDS = 10.0
+BROWSER_PAGE_SECONDS = 60.0
+ENV_DATASETS = "SITESIFT_DATASETS"
+# datasets.GROUPINGS, here so that --help needs no dataset code (a test holds them equal)
+GROUPINGS = ("site", "site,year", "none")
+
+
+class UsageError(Exception):
+    """The command cannot run as given: `main` prints it on one line and exits 2."""
+
+
+def fail(command: str, message: str) -> UsageError:
+    return UsageError(f"sitesift {command}: {message}")
+
+
+def parse_set(pairs: Iterable[str], flag: str = "--set", command: str = "") -> dict[str, Any]:
+    """`--set threshold=0.4` pairs; values are read as JSON where they parse."""
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise fail(command or "", f"{flag} wants KEY=VALUE, got {pair!r}")
+        try:
+            out[key] = json.loads(value)
+        except json.JSONDecodeError:
+            out[key] = value
+    return out
+
+
+def method_params(pairs: Iterable[str], methods: list[str], command: str
+                  ) -> dict[str, dict[str, Any]]:
+    """Each method's parameters from `--set` pairs: `sst.threshold=0.4` for one method,
+    `threshold=0.4` for every method given."""
+    params: dict[str, dict[str, Any]] = {m: {} for m in methods}
+    for key, value in parse_set(pairs, command=command).items():
+        method, dot, name = key.partition(".")
+        if dot and method not in params:
+            raise fail(command, f"--set {key}: {method} is not one of the methods given")
+        for m in [method] if dot else methods:
+            params[m][name if dot else key] = value
+    return params
+
+
+def checked_cleaner(command: str, method: str, params: dict[str, Any]) -> Cleaner:
+    """The cleaner the settings ask for, made (and its model file read) before any page is:
+    a bad value, an unknown key or a bad model file is a UsageError naming it."""
+    from sitesift.errors import SitesiftError
+    from sitesift.methods.base import get_cleaner
+
+    try:
+        cleaner = get_cleaner(method, **params)
+    except (SitesiftError, TypeError, ValueError) as exc:  # SettingsError names the keys
+        raise fail(command, f"--set: {exc} (`sitesift methods {method}`)") from None
+    check = getattr(cleaner, "check_settings", None)
+    if callable(check):
+        try:
+            check()
+        except (ValueError, SitesiftError) as exc:
+            raise fail(command, str(exc)) from None
+    return cleaner
+
+
+def set_keys(method: str) -> dict[str, Any]:
+    """A method's `--set` keys with their defaults."""
+    from sitesift.methods.base import get_cleaner
+
+    return dict(get_cleaner(method).get_params())
+
+
+def add_method_set(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--set", action="append", default=[], metavar="[METHOD.]KEY=VALUE",
+                   help="a method setting, for one method (default.preset=precision) or "
+                        "every method given (preset=precision); `sitesift methods` lists them")
+
+
+def add_quiet(p: argparse.ArgumentParser) -> None:
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress bars or notes")
+
+
+def add_limits(p: argparse.ArgumentParser) -> None:
+    """The guards' settings (sitesift.guards.Limits), the same for every batch command."""
+    p.add_argument("--page-timeout", type=float, default=None, metavar="SECONDS",
+                   help=f"per page (decode, parse, clean; default {PAGE_SECONDS:g}, or "
+                        f"{BROWSER_PAGE_SECONDS:g} for methods that render in a browser); "
+                        "past it the page is an error record")
+    p.add_argument("--fit-timeout", type=float, default=300.0, metavar="SECONDS",
+                   help="per site model fit (default %(default)g)")
+    p.add_argument("--memory-mb", type=int, default=2048,
+                   help="address space a worker may add; past it, the page it was on is an "
+                        "error record (0: no limit; default %(default)s)")
+
+
+def add_workers(p: argparse.ArgumentParser, default: int | None = None,
+                what: str = "processes") -> None:
+    n = default if default is not None else (os.cpu_count() or 1)
+    p.add_argument("--workers", type=int, default=n,
+                   help=f"{what} (default {n})")
+
+
+def renders(args: argparse.Namespace) -> bool:
+    """Whether a method the command runs renders pages in a browser (seconds per page)."""
+    from sitesift.methods.base import get_class
+
+    names = getattr(args, "method", None) or []  # argparse checked them against the registry
+    names = [names] if isinstance(names, str) else names
+    return any(get_class(name).needs_browser for name in names)
+
+
+def limits(args: argparse.Namespace) -> Any:
+    from sitesift.guards import Limits
+
+    seconds = args.page_timeout
+    if seconds is None:
+        seconds = BROWSER_PAGE_SECONDS if renders(args) else PAGE_SECONDS
+    try:
+        return Limits(page_seconds=seconds, fit_seconds=args.fit_timeout,
+                      memory_mb=args.memory_mb)
+    except ValueError as exc:
+        raise fail(args.command, str(exc)) from None
+
+
+def unwritable(path: Path) -> str | None:
+    """Why a file cannot be written at `path` (its folder is made if missing), or None."""
+    if path.is_dir():
+        return "is a folder"
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        return f"cannot make its folder: {exc.strerror or exc}"
+    if not os.access(path.parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        return "not writable"
+    return None
+
+
+def out_folder(command: str, out: str | Path) -> Path:
+    """An output folder that can be made and written, checked before any work."""
+    path = Path(out)
+    if path.exists() and not path.is_dir():
+        raise fail(command, f"--out {out}: is a file, not a folder")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise fail(command, f"--out {out}: cannot make it: {exc.strerror or exc}") from None
+    if not os.access(path, os.W_OK):
+        raise fail(command, f"--out {out}: not writable")
+    return path
+
+
+def datasets_folder(command: str, value: str | None) -> Path:
+    """The shared corpora's folder: the flag, else $SITESIFT_DATASETS, else a clear error."""
+    value = value or os.environ.get(ENV_DATASETS)
+    if not value:
+        raise fail(command, f"give --datasets DIR (the corpora's folder) or set {ENV_DATASETS}")
+    path = Path(value)
+    if not path.is_dir():
+        raise fail(command, f"no corpora folder at {path}")
+    return path
+
+
+def safe_name(page_id: str) -> str:
+    return page_id.replace(os.sep, "__").replace("/", "__") or "_"
+
+
+def render_result(result: Any, fmt: str) -> str:
+    if fmt == "json":
+        return json.dumps(result.to_dict(), ensure_ascii=False, indent=1)
+    if fmt == "markdown":
+        return str(result.markdown())
+    return str(result.text)
+
+
+def write_outcomes(outcomes: Iterable[Outcome], out: Path, fmt: str) -> tuple[int, int]:
+    """One file per page, and errors.jsonl with one record per failed input."""
+    out.mkdir(parents=True, exist_ok=True)
+    ok = failed = 0
+    with open(out / "errors.jsonl", "w", encoding="utf-8") as errors:
+        for outcome in outcomes:
+            if outcome.result is None:
+                failed += 1
+                record = {"id": outcome.id, "group": outcome.group, "reason": outcome.error}
+                if outcome.source.get("path"):
+                    record["path"] = outcome.source["path"]
+                errors.write(json.dumps(record, ensure_ascii=False) + "\n")
+                continue
+            ok += 1
+            body = render_result(outcome.result, fmt)
+            (out / (safe_name(outcome.id) + FORMATS[fmt])).write_text(body + "\n", "utf-8")
+    return ok, failed
+
+
+def note(args: argparse.Namespace, message: str) -> None:
+    """A line for the person at the terminal (stderr), unless --quiet."""
+    if not getattr(args, "quiet", False):
+        print(message, file=sys.stderr)

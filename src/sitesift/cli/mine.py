@@ -1,0 +1,88 @@
+"""`sitesift mine`: the Site Style Tree paper's mining experiments."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from sitesift.cli.common import (
+    UsageError,
+    add_quiet,
+)
+
+
+def add_parsers(sub: Any, methods: list[str]) -> None:
+    p = sub.add_parser("mine", help="k-means and naive Bayes on labelled pages, before and "
+                                    "after cleaning (the SST paper's experiments)")
+    p.add_argument("dataset", nargs="?",
+                   help="a labelled dataset folder (index.jsonl with label, split)")
+    p.add_argument("--out", required=True,
+                   help="folder for clustering.md, classification.md, results.json, plots")
+    p.add_argument("--runs", type=int, default=200, help="k-means runs per representation")
+    p.add_argument("--representations", metavar="NAMES",
+                   help="comma-separated: raw and method names (default: raw, alltext, "
+                        "template, sst, cst, infodiscoverer, ibdf and the page-level methods)")
+    p.add_argument("--classes", metavar="NAMES",
+                   help="comma-separated page classes (default course,faculty,project,student)")
+    p.add_argument("--heldout", default="misc",
+                   help="the split tested on in configuration 3 (default misc)")
+    p.add_argument("--min-site-pages", type=int, default=5,
+                   help="smaller sites get all visible text instead of a site-level model")
+    p.add_argument("--folds", type=int, default=5, help="cross-validation folds (config 1)")
+    p.add_argument("--cluster-on", default="universities", choices=("universities", "all"),
+                   help="cluster the universities' pages (default) or all target pages")
+    p.add_argument("--init", default="random", choices=("random", "k-means++"),
+                   help="k-means initial centres: random pages (the paper's) or k-means++")
+    p.add_argument("--cache", help="cleaned-text cache folder (default OUT/cache)")
+    p.add_argument("--workers", type=int, default=1,
+                   help="processes for cleaning, threads for k-means")
+    p.add_argument("--no-plots", action="store_true")
+    p.add_argument("--from-results", action="store_true",
+                   help="write the tables and plots again from OUT/results.json, run nothing")
+    add_quiet(p)
+    p.set_defaults(func=cmd_mine)
+
+
+def cmd_mine(args: argparse.Namespace) -> int:
+    """The SST paper's mining experiments: k-means and naive Bayes per representation."""
+    from sitesift.mining import MineSettings, run_mine
+    from sitesift.mining.corpus import DEFAULT_CLASSES
+    from sitesift.mining.represent import DEFAULT
+    from sitesift.mining.run import rerender
+
+    if args.from_results:
+        rerender(Path(args.out), plots=not args.no_plots)
+        print(f"sitesift mine: {args.out}: tables and plots written again from results.json",
+              file=sys.stderr)
+        return 0
+    if not args.dataset:
+        raise UsageError("sitesift mine: give a dataset folder (or --from-results)")
+
+    def names(value: str | None, default: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(n.strip() for n in value.split(",") if n.strip()) if value else default
+
+    options = [("--representations", args.representations), ("--classes", args.classes),
+               ("--heldout", args.heldout if args.heldout != "misc" else None),
+               ("--min-site-pages", args.min_site_pages if args.min_site_pages != 5 else None),
+               ("--folds", args.folds if args.folds != 5 else None),
+               ("--cluster-on", args.cluster_on if args.cluster_on != "universities" else None),
+               ("--init", args.init if args.init != "random" else None),
+               ("--workers", args.workers if args.workers != 1 else None)]
+    command = " ".join(["sitesift mine", args.dataset, "--out", args.out, "--runs",
+                        str(args.runs), *(f"{k} {v}" for k, v in options if v is not None)])
+    settings = MineSettings(
+        runs=args.runs, classes=names(args.classes, DEFAULT_CLASSES),
+        representations=names(args.representations, DEFAULT), heldout=args.heldout,
+        min_site_pages=args.min_site_pages, folds=args.folds, cluster_on=args.cluster_on,
+        init=args.init,
+        workers=args.workers, cache_dir=Path(args.cache) if args.cache else None,
+        progress=not args.quiet, plots=not args.no_plots)
+    results = run_mine(Path(args.dataset), Path(args.out), settings, command=command)
+    for check in results["checks"].values():
+        print(f"sitesift mine: {check['what']}: {check['value']:+.3f} (aim >= "
+              f"{check['aim']:+.2f}: {'met' if check['met'] else 'NOT met'})", file=sys.stderr)
+    print(f"sitesift mine: {args.out}/clustering.md, classification.md, results.json"
+          + ("" if args.no_plots else ", mining-*.png"), file=sys.stderr)
+    return 0

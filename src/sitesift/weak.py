@@ -1,0 +1,187 @@
+"""Weak set-ups, told to the user instead of giving a quietly poor result.
+
+**Weak fits** (`check_fit`, called by every site-level method's `fit`): a site-level model
+learns what repeats across the pages of one site, so it warns (`WeakFitWarning`, and in
+the cleaner's `fit_warnings`) when it is fitted
+
+- on fewer pages than its method needs, `Cleaner.min_fit_pages`. Measured with
+  `benchmarks/min_fit_pages.py` (mean token F1 of held-out pages against the number of
+  fitted pages, sites of big9, dragnet and cleanportaleval): fitted on one page, `sst`,
+  `template` and `cst` remove nothing (F1 = that of no cleaning) and `infodiscoverer`
+  removes nearly everything (F1 0.16-0.22 against 0.67-0.72 for no cleaning); `sst`,
+  `template` and `cst` gain little below 5 pages, `ibdf` below 4, `infodiscoverer` has
+  90% of its gain from 2. So: 5, 5, 5, 4 and 2 (the crawl's `min_site_pages` is 5 too).
+  `default` needs none: fitted on fewer than two pages it cleans each page alone, by design.
+- on pages of more than one site: a page's site is its `site`, else its URL's registrable
+  domain (`sitesift.io.sites`); pages with neither are not counted. One site's template is
+  another's content, so a model fitted on several sites removes what they share (little)
+  and keeps each one's template.
+
+**Scripted pages** (`check_page`, called by every method's `clean`): a page whose text is
+put in by JavaScript (a single-page app's shell: an empty `<div id="root">`, a
+`<noscript>` asking for JavaScript) cleans to (almost) nothing. When the cleaned text is
+near empty (fewer than `NEAR_EMPTY_WORDS` words, not counting lines about JavaScript) and
+the page's HTML holds scripts, the result gets a warning in `Result.meta["warnings"]`
+(so in its JSON and in a crawl's record) if the page has an empty app root, a
+`<noscript>` about JavaScript, or no visible text of its own to speak of. Pages are never
+rendered here: the warning says to render the page in a browser first.
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import TYPE_CHECKING
+
+from sitesift.errors import WeakFitWarning
+from sitesift.text import TOKEN
+
+if TYPE_CHECKING:
+    from sitesift.methods.base import Cleaner
+    from sitesift.page import Page
+    from sitesift.result import Result
+
+SCRIPTED = "scripted page"
+"""How every scripted-page warning starts (for filtering records by it)."""
+TOO_FEW = "too few pages"
+SEVERAL_SITES = "several sites"
+NEAR_EMPTY_WORDS = 25
+"""Cleaned text of fewer words than this is near empty (a short real page has nav,
+headings or a paragraph beyond it; an app shell has "Loading..." or nothing)."""
+_SHOWN_SITES = 3
+
+# Where a single-page app mounts: the ids React, Next.js, Nuxt, Gatsby, Vue, Svelte and
+# Angular projects start with, and Angular's own markers.
+APP_ROOTS = ("#root, #app, #__next, #__nuxt, #___gatsby, #svelte, #app-root, #react-root, "
+             "#main-app, #spa-root, app-root, [ng-app], [ng-version], [data-reactroot]")
+_ROOT_MAX_WORDS = 3  # an app root holding at most "Loading, please wait" is empty
+_NOTICE_MAX_WORDS = 30  # a line about JavaScript this short is a notice, not text
+_ANY_SCRIPT = re.compile(r"<(?:no)?script\b", re.I)
+_ABOUT_JS = re.compile(r"javascript|\bjs\b|enable\s+scripts?|scripts?\s+(?:are\s+)?disabled",
+                       re.I)
+_NOT_CODE = {"application/json", "application/ld+json", "text/template", "text/html",
+             "text/x-template", "importmap", "speculationrules"}
+
+
+# -- fits ------------------------------------------------------------------------------------
+
+def site_of(page: Page) -> str | None:
+    """The page's site: its `site`, else the registrable domain of its URL; None if
+    neither is known."""
+    if page.site:
+        return str(page.site)
+    if page.url:
+        from sitesift.io.sites import UNKNOWN, site_key
+
+        key = site_key(page.url)
+        return None if key == UNKNOWN else key
+    return None
+
+
+def fit_warnings(cleaner: Cleaner, pages: Sequence[Page], used: int | None = None) -> list[str]:
+    """What is weak about fitting `cleaner` on `pages` (`used`: how many of them the fit
+    reads, when it samples); empty when nothing is."""
+    found = []
+    n = len(pages) if used is None else used
+    need = cleaner.min_fit_pages
+    if n < need:
+        found.append(f"{TOO_FEW}: {cleaner.name} fitted on {n} page{'' if n == 1 else 's'}; "
+                     f"it needs at least {need} pages of a site to tell its template from "
+                     "its content, and removes little or nothing with fewer")
+    sites = sorted({s for s in map(site_of, pages) if s is not None})
+    if len(sites) > 1:
+        shown = ", ".join(sites[:_SHOWN_SITES]) + (", ..." if len(sites) > _SHOWN_SITES else "")
+        found.append(f"{SEVERAL_SITES}: {cleaner.name} fitted on pages of {len(sites)} sites "
+                     f"({shown}); a site-level model learns one site's template: fit one "
+                     "model per site")
+    return found
+
+
+def check_fit(cleaner: Cleaner, pages: Sequence[Page], *, used: int | None = None,
+              stacklevel: int = 3) -> None:
+    """Set `cleaner.fit_warnings` for a fit on `pages` and warn (`WeakFitWarning`) of each;
+    a method's `fit` calls it first. `stacklevel` 3 names the caller of `fit`."""
+    found = fit_warnings(cleaner, pages, used)
+    cleaner.fit_warnings = tuple(found)
+    for message in found:
+        warnings.warn(message, WeakFitWarning, stacklevel=stacklevel)
+
+
+@contextmanager
+def quiet_fits() -> Iterator[None]:
+    """No `WeakFitWarning` inside: for the batch and the crawl, which fit in worker processes
+    (whose warnings nobody sees) and carry `Cleaner.fit_warnings` to their records instead;
+    the same in this process, so both paths report alike."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", WeakFitWarning)
+        yield
+
+
+# -- pages -----------------------------------------------------------------------------------
+
+def add_warning(result: Result, message: str) -> None:
+    """Add `message` to `result.meta["warnings"]` (once)."""
+    held = result.meta.setdefault("warnings", [])
+    if message not in held:
+        held.append(message)
+
+
+def _words(text: str) -> int:
+    """Words of `text`, not counting short lines about JavaScript ("please enable ...")."""
+    total = 0
+    for line in text.splitlines():
+        words = len(TOKEN.findall(line))
+        if words >= _NOTICE_MAX_WORDS or not _ABOUT_JS.search(line):
+            total += words
+    return total
+
+
+def _is_code(attributes: dict[str, str | None]) -> bool:
+    kind = (attributes.get("type") or "").strip().lower()
+    return kind not in _NOT_CODE
+
+
+def scripted(html: str, text: str) -> str | None:
+    """The warning for a page whose cleaned `text` is near empty because scripts would fill
+    it in, or None (see the module docstring)."""
+    if _words(text) >= NEAR_EMPTY_WORDS or not _ANY_SCRIPT.search(html):
+        return None
+    from selectolax.lexbor import LexborHTMLParser, SelectolaxError
+
+    try:
+        tree = LexborHTMLParser(html)
+        scripts = sum(1 for node in tree.css("script") if _is_code(node.attributes))
+        notice = any(_ABOUT_JS.search(node.text() or "") for node in tree.css("noscript"))
+        tree.strip_tags(["script", "style", "noscript", "template"])
+        roots = [node for node in tree.css(APP_ROOTS)
+                 if len(TOKEN.findall(node.text() or "")) <= _ROOT_MAX_WORDS]
+        body = tree.body
+        page_words = _words(body.text(separator="\n")) if body is not None else 0
+    except SelectolaxError:  # out of memory in the parser: no verdict on this page
+        return None
+    signs = []
+    if roots:
+        node = roots[0]
+        attrs = node.attributes
+        mark = f' id="{attrs["id"]}"' if attrs.get("id") else next(
+            (f" {k}" for k in ("ng-app", "ng-version", "data-reactroot") if k in attrs), "")
+        signs.append(f"an empty <{node.tag}{mark}>")
+    if notice:
+        signs.append("a <noscript> asking for JavaScript")
+    if not signs and (not scripts or page_words >= NEAR_EMPTY_WORDS):
+        return None
+    if scripts:
+        signs.append(f"{scripts} script{'' if scripts == 1 else 's'}")
+    return (f"{SCRIPTED}: almost no text without JavaScript ({', '.join(signs)}); its text is "
+            "likely filled in by scripts: render the page in a browser first")
+
+
+def check_page(page: Page, result: Result) -> Result:
+    """`result` with a warning added when `page` is a scripted page (see `scripted`); every
+    method's `clean` passes its result through this."""
+    message = scripted(page.html, result.text)
+    if message is not None:
+        add_warning(result, message)
+    return result
