@@ -236,3 +236,12 @@ def test_the_cli_families_agree_on_groupings() -> None:
     from sitesift.datasets import GROUPINGS
 
     assert common.GROUPINGS == GROUPINGS
+
+
+def test_clean_and_crawl_run_the_same_cleaner_without_method(tmp_path: Path) -> None:
+    from sitesift.cli import build_parser
+
+    parser = build_parser()
+    clean = parser.parse_args(["clean", "page.html"])
+    crawl = parser.parse_args(["crawl", "x.warc.gz", "--out", str(tmp_path)])
+    assert clean.method == crawl.method == crawl.fallback == "default"

@@ -106,23 +106,17 @@ def cmd_train_default(args: argparse.Namespace) -> int:
     from sitesift.errors import ModelError
     from sitesift.extractor import model as extractor_model
     from sitesift.extractor.dataset import cached_corpus
-    from sitesift.extractor.train import train_default
+    from sitesift.extractor.train import TrainSettings, train_default
 
-    weights = parse_set(args.corpus_weight, "--corpus-weight")
-    names = {Path(d).name for d in args.datasets}
-    for name, value in weights.items():
-        if (not isinstance(value, int | float) or isinstance(value, bool) or not value > 0
-                or name not in names):
-            raise UsageError(f"sitesift train-default: --corpus-weight {name}={value!r}: a "
-                             "positive weight for one of the corpora given")
-    if not 0.0 <= args.corpus_balance <= 1.0:
-        raise UsageError("sitesift train-default: --corpus-balance takes 0 to 1")
-    if not 1 <= args.stage2_members <= 20:
-        raise UsageError("sitesift train-default: --stage2-members takes 1 to 20")
-    if args.by_corpus and len(names) < 2:
-        raise UsageError("sitesift train-default: --by-corpus needs two corpora or more")
-    if not 1 <= args.seeds <= 10:
-        raise UsageError("sitesift train-default: --seeds takes 1 to 10")
+    settings = TrainSettings(
+        tuple(Path(d).name for d in args.datasets),
+        parse_set(args.corpus_weight, "--corpus-weight", "train-default"),
+        args.corpus_balance, args.stage2_members, args.by_corpus, args.seeds)
+    try:
+        settings.check()
+    except ValueError as exc:
+        raise UsageError(f"sitesift train-default: {exc}") from None
+    weights = settings.corpus_weight
     try:
         combine = [extractor_model.load(path) for path in args.combine]
     except ModelError as exc:

@@ -410,6 +410,35 @@ def heldout_probabilities(pool: Pool, members: Sequence[model_file.Member]) -> n
     return out
 
 
+@dataclass(frozen=True)
+class TrainSettings:
+    """`sitesift train-default`'s choices about the training itself, checked together
+    before any corpus is read (`check`), so a bad one costs no minutes of reading."""
+
+    corpora: tuple[str, ...]                 # the corpora's names
+    corpus_weight: dict[str, float] = field(default_factory=dict)
+    corpus_balance: float = 0.0
+    stage2_members: int = 3
+    by_corpus: bool = False
+    seeds: int = 1
+
+    def check(self) -> None:
+        """ValueError naming the flag and what it takes."""
+        for name, value in self.corpus_weight.items():
+            if (not isinstance(value, int | float) or isinstance(value, bool)
+                    or not value > 0 or name not in self.corpora):
+                raise ValueError(f"--corpus-weight {name}={value!r}: a positive weight for one "
+                                 "of the corpora given")
+        if not 0.0 <= self.corpus_balance <= 1.0:
+            raise ValueError("--corpus-balance takes 0 to 1")
+        if not 1 <= self.stage2_members <= 20:
+            raise ValueError("--stage2-members takes 1 to 20")
+        if self.by_corpus and len(set(self.corpora)) < 2:
+            raise ValueError("--by-corpus needs two corpora or more")
+        if not 1 <= self.seeds <= 10:
+            raise ValueError("--seeds takes 1 to 10")
+
+
 def train_default(corpora: Sequence[CorpusData], out: Any, *, folds: int = 0,
                   heldout: Any = None, seed: int = 0, seeds: int = 1,
                   thin_floor: float | None = None,
