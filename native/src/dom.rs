@@ -38,6 +38,8 @@ pub const STYLE_ATTRS: &[&str] = &[
 const KEPT_ATTRS: &[&str] = &[
     "class", "id", "role", "align", "valign", "width", "height", "bgcolor", "background",
     "border", "cellpadding", "cellspacing", "color", "face", "size", "style", "itemprop",
+    // read by the markdown renderer only
+    "href", "alt", "src", "start", "colspan", "rowspan", "lang",
 ];
 
 pub const MAX_DEPTH: u32 = 256;

@@ -8,6 +8,7 @@ pub mod context;
 pub mod dom;
 pub mod features;
 pub mod forest;
+pub mod markdown;
 pub mod parse;
 pub mod pipeline;
 pub mod render;

@@ -14,6 +14,20 @@ use crate::forest::Forest;
 use crate::pipeline::{self, Cut, Member, Prepared};
 use crate::site::{key_hex, parse_key, Evidence};
 
+/// Run `f` without the GIL. A panic in it (a bug of the core) becomes a RuntimeError that
+/// names it: an exception the batch records for the page, never a crash of the process
+/// (PyO3's own PanicException derives from BaseException, past `except Exception`).
+fn detached<T: Send, F: FnOnce() -> T + Send>(py: Python<'_>, f: F) -> PyResult<T> {
+    py.detach(|| std::panic::catch_unwind(std::panic::AssertUnwindSafe(f))).map_err(|panic| {
+        let what = panic
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "a panic".to_string());
+        PyRuntimeError::new_err(format!("internal error in the native core: {what}"))
+    })
+}
+
 /// A page read by the core: its visible tree and blocks, kept so that a site's fit and the
 /// cleaning of its pages read each page once.
 #[pyclass(module = "sitesift._native", name = "Page")]
@@ -52,7 +66,7 @@ impl PyPage {
 #[pyfunction]
 #[pyo3(signature = (html, url=None, cut_title=false, reveal=true))]
 fn read(py: Python<'_>, html: PyBackedStr, url: Option<String>, cut_title: bool, reveal: bool) -> PyResult<PyPage> {
-    let out = py.detach(move || pipeline::prepare(&html, url.as_deref(), cut_title, reveal));
+    let out = detached(py, move || pipeline::prepare(&html, url.as_deref(), cut_title, reveal))?;
     out.map(|inner| PyPage { inner }).map_err(PyValueError::new_err)
 }
 
@@ -83,7 +97,7 @@ impl PyForest {
             return Err(PyValueError::new_err(format!(
                 "expected (rows, {}) features", self.inner.n_features())));
         }
-        let out = py.detach(|| self.inner.raw(&x, rows));
+        let out = detached(py, || self.inner.raw(&x, rows))?;
         Ok(f64_bytes(py, &out))
     }
 }
@@ -195,23 +209,26 @@ fn bytes_f64(b: &[u8]) -> PyResult<Vec<f64>> {
     Ok(b.chunks_exact(8).map(|c| f64::from_le_bytes(c.try_into().unwrap())).collect())
 }
 
+/// (X as float64 bytes, rows, token counts, ancestors as int64 bytes)
+type Features<'py> = (Bound<'py, PyBytes>, usize, Vec<f64>, Bound<'py, PyBytes>);
+
 /// The page's block features (`FEATURES`), with the site's evidence where given:
 /// (X as float64 bytes, rows), token counts, and each block's ancestors at
 /// CONTEXT_LEVELS (int64 bytes).
 #[pyfunction]
 #[pyo3(signature = (page, evidence=None))]
 fn features<'py>(py: Python<'py>, mut page: PyRefMut<'py, PyPage>, evidence: Option<PyRef<'py, PyEvidence>>)
-    -> (Bound<'py, PyBytes>, usize, Vec<f64>, Bound<'py, PyBytes>) {
+    -> PyResult<Features<'py>> {
     let ev = evidence.as_ref().map(|e| &e.inner);
     let p = &mut page.inner;
-    let (x, ntok, anc) = py.detach(|| pipeline::features(p, ev));
+    let (x, ntok, anc) = detached(py, || pipeline::features(p, ev))?;
     let mut a = Vec::with_capacity(anc.len() * 48);
     for row in &anc {
         for v in row {
             a.extend_from_slice(&v.to_le_bytes());
         }
     }
-    (f64_bytes(py, &x), ntok.len(), ntok, PyBytes::new(py, &a))
+    Ok((f64_bytes(py, &x), ntok.len(), ntok, PyBytes::new(py, &a)))
 }
 
 /// The second stage's context features of one page (float64 bytes in and out).
@@ -227,7 +244,7 @@ fn context<'py>(py: Python<'py>, p: &[u8], ntok: &[u8], anc: &[u8], x: &[u8]) ->
         .chunks_exact(48)
         .map(|c| std::array::from_fn(|j| i64::from_le_bytes(c[j * 8..j * 8 + 8].try_into().unwrap())))
         .collect();
-    let out = py.detach(|| context_features(&p, &ntok, &anc, &x));
+    let out = detached(py, || context_features(&p, &ntok, &anc, &x))?;
     Ok(f64_bytes(py, &out))
 }
 
@@ -244,7 +261,8 @@ fn clean<'py>(py: Python<'py>, mut page: PyRefMut<'py, PyPage>, model: &Bound<'p
     let ev = evidence.as_ref().map(|e| &e.inner);
     let p = &mut page.inner;
     let cut = Cut { threshold, balanced, relative, drop_comments };
-    let (blocks, scored) = py.detach(|| pipeline::clean(p, members, cv.as_deref(), ev, cut, noise, paths));
+    let (blocks, scored) =
+        detached(py, || pipeline::clean(p, members, cv.as_deref(), ev, cut, noise, paths))?;
     let list = PyList::empty(py);
     for b in blocks {
         let (score, content, comment) = match b.verdict {
@@ -272,12 +290,12 @@ fn clean<'py>(py: Python<'py>, mut page: PyRefMut<'py, PyPage>, model: &Bound<'p
 #[allow(clippy::too_many_arguments)]
 fn decide<'py>(py: Python<'py>, mut page: PyRefMut<'py, PyPage>, model: &Bound<'py, PyModel>, threshold: f64,
                balanced: f64, relative: f64, drop_comments: bool, cv: Option<String>,
-               evidence: Option<PyRef<'py, PyEvidence>>) -> Vec<(usize, f64, bool, bool)> {
+               evidence: Option<PyRef<'py, PyEvidence>>) -> PyResult<Vec<(usize, f64, bool, bool)>> {
     let members = &model.get().members;
     let ev = evidence.as_ref().map(|e| &e.inner);
     let p = &mut page.inner;
     let cut = Cut { threshold, balanced, relative, drop_comments };
-    py.detach(|| {
+    detached(py, || {
         let scored = pipeline::score(p, members, cv.as_deref(), ev);
         let v = pipeline::verdicts(p, &scored.prob, cut);
         p.pb.elem.iter().map(|&e| {
@@ -298,7 +316,34 @@ fn stage_times(py: Python<'_>, html: PyBackedStr, model: &Bound<'_, PyModel>, th
     let members = &model.get().members;
     let ev = evidence.as_ref().map(|e| &e.inner);
     let cut = Cut { threshold, balanced, relative, drop_comments: false };
-    py.detach(|| pipeline::stage_times(&html, url.as_deref(), members, ev, cut)).map_err(PyValueError::new_err)
+    detached(py, || pipeline::stage_times(&html, url.as_deref(), members, ev, cut))?.map_err(PyValueError::new_err)
+}
+
+/// The markdown of a page's content (`markdown::markdown`): the page is parsed as the
+/// cleaner reads it (without revealing script-gated content), and `kept` maps node ids to
+/// verdicts (true: content, false: noise; an element without one takes its parent's, and
+/// the page is content where nothing says otherwise).
+#[pyfunction]
+#[pyo3(signature = (html, kept, links=false, images=false))]
+fn markdown_of(py: Python<'_>, html: PyBackedStr, kept: HashMap<u32, bool>, links: bool, images: bool)
+               -> PyResult<String> {
+    detached(py, move || {
+        let arena = crate::parse::parse(&html);
+        let body = arena.html_child("body").ok_or("no document body after parsing")?;
+        let view = crate::dom::build_view(&arena, body);
+        let mut k = vec![None; view.elems.len()];
+        for (&nid, &v) in &kept {
+            if let Some(slot) = (nid as usize).checked_sub(1).and_then(|i| k.get_mut(i)) {
+                *slot = Some(v);
+            }
+        }
+        // a verdict on the virtual root (nid 0) holds for <body> unless it has its own
+        if let (Some(&v), Some(slot @ None)) = (kept.get(&0), k.first_mut()) {
+            *slot = Some(v);
+        }
+        Ok(crate::markdown::markdown(&view, &k, &crate::markdown::MdOptions { links, images }))
+    })?
+    .map_err(|e: &str| PyValueError::new_err(e))
 }
 
 /// The visible-tree rules the core shares with `sitesift.dom` (tests hold the two equal):
@@ -338,6 +383,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(clean, m)?)?;
     m.add_function(wrap_pyfunction!(decide, m)?)?;
     m.add_function(wrap_pyfunction!(stage_times, m)?)?;
+    m.add_function(wrap_pyfunction!(markdown_of, m)?)?;
     m.add_function(wrap_pyfunction!(feature_names, m)?)?;
     m.add_function(wrap_pyfunction!(dom_rules, m)?)?;
     m.add_function(wrap_pyfunction!(context_names, m)?)?;
