@@ -9,6 +9,7 @@ use crate::dom::{build_view, title, View};
 use crate::features::{ancestors, block_features, N_FEATURES};
 use crate::forest::Forest;
 use crate::parse::parse;
+use crate::markdown::MdOptions;
 use crate::render::{render, OutBlock, Verdict};
 use crate::reveal::{reveal, visible_tokens};
 use crate::site::{block_keys, page_digest, Evidence};
@@ -190,11 +191,19 @@ pub fn verdicts(p: &Prepared, prob: &[f64], cut: Cut) -> Vec<Option<Verdict>> {
     out
 }
 
+/// The page cleaned: its blocks, their scores, and with `md` its content as markdown
+/// (`markdown::markdown` over the same verdicts; a comment section dropped by
+/// `comments=drop` is noise there too).
+#[allow(clippy::too_many_arguments)]
 pub fn clean(p: &mut Prepared, members: &[Member], cv: Option<&str>, evidence: Option<&Evidence>, cut: Cut,
-             noise: bool, with_paths: bool) -> (Vec<OutBlock>, Scored) {
+             noise: bool, with_paths: bool, md: Option<&MdOptions>) -> (Vec<OutBlock>, Scored, Option<String>) {
     let scored = score(p, members, cv, evidence);
     let v = verdicts(p, &scored.prob, cut);
-    (render(&p.view, &v, noise, with_paths), scored)
+    let markdown = md.map(|opts| {
+        let kept: Vec<Option<bool>> = v.iter().map(|x| x.map(|x| x.content && !x.comment)).collect();
+        crate::markdown::markdown(&p.view, &kept, opts)
+    });
+    (render(&p.view, &v, noise, with_paths), scored, markdown)
 }
 
 /// Nanoseconds spent in each stage of one page's cleaning, for `benchmarks/native_stages.py`:

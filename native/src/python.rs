@@ -209,6 +209,9 @@ fn bytes_f64(b: &[u8]) -> PyResult<Vec<f64>> {
     Ok(b.chunks_exact(8).map(|c| f64::from_le_bytes(c.try_into().unwrap())).collect())
 }
 
+/// (blocks, probabilities, markdown when asked)
+type Cleaned<'py> = (Bound<'py, PyList>, Vec<f64>, Option<String>);
+
 /// (X as float64 bytes, rows, token counts, ancestors as int64 bytes)
 type Features<'py> = (Bound<'py, PyBytes>, usize, Vec<f64>, Bound<'py, PyBytes>);
 
@@ -252,17 +255,21 @@ fn context<'py>(py: Python<'py>, p: &[u8], ntok: &[u8], anc: &[u8], x: &[u8]) ->
 /// where no verdict is above it, content, comment section, nid, path).
 #[pyfunction]
 #[pyo3(signature = (page, model, *, threshold, balanced, relative, drop_comments=false, cv=None,
-                    evidence=None, noise=true, paths=true))]
+                    evidence=None, noise=true, paths=true, markdown=false, links=false,
+                    images=false))]
 #[allow(clippy::too_many_arguments)]
 fn clean<'py>(py: Python<'py>, mut page: PyRefMut<'py, PyPage>, model: &Bound<'py, PyModel>, threshold: f64,
               balanced: f64, relative: f64, drop_comments: bool, cv: Option<String>,
-              evidence: Option<PyRef<'py, PyEvidence>>, noise: bool, paths: bool) -> PyResult<(Bound<'py, PyList>, Vec<f64>)> {
+              evidence: Option<PyRef<'py, PyEvidence>>, noise: bool, paths: bool, markdown: bool,
+              links: bool, images: bool) -> PyResult<Cleaned<'py>> {
     let members = &model.get().members;
     let ev = evidence.as_ref().map(|e| &e.inner);
     let p = &mut page.inner;
     let cut = Cut { threshold, balanced, relative, drop_comments };
-    let (blocks, scored) =
-        detached(py, || pipeline::clean(p, members, cv.as_deref(), ev, cut, noise, paths))?;
+    let md = markdown.then_some(crate::markdown::MdOptions { links, images });
+    let (blocks, scored, md) = detached(py, || {
+        pipeline::clean(p, members, cv.as_deref(), ev, cut, noise, paths, md.as_ref())
+    })?;
     let list = PyList::empty(py);
     for b in blocks {
         let (score, content, comment) = match b.verdict {
@@ -279,7 +286,7 @@ fn clean<'py>(py: Python<'py>, mut page: PyRefMut<'py, PyPage>, model: &Bound<'p
             b.path.into_pyobject(py)?.into_any(),
         ])?)?;
     }
-    Ok((list, scored.prob))
+    Ok((list, scored.prob, md))
 }
 
 /// The verdicts on a read page's block elements: (element's preorder position below

@@ -27,7 +27,7 @@ CACHED_CLEANERS = 16
 
 
 def clean(html: str | bytes | bytearray | memoryview | Page, *, url: str | None = None,
-          method: str = "default", **params: Any) -> Result:
+          method: str = "default", metadata: bool = False, **params: Any) -> Result:
     """Clean one page: its main text (`.text`), markdown (`.markdown()`), HTML (`.html()`),
     labelled blocks (`.blocks`) and a JSON-ready dict (`.to_dict()`).
 
@@ -40,6 +40,11 @@ def clean(html: str | bytes | bytearray | memoryview | Page, *, url: str | None 
     A method that learns from many pages of a site (sst, cst, template, ibdf,
     infodiscoverer) cannot clean a lone page: that is a NotFittedError saying to fit it with
     `fit_site`. The default method cleans a lone page as it is.
+
+    `metadata=True` also reads the page's own declarations (JSON-LD, Open Graph and meta
+    tags, `<html lang>`, canonical link; htmldate for the date) into
+    `result.meta["metadata"]`: title, author, date, sitename, language, canonical_url,
+    description (`sitesift.metadata`); `result.markdown(front_matter=True)` shows them.
     """
     cleaner = _cleaner(method, params)
     if not cleaner.fitted:
@@ -47,7 +52,19 @@ def clean(html: str | bytes | bytearray | memoryview | Page, *, url: str | None 
             f"{method} learns from many pages of one site and cannot clean a lone page: fit "
             f"it first, model = sitesift.fit_site(pages, method={method!r}), then "
             "model.clean(page); or use a page-level method (the default cleans one page)")
-    return cleaner.clean(as_page(html, url=url))
+    page = as_page(html, url=url)
+    result = cleaner.clean(page)
+    if metadata:
+        add_metadata(result, page)
+    return result
+
+
+def add_metadata(result: Result, page: Page) -> Result:
+    """`result.meta["metadata"]`: what `page` declares about itself (`sitesift.metadata`)."""
+    from sitesift.metadata import extract_metadata
+
+    result.meta["metadata"] = extract_metadata(page.html, page.url).to_dict()
+    return result
 
 
 def as_page(html: str | bytes | bytearray | memoryview | Page, *,

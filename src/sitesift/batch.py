@@ -144,6 +144,7 @@ class GroupTask:
     poison: dict[int, str] = field(default_factory=dict)
     fit_failed: dict[int, str] = field(default_factory=dict)
     losses: int = 0
+    metadata: bool = False  # also read each page's metadata into Result.meta["metadata"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -340,7 +341,8 @@ def _clean(task: GroupTask, index: int, cleaner: Cleaner, page: Page | None, sec
     yield Busy(index, "clean" if page is not None else "page", seconds)
     try:
         with time_limit(seconds):
-            outcome = clean_source(cleaner, task.group, src, page, task.noise, passthrough=keep)
+            outcome = clean_source(cleaner, task.group, src, page, task.noise, passthrough=keep,
+                                   metadata=task.metadata)
     except PageTimeout as exc:  # the timer went off outside clean_source's own handler
         outcome = Outcome(src.id, task.group, error=str(exc), source=src.row)
     outcome.fit_ms, outcome.fit_cpu_ms = fit  # wall and CPU ms
@@ -419,30 +421,38 @@ def _in_order(task: GroupTask, got: dict[int, Outcome]) -> list[Outcome]:
 
 
 def clean_group(method: str, params: dict[str, Any], group: str, sources: Sequence[Source],
-                model: str | None = None, noise: bool = True, folds: int = 1) -> list[Outcome]:
+                model: str | None = None, noise: bool = True, folds: int = 1,
+                metadata: bool = False) -> list[Outcome]:
     """Load, fit (site-level methods) and clean one site group in this process; with
     `model` (a model file), clean with that fitted model instead of fitting one.
     `noise=False` keeps only the content blocks in the results (faster, for text output).
     With `folds` > 1 every page is cleaned by a model fitted on the other folds of its
     group (page i is in fold i % folds), which measures how a saved site model does on
-    pages it never saw."""
-    task = GroupTask(group, list(sources), method, params, model, noise, folds)
+    pages it never saw. `metadata`: each result also gets the page's metadata
+    (`Result.meta["metadata"]`, `sitesift.metadata`)."""
+    task = GroupTask(group, list(sources), method, params, model, noise, folds,
+                     metadata=metadata)
     got = {m.index: m.outcome for m in _steps(task, None) if isinstance(m, Out)}
     return _in_order(task, got)
 
 
 def clean_source(cleaner: Cleaner, group: str, src: Source, page: Page | None = None,
-                 noise: bool = True, passthrough: tuple[type[BaseException], ...] = ()
-                 ) -> Outcome:
+                 noise: bool = True, passthrough: tuple[type[BaseException], ...] = (),
+                 metadata: bool = False) -> Outcome:
     """One input cleaned with a prepared cleaner (loading it unless `page` is given), as one
     Outcome: the per-page step of the batch and the crawl, each page under its own guard.
     Exceptions of the `passthrough` types propagate (a worker whose memory ran out is
-    restarted, rather than go on with a heap it cannot trust)."""
+    restarted, rather than go on with a heap it cannot trust). `metadata`: the page's
+    metadata too, in `Result.meta["metadata"]` (timed with the cleaning)."""
     try:
         if page is None:
             page = src.load()
         watch = Stopwatch()
         result = cleaner.clean(page, noise=noise)
+        if metadata:
+            from sitesift.api import add_metadata
+
+            add_metadata(result, page)
     except passthrough:
         raise
     except Exception as exc:  # recorded, never swallowed: the batch edge
@@ -453,19 +463,19 @@ def clean_source(cleaner: Cleaner, group: str, src: Source, page: Page | None = 
 
 def run_groups(groups: dict[str, list[Source]], method: str, params: dict[str, Any] | None = None,
                *, model: str | None = None, workers: int = 1, progress: bool = False,
-               noise: bool = True, folds: int = 1, limits: Limits | None = None
-               ) -> Iterator[Outcome]:
+               noise: bool = True, folds: int = 1, limits: Limits | None = None,
+               metadata: bool = False) -> Iterator[Outcome]:
     """Clean every group, yielding each group's outcomes in input order; guarded (see the
     module docstring) with `limits` or `workers` > 1; `folds` as in `clean_group`."""
     params = params or {}
-    tasks = [GroupTask(name, list(sources), method, params, model, noise, folds)
-             for name, sources in groups.items()]
+    tasks = [GroupTask(name, list(sources), method, params, model, noise, folds,
+                       metadata=metadata) for name, sources in groups.items()]
     bar = _progress(sum(len(t.sources) for t in tasks), progress)
     try:
         if limits is None and workers <= 1:
             for task in tasks:
                 for outcome in clean_group(method, params, task.group, task.sources, model,
-                                           noise, folds):
+                                           noise, folds, metadata):
                     bar.update(1)
                     yield outcome
             return

@@ -34,6 +34,10 @@ class Result:
     site: str | None = None
     title: str | None = None
     meta: dict[str, Any] = field(default_factory=dict)
+    # The content as structure-preserving markdown where the method's renderer made it
+    # (the native core's `markdown.rs`: lists, tables, code, emphasis); None: `markdown()`
+    # builds it from the blocks (headings, list items and quotes only).
+    structured: str | None = None
 
     @property
     def content(self) -> list[Block]:
@@ -51,7 +55,13 @@ class Result:
         held = self.meta.get("warnings")
         return list(held) if isinstance(held, list) else []
 
-    def markdown(self) -> str:
+    def markdown(self, front_matter: bool = False) -> str:
+        """The main content as markdown; `front_matter`: led by the page's metadata as YAML
+        between `---` lines (`front_matter()`)."""
+        if front_matter:
+            return self.front_matter() + self.markdown()
+        if self.structured is not None:
+            return self.structured
         lines: list[str] = []
         for b in self.content:
             if len(b.tag) == 2 and b.tag[0] == "h" and b.tag[1].isdigit():
@@ -63,6 +73,25 @@ class Result:
             else:
                 lines.append(b.text)
         return "\n\n".join(lines)
+
+    def front_matter(self) -> str:
+        """YAML front matter of the metadata (`meta["metadata"]`, else the title and URL
+        known): `---`, one `key: "value"` line per known field, `---`, a blank line."""
+        held = self.meta.get("metadata")
+        data = held if isinstance(held, dict) else {}
+        fields = {
+            "title": data.get("title") or self.title,
+            "author": data.get("author"),
+            "date": data.get("date"),
+            "sitename": data.get("sitename"),
+            "url": data.get("canonical_url") or self.url,
+            "language": data.get("language"),
+            "description": data.get("description"),
+        }
+        lines = ["---"]
+        lines += [f"{key}: {_yaml_string(value)}" for key, value in fields.items()
+                  if isinstance(value, str) and value]
+        return "\n".join([*lines, "---", "", ""])
 
     def html(self) -> str:
         """The main content as a small, clean HTML document."""
@@ -89,3 +118,21 @@ class Result:
             "title": self.title, "text": self.text, "meta": self.meta,
             "blocks": [asdict(b) for b in self.blocks],
         }
+
+
+def _yaml_string(value: str) -> str:
+    """A YAML double-quoted scalar: backslash, quote and control characters escaped, so
+    any text (a `: `, `#`, a leading `-` or `---`) stays one string value."""
+    out = []
+    for ch in value:
+        if ch in '"\\':
+            out.append("\\" + ch)
+        elif ch == "\n":
+            out.append("\\n")
+        elif ch == "\t":
+            out.append("\\t")
+        elif ord(ch) < 0x20 or 0x7F <= ord(ch) < 0xA0 or ch in "\u2028\u2029\ufeff":
+            out.append(f"\\u{ord(ch):04x}")
+        else:
+            out.append(ch)
+    return '"' + "".join(out) + '"'

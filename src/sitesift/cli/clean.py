@@ -66,6 +66,13 @@ def add_parsers(sub: Any, methods: list[str]) -> None:
                    help="site groups for site-level methods (the index's site, else the "
                         "host of the URL a page declares)")
     p.add_argument("--model", help="a fitted model file (`sitesift fit`) to clean with")
+    p.add_argument("--metadata", action="store_true",
+                   help="also read each page's metadata (title, author, date, site name, "
+                        "language, canonical URL, description) into the JSON's "
+                        "meta.metadata; costs time")
+    p.add_argument("--front-matter", action="store_true",
+                   help="with --format markdown: lead each page with its metadata as YAML "
+                        "front matter between --- lines (implies --metadata)")
     add_workers(p)
     add_limits(p)
     add_quiet(p)
@@ -219,6 +226,9 @@ def cmd_clean(args: argparse.Namespace) -> int:
             raise fail(command, f"--model {args.model}: {exc}") from None
     else:
         checked_cleaner(command, args.method, params)
+    if args.front_matter and args.format != "markdown":
+        raise fail(command, "--front-matter is for --format markdown")
+    metadata = args.metadata or args.front_matter
     inputs = _expand(command, args.inputs)
     out = out_folder(command, args.out) if args.out else None
     groups, prefailed = _sources(command, inputs, args.group_by, args.quiet)
@@ -229,17 +239,20 @@ def cmd_clean(args: argparse.Namespace) -> int:
     tally = WarningTally()
     if out is None:
         # (no page: the one input was a URL that could not be fetched)
-        outcomes = _one_page(args, groups, params) if pages == 1 else list(prefailed)
+        outcomes = (_one_page(args, groups, params, metadata) if pages == 1
+                    else list(prefailed))
         (outcome,) = _tallied(args, tally, outcomes)
         if outcome.result is None:
             print(f"sitesift clean: {outcome.id}: {outcome.error}", file=sys.stderr)
             return SOME_FAILED
-        sys.stdout.write(render_result(outcome.result, args.format) + "\n")
+        sys.stdout.write(render_result(outcome.result, args.format, args.front_matter) + "\n")
         return OK
     stream = itertools.chain(prefailed, run_groups(
         groups, args.method, params, model=args.model, workers=args.workers,
-        progress=not args.quiet, noise=args.format == "json", limits=limits(args)))
-    ok, failed = write_outcomes(_tallied(args, tally, stream), out, args.format)
+        progress=not args.quiet, noise=args.format == "json", limits=limits(args),
+        metadata=metadata))
+    ok, failed = write_outcomes(_tallied(args, tally, stream), out, args.format,
+                                args.front_matter)
     inputs_n = pages + len(prefailed)
     # the accounting, also under --quiet: what exit status 1 refers to
     print(f"sitesift clean: {inputs_n} inputs = {ok} pages cleaned + {failed} errors (see "
@@ -251,7 +264,7 @@ def cmd_clean(args: argparse.Namespace) -> int:
 
 
 def _one_page(args: argparse.Namespace, groups: dict[str, list[Source]],
-              params: dict[str, Any]) -> list[Outcome]:
+              params: dict[str, Any], metadata: bool = False) -> list[Outcome]:
     """One page for stdout, cleaned in this process (a worker process would cost more than
     the page): a watchdog ends the command past --page-timeout, with exit status 1."""
     import os
@@ -272,7 +285,7 @@ def _one_page(args: argparse.Namespace, groups: dict[str, list[Source]],
     try:
         ((group, sources),) = groups.items()
         return clean_group(args.method, params, group, sources, args.model,
-                           noise=args.format == "json")
+                           noise=args.format == "json", metadata=metadata)
     finally:
         watchdog.cancel()
 

@@ -185,15 +185,17 @@ def safe_name(page_id: str) -> str:
     return page_id.replace(os.sep, "__").replace("/", "__") or "_"
 
 
-def render_result(result: Any, fmt: str) -> str:
+def render_result(result: Any, fmt: str, front_matter: bool = False) -> str:
+    """The result in `fmt`; `front_matter`: markdown led by the metadata as YAML."""
     if fmt == "json":
         return json.dumps(result.to_dict(), ensure_ascii=False, indent=1)
     if fmt == "markdown":
-        return str(result.markdown())
+        return str(result.markdown(front_matter=True) if front_matter else result.markdown())
     return str(result.text)
 
 
-def write_outcomes(outcomes: Iterable[Outcome], out: Path, fmt: str) -> tuple[int, int]:
+def write_outcomes(outcomes: Iterable[Outcome], out: Path, fmt: str,
+                   front_matter: bool = False) -> tuple[int, int]:
     """One file per page, and errors.jsonl with one record per failed input."""
     out.mkdir(parents=True, exist_ok=True)
     ok = failed = 0
@@ -207,7 +209,7 @@ def write_outcomes(outcomes: Iterable[Outcome], out: Path, fmt: str) -> tuple[in
                 errors.write(json.dumps(record, ensure_ascii=False) + "\n")
                 continue
             ok += 1
-            body = render_result(outcome.result, fmt)
+            body = render_result(outcome.result, fmt, front_matter)
             (out / (safe_name(outcome.id) + FORMATS[fmt])).write_text(body + "\n", "utf-8")
     return ok, failed
 

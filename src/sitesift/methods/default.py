@@ -169,15 +169,17 @@ class DefaultCleaner(Cleaner):
         only the content blocks, without their node addresses."""
         npage = self._native_page(page)
         # (a held-out bundle names pages without a site `unknown`, as training did)
-        rows, _ = core().clean(npage, self._model.native, cv=cv_group(page.site),
-                               noise=noise, paths=noise, **self._settings())
+        rows, _, markdown = core().clean(npage, self._model.native, cv=cv_group(page.site),
+                                         noise=noise, paths=noise, markdown=True,
+                                         **self._settings())
         blocks = [Block(text, tag, KEPT_LABEL if score is None else
                         (CONTENT if content else NOISE),
                         1.0 if score is None else score,
                         KEPT if score is None else _reason(score, comment), nid, path)
                   for text, tag, score, content, comment, nid, path in rows]
         page.know_title(npage.title)
-        result = Result(blocks, self.name, page.id, page.url, page.site, page.title)
+        result = Result(blocks, self.name, page.id, page.url, page.site, page.title,
+                        structured=markdown)
         if npage.revealed:
             result.meta["revealed"] = "content shown from <noscript> / hidden elements"
         return check_page(page, result)
@@ -187,8 +189,8 @@ class DefaultCleaner(Cleaner):
         probability."""
         import numpy as np
         npage = self._native_page(page)
-        _, prob = core().clean(npage, self._model.native, cv=cv_group(page.site),
-                               noise=False, paths=False, **self._settings())
+        _, prob, _ = core().clean(npage, self._model.native, cv=cv_group(page.site),
+                                  noise=False, paths=False, **self._settings())
         return npage.texts, np.asarray(prob, dtype=np.float64)
 
     def score(self, page: Page) -> NodeScores:
