@@ -35,10 +35,15 @@ def test_table_with_header() -> None:
     assert md(html) == "| Name | Pipe |\n| --- | --- |\n| a | x \\| y |"
 
 
-def test_table_with_colspan_degrades() -> None:
+def test_table_with_colspan_keeps_its_columns() -> None:
     html = ("<table><tr><th colspan=2>Both</th></tr><tr><td>a</td><td>b</td></tr>"
             "<tr><td>c</td><td>d</td></tr></table>")
-    assert md(html) == "Both\n\na · b\n\nc · d"
+    assert md(html) == "| Both |  |\n| --- | --- |\n| a | b |\n| c | d |"
+
+
+def test_layout_table_degrades_to_its_blocks() -> None:
+    html = "<table><tr><td><h2>Title</h2><p>Body text.</p></td><td>side</td></tr></table>"
+    assert md(html) == "## Title\n\nBody text.\n\nside"
 
 
 def test_code_with_comments_and_blank_lines_keeps_lines() -> None:

@@ -520,20 +520,24 @@ impl<'a> Md<'a> {
     }
 
     fn table(&self, t: u32, content: bool, out: &mut Vec<Block>) {
-        // rows: (tr, content), cells: (cell, content)
-        let mut rows: Vec<Vec<(u32, bool)>> = Vec::new();
+        // rows of (cell, content, colspan, rowspan)
+        let mut rows: Vec<Vec<(u32, bool, usize, usize)>> = Vec::new();
         let mut caption = None;
         let mut irregular = false;
-        let add_row = |tr: u32, trc: bool, rows: &mut Vec<Vec<(u32, bool)>>, irregular: &mut bool| {
+        let add_row = |tr: u32, trc: bool, rows: &mut Vec<Vec<(u32, bool, usize, usize)>>,
+                       irregular: &mut bool| {
             let mut cells = Vec::new();
             for item in self.children(tr) {
                 match item {
                     Item::Elem(c) if matches!(self.tag(*c), "td" | "th") => {
-                        let span = |a| self.attr(*c, a).and_then(|v| v.trim().parse::<u32>().ok()).unwrap_or(1);
-                        if span("colspan") > 1 || span("rowspan") > 1 || self.has_structure[*c as usize] {
+                        let span = |a| {
+                            self.attr(*c, a).and_then(|v| v.trim().parse::<usize>().ok()).unwrap_or(1)
+                        };
+                        let (cs, rs) = (span("colspan"), span("rowspan"));
+                        if cs > MAX_SPAN || rs > MAX_SPAN || self.has_structure[*c as usize] {
                             *irregular = true;
                         }
-                        cells.push((*c, self.content(*c, trc)));
+                        cells.push((*c, self.content(*c, trc), cs.clamp(1, MAX_SPAN), rs.clamp(1, MAX_SPAN)));
                     }
                     Item::Elem(_) => *irregular = true,
                     Item::Text(s) if !s.trim_matches(is_space).is_empty() => *irregular = true,
@@ -559,22 +563,35 @@ impl<'a> Md<'a> {
                     }
                 }
                 "caption" => caption = Some((*c, cc)),
+                "colgroup" | "col" => {} // column widths: no content
                 _ => irregular = true,
             }
         }
         if let Some((c, cc)) = caption {
             self.blocks(c, cc, out);
         }
-        let width = rows.iter().map(Vec::len).max().unwrap_or(0);
-        if width < 2 || rows.iter().any(|r| r.len() != width) {
+        let grid = span_grid(&rows);
+        let width = grid.iter().map(Vec::len).max().unwrap_or(0);
+        if !(2..=MAX_SPAN).contains(&width) {
             irregular = true;
         }
         if irregular {
-            return self.rows_of_text(&rows, out);
+            let plain: Vec<Vec<(u32, bool)>> =
+                rows.iter().map(|r| r.iter().map(|&(c, cc, _, _)| (c, cc)).collect()).collect();
+            return self.rows_of_text(&plain, out);
         }
-        let texts: Vec<Vec<String>> = rows
+        // A spanned cell's text stands in its first slot; the slots it covers stay empty,
+        // and short rows are padded: a pipe table keeps every row's cells in their columns.
+        let texts: Vec<Vec<String>> = grid
             .iter()
-            .map(|r| r.iter().map(|&(c, cc)| self.line(c, cc).replace('|', "\\|")).collect())
+            .map(|r| {
+                let mut cells: Vec<String> = r
+                    .iter()
+                    .map(|slot| slot.map_or_else(String::new, |(c, cc)| self.line(c, cc).replace('|', "\\|")))
+                    .collect();
+                cells.resize(width, String::new());
+                cells
+            })
             .collect();
         if texts.iter().flatten().all(String::is_empty) {
             return;
@@ -603,6 +620,45 @@ impl<'a> Md<'a> {
             }
         }
     }
+}
+
+/// Spans beyond this (and tables wider than this) are no pipe table: a layout table.
+const MAX_SPAN: usize = 64;
+
+/// The table's rows as slots, column by column: a cell stands in the first slot it spans
+/// (`Some`), the other slots it covers across and down are `None`.
+fn span_grid(rows: &[Vec<(u32, bool, usize, usize)>]) -> Vec<Vec<Option<(u32, bool)>>> {
+    let mut grid = Vec::with_capacity(rows.len());
+    let mut below: Vec<usize> = Vec::new(); // per column: rows still covered from above
+    for row in rows {
+        let mut slots = Vec::new();
+        let mut cells = row.iter();
+        let mut col = 0;
+        loop {
+            while col < below.len() && below[col] > 0 {
+                below[col] -= 1;
+                slots.push(None);
+                col += 1;
+            }
+            let Some(&(c, cc, colspan, rowspan)) = cells.next() else { break };
+            for k in 0..colspan {
+                if below.len() <= col {
+                    below.resize(col + 1, 0);
+                }
+                below[col] = rowspan - 1;
+                slots.push(if k == 0 { Some((c, cc)) } else { None });
+                col += 1;
+            }
+        }
+        for rest in below.iter_mut().skip(col) {
+            if *rest > 0 {
+                *rest -= 1;
+                slots.push(None);
+            }
+        }
+        grid.push(slots);
+    }
+    grid
 }
 
 fn indent(text: &str, width: usize) -> String {
@@ -728,10 +784,17 @@ mod tests {
     }
 
     #[test]
-    fn table_with_colspan_degrades() {
+    fn table_with_colspan_keeps_its_columns() {
         let html = "<table><tr><th colspan=2>Both</th></tr><tr><td>a</td><td>b</td></tr>\
                     <tr><td>c</td><td>d</td></tr></table>";
-        assert_eq!(md(html), "Both\n\na · b\n\nc · d");
+        assert_eq!(md(html), "| Both |  |\n| --- | --- |\n| a | b |\n| c | d |");
+    }
+
+    #[test]
+    fn table_with_rowspan_and_ragged_rows_keeps_its_columns() {
+        let html = "<table><tr><th>k</th><th>v</th><th>w</th></tr>\
+                    <tr><td rowspan=2>x</td><td>1</td><td>2</td></tr><tr><td>3</td></tr></table>";
+        assert_eq!(md(html), "| k | v | w |\n| --- | --- | --- |\n| x | 1 | 2 |\n|  | 3 |  |");
     }
 
     #[test]
