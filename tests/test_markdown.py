@@ -4,6 +4,8 @@ verdicts of real cleaners rendered with it."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from sitesift._native import markdown_of
@@ -104,3 +106,25 @@ def test_default_verdicts_render_what_clean_keeps() -> None:
     assert kept
     assert out.startswith("# Budget delayed again 3\n\n")
     assert tokens(out) == tokens(" ".join(b.text for b in kept))
+
+
+def test_every_method_s_markdown_comes_from_the_one_renderer(tmp_path: Path) -> None:
+    """A method written in Python (its verdicts on sitesift.dom's nodes) gets the same
+    structured markdown as the default cleaner: the verdicts go over by position, whatever
+    order the method read the tree in."""
+    import sitesift
+    from sitesift.cli import main
+
+    html = ("<html><body><nav><a href='/'>Home</a></nav><article><h1>Steps</h1>"
+            "<ol start='3'><li>one</li><li>two</li></ol>"
+            "<pre><code class='language-py'>x = 1\n\ny = 2</code></pre></article></body></html>")
+    md = sitesift.clean(html, method="alltext").markdown()
+    assert "3. one\n4. two" in md
+    assert "```py\nx = 1\n\ny = 2\n```" in md
+    page = tmp_path / "p.html"
+    page.write_text(html)
+    out = tmp_path / "out"
+    assert main(["clean", str(page), str(page), "--method", "alltext", "--format", "markdown",
+                 "-o", str(out), "-q"]) == 0
+    written = sorted(out.glob("*.md"))
+    assert written and "```py\nx = 1\n\ny = 2\n```" in written[0].read_text()

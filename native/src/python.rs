@@ -331,16 +331,20 @@ fn stage_times(py: Python<'_>, html: PyBackedStr, model: &Bound<'_, PyModel>, th
 /// verdicts (true: content, false: noise; an element without one takes its parent's, and
 /// the page is content where nothing says otherwise).
 #[pyfunction]
-#[pyo3(signature = (html, kept, links=false, images=false))]
-fn markdown_of(py: Python<'_>, html: PyBackedStr, kept: HashMap<u32, bool>, links: bool, images: bool)
-               -> PyResult<String> {
+#[pyo3(signature = (html, kept, links=false, images=false, positions=false))]
+fn markdown_of(py: Python<'_>, html: PyBackedStr, kept: HashMap<u32, bool>, links: bool, images: bool,
+               positions: bool) -> PyResult<String> {
     detached(py, move || {
         let arena = crate::parse::parse(&html);
         let body = arena.html_child("body").ok_or("no document body after parsing")?;
         let view = crate::dom::build_view(&arena, body);
         let mut k = vec![None; view.elems.len()];
         for (&nid, &v) in &kept {
-            if let Some(slot) = (nid as usize).checked_sub(1).and_then(|i| k.get_mut(i)) {
+            // a node id, or with `positions` the node's place in preorder (0: the root)
+            let index = (nid as usize).checked_sub(1).and_then(|i| {
+                if positions { view.preorder.get(i).map(|&e| e as usize) } else { Some(i) }
+            });
+            if let Some(slot) = index.and_then(|i| k.get_mut(i)) {
                 *slot = Some(v);
             }
         }

@@ -145,6 +145,7 @@ class GroupTask:
     fit_failed: dict[int, str] = field(default_factory=dict)
     losses: int = 0
     metadata: bool = False  # also read each page's metadata into Result.meta["metadata"]
+    markdown: bool = False  # also render each result's structured markdown (Result.structured)
 
 
 @dataclass(frozen=True, slots=True)
@@ -342,7 +343,7 @@ def _clean(task: GroupTask, index: int, cleaner: Cleaner, page: Page | None, sec
     try:
         with time_limit(seconds):
             outcome = clean_source(cleaner, task.group, src, page, task.noise, passthrough=keep,
-                                   metadata=task.metadata)
+                                   metadata=task.metadata, markdown=task.markdown)
     except PageTimeout as exc:  # the timer went off outside clean_source's own handler
         outcome = Outcome(src.id, task.group, error=str(exc), source=src.row)
     outcome.fit_ms, outcome.fit_cpu_ms = fit  # wall and CPU ms
@@ -422,23 +423,24 @@ def _in_order(task: GroupTask, got: dict[int, Outcome]) -> list[Outcome]:
 
 def clean_group(method: str, params: dict[str, Any], group: str, sources: Sequence[Source],
                 model: str | None = None, noise: bool = True, folds: int = 1,
-                metadata: bool = False) -> list[Outcome]:
+                metadata: bool = False, markdown: bool = False) -> list[Outcome]:
     """Load, fit (site-level methods) and clean one site group in this process; with
     `model` (a model file), clean with that fitted model instead of fitting one.
     `noise=False` keeps only the content blocks in the results (faster, for text output).
     With `folds` > 1 every page is cleaned by a model fitted on the other folds of its
     group (page i is in fold i % folds), which measures how a saved site model does on
     pages it never saw. `metadata`: each result also gets the page's metadata
-    (`Result.meta["metadata"]`, `sitesift.metadata`)."""
+    (`Result.meta["metadata"]`, `sitesift.metadata`); `markdown`: its structured markdown
+    (`Result.structured`, for `--format markdown`)."""
     task = GroupTask(group, list(sources), method, params, model, noise, folds,
-                     metadata=metadata)
+                     metadata=metadata, markdown=markdown)
     got = {m.index: m.outcome for m in _steps(task, None) if isinstance(m, Out)}
     return _in_order(task, got)
 
 
 def clean_source(cleaner: Cleaner, group: str, src: Source, page: Page | None = None,
                  noise: bool = True, passthrough: tuple[type[BaseException], ...] = (),
-                 metadata: bool = False) -> Outcome:
+                 metadata: bool = False, markdown: bool = False) -> Outcome:
     """One input cleaned with a prepared cleaner (loading it unless `page` is given), as one
     Outcome: the per-page step of the batch and the crawl, each page under its own guard.
     Exceptions of the `passthrough` types propagate (a worker whose memory ran out is
@@ -453,6 +455,9 @@ def clean_source(cleaner: Cleaner, group: str, src: Source, page: Page | None = 
             from sitesift.api import add_metadata
 
             add_metadata(result, page)
+        if markdown:
+            add_structure(result, page)
+        result.verdicts = None  # for the renderer only: never sent on
     except passthrough:
         raise
     except Exception as exc:  # recorded, never swallowed: the batch edge
@@ -461,21 +466,32 @@ def clean_source(cleaner: Cleaner, group: str, src: Source, page: Page | None = 
                    source=src.row)
 
 
+def add_structure(result: Result, page: Page) -> Result:
+    """The result's structured markdown (`Result.structured`) from the verdicts its method
+    left on it, rendered by the native core's one renderer (`extract.structured_markdown`);
+    a method that decides on text rather than nodes keeps its block-built markdown."""
+    if result.structured is None and result.verdicts is not None:
+        from sitesift.extract import structured_markdown
+
+        result.structured = structured_markdown(page, result.verdicts)
+    return result
+
+
 def run_groups(groups: dict[str, list[Source]], method: str, params: dict[str, Any] | None = None,
                *, model: str | None = None, workers: int = 1, progress: bool = False,
                noise: bool = True, folds: int = 1, limits: Limits | None = None,
-               metadata: bool = False) -> Iterator[Outcome]:
+               metadata: bool = False, markdown: bool = False) -> Iterator[Outcome]:
     """Clean every group, yielding each group's outcomes in input order; guarded (see the
     module docstring) with `limits` or `workers` > 1; `folds` as in `clean_group`."""
     params = params or {}
     tasks = [GroupTask(name, list(sources), method, params, model, noise, folds,
-                       metadata=metadata) for name, sources in groups.items()]
+                       metadata=metadata, markdown=markdown) for name, sources in groups.items()]
     bar = _progress(sum(len(t.sources) for t in tasks), progress)
     try:
         if limits is None and workers <= 1:
             for task in tasks:
                 for outcome in clean_group(method, params, task.group, task.sources, model,
-                                           noise, folds, metadata):
+                                           noise, folds, metadata, markdown):
                     bar.update(1)
                     yield outcome
             return

@@ -8,6 +8,7 @@ A verdict on a node holds for its whole subtree until a deeper verdict overrides
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from sitesift.dom import BLOCK_TAGS, DomNode
 from sitesift.result import CONTENT, NOISE, Block
@@ -116,8 +117,26 @@ def _path(node: DomNode, cache: dict[int, str]) -> str:
     return path
 
 
+def structured_markdown(page: Any, verdicts: dict[int, Verdict]) -> str | None:
+    """The page's content as structure-preserving markdown (lists, tables, code, ...) by
+    the native core's renderer (`native/src/markdown.rs`), for the verdicts of any method.
+    The core reads the same visible tree as `sitesift.dom`, so the verdicts go over by the
+    nodes' preorder positions (ids depend on the order a method read the tree in). None
+    where the core is not built."""
+    from sitesift.native import NativeMissing, core
+
+    try:
+        native = core()
+    except NativeMissing:
+        return None
+    position = {node.nid: i for i, node in enumerate(page.root.iter())}  # 0: the root
+    kept = {position[nid]: v.label != NOISE for nid, v in verdicts.items() if nid in position}
+    return str(native.markdown_of(page.html, kept, positions=True))
+
+
 def content_text(blocks: list[Block]) -> str:
     return "\n".join(b.text for b in blocks if b.label == CONTENT)
 
 
-__all__ = ["CONTENT", "KEEP", "NOISE", "Verdict", "content_text", "render_blocks"]
+__all__ = ["CONTENT", "KEEP", "NOISE", "Verdict", "content_text", "render_blocks",
+           "structured_markdown"]

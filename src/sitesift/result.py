@@ -38,6 +38,9 @@ class Result:
     # (the native core's `markdown.rs`: lists, tables, code, emphasis); None: `markdown()`
     # builds it from the blocks (headings, list items and quotes only).
     structured: str | None = None
+    # The method's verdicts on the page's nodes, for the structured renderer in the process
+    # that cleaned the page (the batch drops them before a result travels on).
+    verdicts: Any = field(default=None, repr=False, compare=False)
 
     @property
     def content(self) -> list[Block]:

@@ -250,7 +250,7 @@ def cmd_clean(args: argparse.Namespace) -> int:
     stream = itertools.chain(prefailed, run_groups(
         groups, args.method, params, model=args.model, workers=args.workers,
         progress=not args.quiet, noise=args.format == "json", limits=limits(args),
-        metadata=metadata))
+        metadata=metadata, markdown=args.format == "markdown"))
     ok, failed = write_outcomes(_tallied(args, tally, stream), out, args.format,
                                 args.front_matter)
     inputs_n = pages + len(prefailed)
@@ -285,7 +285,8 @@ def _one_page(args: argparse.Namespace, groups: dict[str, list[Source]],
     try:
         ((group, sources),) = groups.items()
         return clean_group(args.method, params, group, sources, args.model,
-                           noise=args.format == "json", metadata=metadata)
+                           noise=args.format == "json", metadata=metadata,
+                           markdown=args.format == "markdown")
     finally:
         watchdog.cancel()
 

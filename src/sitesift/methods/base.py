@@ -68,7 +68,7 @@ class Cleaner:
         verdicts = self.score(page)
         blocks = render_blocks(page.root, verdicts, KEEP, noise=noise, with_paths=noise)
         return check_page(page, Result(blocks, self.name, page.id, page.url, page.site,
-                                       page.title))
+                                       page.title, verdicts=verdicts))
 
     def to_state(self) -> dict[str, Any]:
         """The fitted state as plain JSON data (site-level methods override)."""

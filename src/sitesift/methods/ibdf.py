@@ -227,7 +227,7 @@ class ContentExtractor(ParamsCleaner[IBDFParams]):
         verdicts, storage = self._score(page)
         blocks = render_blocks(page.root, verdicts, KEEP, noise=noise, with_paths=noise)
         return check_page(page, Result(blocks, self.name, page.id, page.url, page.site,
-                                       page.title, {"storage": storage}))
+                                       page.title, {"storage": storage}, verdicts=verdicts))
 
     def to_state(self) -> dict[str, Any]:
         self.check_fitted()
