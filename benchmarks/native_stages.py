@@ -32,7 +32,7 @@ def main() -> None:
     ap.add_argument("--limit", type=int, default=None, help="pages per corpus")
     ap.add_argument("--site", action="store_true", help="with each site group's evidence")
     args = ap.parse_args()
-    model = model_file.load(model_file.BUNDLED)
+    model = model_file.load_scorer(model_file.BUNDLED)
     cut = {"threshold": model.thresholds["balanced"], "balanced": model.thresholds["balanced"],
            "relative": model_file.RELATIVE}
     n = core()

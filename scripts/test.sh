@@ -11,7 +11,7 @@ bash scripts/setup.sh test,spark,render,report,bench,datatrove,hf
 # The native core's own tests and lints first (without the Python binding, which cannot
 # link a test binary; pytest then runs it through Python).
 source scripts/rust_env.sh
-(cd native && cargo test --release --no-default-features --lib --quiet \
+(cd native && cargo fmt --check && cargo test --release --no-default-features --lib --quiet \
     && cargo clippy --release --all-targets --features python --quiet -- -D warnings)
 # The browser tests skip where Chromium is missing; here it was just installed, so a
 # missing browser fails the run instead (tests/test_render.py).

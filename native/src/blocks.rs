@@ -7,26 +7,71 @@
 
 /// Keyword groups over class, id, role and itemprop values (lowercased).
 pub const ATTR_GROUPS: &[(&str, &str)] = &[
-    ("nav", r"nav|menu|breadcrumb|crumb|paginat|pager|paging|toolbar|skip-?link|jump-?to"),
+    (
+        "nav",
+        r"nav|menu|breadcrumb|crumb|paginat|pager|paging|toolbar|skip-?link|jump-?to",
+    ),
     ("header", r"header|masthead|branding|logo|topbar|top-bar"),
     ("footer", r"footer|copyright|colophon|legal|bottom"),
-    ("sidebar", r"sidebar|side-bar|aside|widget|rail|sidebox|secondary|right-?col|left-?col"),
-    ("comment", r"comment|disqus|respond|discussion|discuss|replies|reply"),
-    ("share", r"share|social|sharing|facebook|twitter|linkedin|pinterest|whatsapp|addthis|print|email|follow"),
-    ("related", r"related|recommend|more-?stor|more-?articl|more-?from|popular|trending|most-?read|recirc|outbrain|taboola|also|you-?may|suggest|teaser|promo"),
-    ("ad", r"(^|[^a-z])ads?([^a-z]|$)|advert|sponsor|adsense|adslot|adunit|dfp|doubleclick|banner"),
-    ("content", r"content|article|post|entry|story|body|text|main|prose|markdown|rich|detail|blog"),
-    ("meta", r"byline|author|date|time|dateline|publish|posted|meta|info|tag|categor|label|keyword"),
-    ("caption", r"caption|credit|figure|photo|image|img|gallery|media|thumb|video"),
-    ("hidden", r"hidden|visually-?hidden|sr-only|screen-?reader|offscreen|invisible|collapse|dropdown|tooltip"),
-    ("popup", r"cookie|consent|gdpr|newsletter|subscri|signup|sign-up|login|log-in|register|modal|popup|overlay|dialog|paywall"),
+    (
+        "sidebar",
+        r"sidebar|side-bar|aside|widget|rail|sidebox|secondary|right-?col|left-?col",
+    ),
+    (
+        "comment",
+        r"comment|disqus|respond|discussion|discuss|replies|reply",
+    ),
+    (
+        "share",
+        r"share|social|sharing|facebook|twitter|linkedin|pinterest|whatsapp|addthis|print|email|follow",
+    ),
+    (
+        "related",
+        r"related|recommend|more-?stor|more-?articl|more-?from|popular|trending|most-?read|recirc|outbrain|taboola|also|you-?may|suggest|teaser|promo",
+    ),
+    (
+        "ad",
+        r"(^|[^a-z])ads?([^a-z]|$)|advert|sponsor|adsense|adslot|adunit|dfp|doubleclick|banner",
+    ),
+    (
+        "content",
+        r"content|article|post|entry|story|body|text|main|prose|markdown|rich|detail|blog",
+    ),
+    (
+        "meta",
+        r"byline|author|date|time|dateline|publish|posted|meta|info|tag|categor|label|keyword",
+    ),
+    (
+        "caption",
+        r"caption|credit|figure|photo|image|img|gallery|media|thumb|video",
+    ),
+    (
+        "hidden",
+        r"hidden|visually-?hidden|sr-only|screen-?reader|offscreen|invisible|collapse|dropdown|tooltip",
+    ),
+    (
+        "popup",
+        r"cookie|consent|gdpr|newsletter|subscri|signup|sign-up|login|log-in|register|modal|popup|overlay|dialog|paywall",
+    ),
     ("title", r"title|headline|heading|(^|[^a-z])hed([^a-z]|$)"),
-    ("product", r"product|price|sku|buy|cart|shop|offer|spec|review|rating"),
-    ("forum", r"message|thread|topic|answer|question|forum|bbcode|quote|signature"),
-    ("card", r"card|tile|grid|item|list|feed|stream|result|collection"),
+    (
+        "product",
+        r"product|price|sku|buy|cart|shop|offer|spec|review|rating",
+    ),
+    (
+        "forum",
+        r"message|thread|topic|answer|question|forum|bbcode|quote|signature",
+    ),
+    (
+        "card",
+        r"card|tile|grid|item|list|feed|stream|result|collection",
+    ),
     ("search", r"search|query|filter|sort|facet"),
     ("code", r"code|highlight|syntax|example|snippet"),
-    ("lead", r"lead|intro|summary|abstract|standfirst|dek|subtitle|excerpt|description"),
+    (
+        "lead",
+        r"lead|intro|summary|abstract|standfirst|dek|subtitle|excerpt|description",
+    ),
 ];
 
 /// Tag groups: the element's own kind.
@@ -38,8 +83,18 @@ pub const TAG_GROUPS: &[(&str, &[&str])] = &[
     ("t_article", &["article"]),
     ("t_main", &["main"]),
     ("t_section", &["section"]),
-    ("t_form", &["form", "fieldset", "select", "textarea", "button", "label", "option", "input"]),
-    ("t_table", &["table", "tbody", "thead", "tfoot", "tr", "td", "th", "caption"]),
+    (
+        "t_form",
+        &[
+            "form", "fieldset", "select", "textarea", "button", "label", "option", "input",
+        ],
+    ),
+    (
+        "t_table",
+        &[
+            "table", "tbody", "thead", "tfoot", "tr", "td", "th", "caption",
+        ],
+    ),
     ("t_list", &["ul", "ol", "li", "dir"]),
     ("t_dl", &["dl", "dt", "dd"]),
     ("t_figure", &["figure", "figcaption"]),
@@ -141,7 +196,10 @@ fn itemprop_group(word: &str) -> Option<&'static str> {
 }
 
 pub fn attr_flag(name: &str) -> u32 {
-    let i = ATTR_GROUPS.iter().position(|(n, _)| *n == name).expect("a keyword group");
+    let i = ATTR_GROUPS
+        .iter()
+        .position(|(n, _)| *n == name)
+        .expect("a keyword group");
     1 << i
 }
 
@@ -157,7 +215,12 @@ pub fn tag_bits(tag: &str) -> u32 {
 
 fn attr_res() -> &'static [Regex] {
     static RES: OnceLock<Vec<Regex>> = OnceLock::new();
-    RES.get_or_init(|| ATTR_GROUPS.iter().map(|(_, rx)| Regex::new(rx).unwrap()).collect())
+    RES.get_or_init(|| {
+        ATTR_GROUPS
+            .iter()
+            .map(|(_, rx)| Regex::new(rx).unwrap())
+            .collect()
+    })
 }
 
 thread_local! {
@@ -215,9 +278,11 @@ pub fn attr_flags<'a>(get: impl Fn(&str) -> Option<&'a str>) -> u32 {
 /// Every element and every block of the page's visible tree.
 pub fn walk(view: &View, title: Option<&str>, url: Option<&str>) -> PageBlocks {
     let n_el = view.elems.len();
-    let mut pb = PageBlocks { title: title.unwrap_or("").to_string(), url: url.map(str::to_string), ..Default::default() };
-    // view index -> walk index (preorder position)
-    let mut index_of = vec![u32::MAX; n_el];
+    let mut pb = PageBlocks {
+        title: title.unwrap_or("").to_string(),
+        url: url.map(str::to_string),
+        ..Default::default()
+    };
     let mut owner_of: Vec<usize> = Vec::with_capacity(n_el);
     let mut in_link: Vec<bool> = Vec::with_capacity(n_el);
     let mut nearest_of: Vec<[i64; N_NEAR]> = Vec::with_capacity(n_el);
@@ -270,19 +335,28 @@ pub fn walk(view: &View, title: Option<&str>, url: Option<&str>) -> PageBlocks {
                 };
                 b_parts[b].push_str(text);
                 if in_link[up] {
-                    b_link[b] += split_ws(text).map(|w| w.chars().count() as i64).sum::<i64>();
+                    b_link[b] += split_ws(text)
+                        .map(|w| w.chars().count() as i64)
+                        .sum::<i64>();
                 }
             }
             Work::Node(v, up) => {
                 let el = &view.elems[v as usize];
                 let tag = el.tag.as_str();
                 let i = pb.tags.len();
-                index_of[v as usize] = i as u32;
                 pb.tags.push(el.tag.clone());
                 pb.parent.push(up);
-                let d = if up >= 0 { pb.depth[up as usize] + 1 } else { 0 };
+                let d = if up >= 0 {
+                    pb.depth[up as usize] + 1
+                } else {
+                    0
+                };
                 pb.depth.push(d);
-                let own = if el.has_attrs { attr_flags(|k| el.get(k)) } else { 0 };
+                let own = if el.has_attrs {
+                    attr_flags(|k| el.get(k))
+                } else {
+                    0
+                };
                 let tbits = tag_bits(tag);
                 pb.flags.push(own);
                 pb.tag_flags.push(tbits);
@@ -293,7 +367,11 @@ pub fn walk(view: &View, title: Option<&str>, url: Option<&str>) -> PageBlocks {
                 });
                 let link = tag == "a" || (up >= 0 && in_link[up as usize]);
                 in_link.push(link);
-                let mut near = if up >= 0 { nearest_of[up as usize] } else { [-1; N_NEAR] };
+                let mut near = if up >= 0 {
+                    nearest_of[up as usize]
+                } else {
+                    [-1; N_NEAR]
+                };
                 let bits = (own as u64) | ((tbits as u64) << N_ATTR);
                 for (k, slot) in near.iter_mut().enumerate() {
                     if bits >> k & 1 == 1 {
@@ -312,7 +390,12 @@ pub fn walk(view: &View, title: Option<&str>, url: Option<&str>) -> PageBlocks {
                 } else {
                     let owner = if up >= 0 { owner_of[up as usize] } else { i };
                     owner_of.push(owner);
-                    if tag == "br" || tag == "hr" || tag == "img" || tag == "a" || INPUTS.contains(&tag) {
+                    if tag == "br"
+                        || tag == "hr"
+                        || tag == "img"
+                        || tag == "a"
+                        || INPUTS.contains(&tag)
+                    {
                         let b = block!(owner);
                         match tag {
                             "br" | "hr" => b_parts[b].push('\n'),
@@ -331,7 +414,6 @@ pub fn walk(view: &View, title: Option<&str>, url: Option<&str>) -> PageBlocks {
             }
         }
     }
-    let _ = index_of;
     for (b, parts) in b_parts.iter().enumerate() {
         let lines: Vec<String> = parts
             .split('\n')
@@ -350,10 +432,4 @@ pub fn walk(view: &View, title: Option<&str>, url: Option<&str>) -> PageBlocks {
         }
     }
     pb
-}
-
-/// Walk index -> view index: the walk visits the view in preorder, so element i of a
-/// `PageBlocks` is `view.preorder[i]`.
-pub fn view_index(view: &View, walk_index: usize) -> usize {
-    view.preorder[walk_index] as usize
 }

@@ -17,8 +17,9 @@ use crate::features::{feature_index, pairwise_sum, CONTEXT_LEVELS, N_FEATURES};
 pub const OFFSETS: [isize; 6] = [-3, -2, -1, 1, 2, 3];
 pub const WINDOWS: [usize; 2] = [3, 10];
 /// The tag groups whose `up_t_*` columns tell the page's kind (after every keyword group).
-const PAGE_TAG_GROUPS: [&str; 11] =
-    ["article", "main", "nav", "aside", "header", "footer", "form", "table", "list", "quote", "pre"];
+const PAGE_TAG_GROUPS: [&str; 11] = [
+    "article", "main", "nav", "aside", "header", "footer", "form", "table", "list", "quote", "pre",
+];
 const N_PAGE_GROUPS: usize = ATTR_GROUPS.len() + PAGE_TAG_GROUPS.len();
 
 const C_WINDOWS: usize = 2 + OFFSETS.len();
@@ -31,27 +32,103 @@ pub const N_CONTEXT: usize = C_GROUPS + 2 * N_PAGE_GROUPS;
 
 /// The context feature names, in column order (Python's `CONTEXT`).
 pub const CONTEXT: &[&str] = &[
-    "p", "logit", "p-3", "p-2", "p-1", "p+1", "p+2", "p+3", "win3_mean", "win10_mean",
-    "up1_mean", "up1_max", "up1_share", "up2_mean", "up2_max", "up2_share", "up3_mean",
-    "up3_max", "up3_share", "up4_mean", "up4_max", "up4_share", "up6_mean", "up6_max",
-    "up6_share", "up8_mean", "up8_max", "up8_share", "page_mean", "page_content_share",
-    "page_max", "rank", "gap_before", "gap_after", "run_tokens", "page_up_nav",
-    "page_up_header", "page_up_footer", "page_up_sidebar", "page_up_comment", "page_up_share",
-    "page_up_related", "page_up_ad", "page_up_content", "page_up_meta", "page_up_caption",
-    "page_up_hidden", "page_up_popup", "page_up_title", "page_up_product", "page_up_forum",
-    "page_up_card", "page_up_search", "page_up_code", "page_up_lead", "page_up_t_article",
-    "page_up_t_main", "page_up_t_nav", "page_up_t_aside", "page_up_t_header",
-    "page_up_t_footer", "page_up_t_form", "page_up_t_table", "page_up_t_list",
-    "page_up_t_quote", "page_up_t_pre", "likely_up_nav", "likely_up_header",
-    "likely_up_footer", "likely_up_sidebar", "likely_up_comment", "likely_up_share",
-    "likely_up_related", "likely_up_ad", "likely_up_content", "likely_up_meta",
-    "likely_up_caption", "likely_up_hidden", "likely_up_popup", "likely_up_title",
-    "likely_up_product", "likely_up_forum", "likely_up_card", "likely_up_search",
-    "likely_up_code", "likely_up_lead", "likely_up_t_article", "likely_up_t_main",
-    "likely_up_t_nav", "likely_up_t_aside", "likely_up_t_header", "likely_up_t_footer",
-    "likely_up_t_form", "likely_up_t_table", "likely_up_t_list", "likely_up_t_quote",
+    "p",
+    "logit",
+    "p-3",
+    "p-2",
+    "p-1",
+    "p+1",
+    "p+2",
+    "p+3",
+    "win3_mean",
+    "win10_mean",
+    "up1_mean",
+    "up1_max",
+    "up1_share",
+    "up2_mean",
+    "up2_max",
+    "up2_share",
+    "up3_mean",
+    "up3_max",
+    "up3_share",
+    "up4_mean",
+    "up4_max",
+    "up4_share",
+    "up6_mean",
+    "up6_max",
+    "up6_share",
+    "up8_mean",
+    "up8_max",
+    "up8_share",
+    "page_mean",
+    "page_content_share",
+    "page_max",
+    "rank",
+    "gap_before",
+    "gap_after",
+    "run_tokens",
+    "page_up_nav",
+    "page_up_header",
+    "page_up_footer",
+    "page_up_sidebar",
+    "page_up_comment",
+    "page_up_share",
+    "page_up_related",
+    "page_up_ad",
+    "page_up_content",
+    "page_up_meta",
+    "page_up_caption",
+    "page_up_hidden",
+    "page_up_popup",
+    "page_up_title",
+    "page_up_product",
+    "page_up_forum",
+    "page_up_card",
+    "page_up_search",
+    "page_up_code",
+    "page_up_lead",
+    "page_up_t_article",
+    "page_up_t_main",
+    "page_up_t_nav",
+    "page_up_t_aside",
+    "page_up_t_header",
+    "page_up_t_footer",
+    "page_up_t_form",
+    "page_up_t_table",
+    "page_up_t_list",
+    "page_up_t_quote",
+    "page_up_t_pre",
+    "likely_up_nav",
+    "likely_up_header",
+    "likely_up_footer",
+    "likely_up_sidebar",
+    "likely_up_comment",
+    "likely_up_share",
+    "likely_up_related",
+    "likely_up_ad",
+    "likely_up_content",
+    "likely_up_meta",
+    "likely_up_caption",
+    "likely_up_hidden",
+    "likely_up_popup",
+    "likely_up_title",
+    "likely_up_product",
+    "likely_up_forum",
+    "likely_up_card",
+    "likely_up_search",
+    "likely_up_code",
+    "likely_up_lead",
+    "likely_up_t_article",
+    "likely_up_t_main",
+    "likely_up_t_nav",
+    "likely_up_t_aside",
+    "likely_up_t_header",
+    "likely_up_t_footer",
+    "likely_up_t_form",
+    "likely_up_t_table",
+    "likely_up_t_list",
+    "likely_up_t_quote",
     "likely_up_t_pre",
-
 ];
 
 /// The names of the page-kind groups (`up_*` feature names), Python's `PAGE_GROUPS`.
@@ -110,8 +187,10 @@ pub fn stable_rank(p: &[f64]) -> Vec<usize> {
 pub fn context_features(p: &[f64], ntok: &[f64], anc: &[[i64; 6]], x: &[f64]) -> Vec<f64> {
     let n = p.len();
     let nc = N_CONTEXT;
-    assert!(ntok.len() == n && anc.len() == n && x.len() == n * N_FEATURES,
-            "context_features: p, ntok, anc and x disagree on the number of blocks");
+    assert!(
+        ntok.len() == n && anc.len() == n && x.len() == n * N_FEATURES,
+        "context_features: p, ntok, anc and x disagree on the number of blocks"
+    );
     let mut out = vec![f64::NAN; n * nc];
     if n == 0 {
         return out;
@@ -140,12 +219,20 @@ pub fn context_features(p: &[f64], ntok: &[f64], anc: &[[i64; 6]], x: &[f64]) ->
             let hi = (i + half + 1).min(n);
             let lo = i.saturating_sub(half);
             let tot = cw[hi] - cw[lo];
-            out[i * nc + C_WINDOWS + j] =
-                if tot > 0.0 { (cpw[hi] - cpw[lo]) / tot.max(1e-9) } else { p[i] };
+            out[i * nc + C_WINDOWS + j] = if tot > 0.0 {
+                (cpw[hi] - cpw[lo]) / tot.max(1e-9)
+            } else {
+                p[i]
+            };
         }
     }
     // the blocks under each ancestor: sums in block order, as `np.bincount` adds them
-    let top = anc.iter().flat_map(|a| a.iter()).copied().max().unwrap_or(-1);
+    let top = anc
+        .iter()
+        .flat_map(|a| a.iter())
+        .copied()
+        .max()
+        .unwrap_or(-1);
     let mut slot = vec![usize::MAX; (top + 1).max(0) as usize];
     let mut group = vec![usize::MAX; n];
     let (mut sw, mut spw, mut mx) = (Vec::new(), Vec::new(), Vec::new());
@@ -169,7 +256,11 @@ pub fn context_features(p: &[f64], ntok: &[f64], anc: &[[i64; 6]], x: &[f64]) ->
             sw[*g] += w[i];
             spw[*g] += pw[i];
             // np.maximum: NaN wins
-            mx[*g] = if mx[*g].is_nan() || p[i].is_nan() { f64::NAN } else { mx[*g].max(p[i]) };
+            mx[*g] = if mx[*g].is_nan() || p[i].is_nan() {
+                f64::NAN
+            } else {
+                mx[*g].max(p[i])
+            };
         }
         let c = C_LEVELS + 3 * j;
         for (row, &g) in out.chunks_exact_mut(nc).zip(&group) {

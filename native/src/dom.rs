@@ -21,25 +21,109 @@ pub const SKIPPED_TAGS: &[&str] = &[
 ];
 
 pub const BLOCK_TAGS: &[&str] = &[
-    "address", "article", "aside", "blockquote", "body", "caption", "center", "dd", "details",
-    "dir", "div", "dl", "dt", "fieldset", "figcaption", "figure", "footer", "form", "frame",
-    "frameset", "h1", "h2", "h3", "h4", "h5", "h6", "header", "hgroup", "hr", "html", "legend",
-    "li", "listing", "main", "menu", "nav", "ol", "option", "p", "pre", "section", "summary",
-    "table", "tbody", "td", "tfoot", "th", "thead", "tr", "ul", "br", "select", "textarea",
-    "button", "label",
+    "address",
+    "article",
+    "aside",
+    "blockquote",
+    "body",
+    "caption",
+    "center",
+    "dd",
+    "details",
+    "dir",
+    "div",
+    "dl",
+    "dt",
+    "fieldset",
+    "figcaption",
+    "figure",
+    "footer",
+    "form",
+    "frame",
+    "frameset",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "header",
+    "hgroup",
+    "hr",
+    "html",
+    "legend",
+    "li",
+    "listing",
+    "main",
+    "menu",
+    "nav",
+    "ol",
+    "option",
+    "p",
+    "pre",
+    "section",
+    "summary",
+    "table",
+    "tbody",
+    "td",
+    "tfoot",
+    "th",
+    "thead",
+    "tr",
+    "ul",
+    "br",
+    "select",
+    "textarea",
+    "button",
+    "label",
 ];
 
 /// The display attributes of the style key, in key order, and the other attributes the
 /// cleaner reads (keyword groups, addresses).
 pub const STYLE_ATTRS: &[&str] = &[
-    "class", "id", "role", "align", "valign", "width", "height", "bgcolor", "background",
-    "border", "cellpadding", "cellspacing", "color", "face", "size", "style",
+    "class",
+    "id",
+    "role",
+    "align",
+    "valign",
+    "width",
+    "height",
+    "bgcolor",
+    "background",
+    "border",
+    "cellpadding",
+    "cellspacing",
+    "color",
+    "face",
+    "size",
+    "style",
 ];
 const KEPT_ATTRS: &[&str] = &[
-    "class", "id", "role", "align", "valign", "width", "height", "bgcolor", "background",
-    "border", "cellpadding", "cellspacing", "color", "face", "size", "style", "itemprop",
+    "class",
+    "id",
+    "role",
+    "align",
+    "valign",
+    "width",
+    "height",
+    "bgcolor",
+    "background",
+    "border",
+    "cellpadding",
+    "cellspacing",
+    "color",
+    "face",
+    "size",
+    "style",
+    "itemprop",
     // read by the markdown renderer only
-    "href", "alt", "src", "start", "colspan", "rowspan", "lang",
+    "href",
+    "alt",
+    "src",
+    "start",
+    "colspan",
+    "rowspan",
+    "lang",
 ];
 
 pub const MAX_DEPTH: u32 = 256;
@@ -75,7 +159,9 @@ pub fn is_hidden(attrs: &[Attribute]) -> bool {
         match &*a.name.local {
             "hidden" => return true,
             "aria-hidden" if &*a.value == "true" => return true,
-            "style" => hidden = hidden || (!a.value.is_empty() && hidden_style().is_match(&a.value)),
+            "style" => {
+                hidden = hidden || (!a.value.is_empty() && hidden_style().is_match(&a.value))
+            }
             _ => {}
         }
     }
@@ -127,7 +213,10 @@ pub struct Elem {
 
 impl Elem {
     pub fn get(&self, name: &str) -> Option<&str> {
-        self.attrs.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
+        self.attrs
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
     }
 }
 
@@ -148,7 +237,14 @@ fn make_elem(a: &Arena, i: u32, parent: u32, depth: u32) -> Elem {
         .filter(|x| KEPT_ATTRS.contains(&&*x.name.local))
         .map(|x| (x.name.local.to_string(), x.value.to_string()))
         .collect();
-    Elem { tag, attrs: kept, has_attrs: !attrs.is_empty(), parent, depth, children: Vec::new() }
+    Elem {
+        tag,
+        attrs: kept,
+        has_attrs: !attrs.is_empty(),
+        parent,
+        depth,
+        children: Vec::new(),
+    }
 }
 
 /// The text below a node at MAX_DEPTH, in order, as `expand` would show it.
@@ -243,9 +339,16 @@ pub fn title(a: &Arena) -> Option<String> {
         if a.tag(i) == Some("title") {
             let t = a.text_of(i, "");
             let t = crate::text::strip(&t);
-            return if t.is_empty() { None } else { Some(t.to_string()) };
+            return if t.is_empty() {
+                None
+            } else {
+                Some(t.to_string())
+            };
         }
-        if matches!(a.nodes[i as usize].data, Data::Element { .. } | Data::Document) {
+        if matches!(
+            a.nodes[i as usize].data,
+            Data::Element { .. } | Data::Document
+        ) {
             a.push_children(&mut stack, i);
         }
     }
@@ -264,14 +367,19 @@ mod tests {
     }
 
     fn tags(v: &View) -> Vec<&str> {
-        v.preorder.iter().map(|&e| v.elems[e as usize].tag.as_str()).collect()
+        v.preorder
+            .iter()
+            .map(|&e| v.elems[e as usize].tag.as_str())
+            .collect()
     }
 
     #[test]
     fn invisible_parts_never_enter_the_tree() {
-        let v = view("<body><script>x</script><div hidden>h</div><p style='display: none'>s</p>\
+        let v = view(
+            "<body><script>x</script><div hidden>h</div><p style='display: none'>s</p>\
                       <span aria-hidden=true>a</span><object data=a.png>fallback</object>\
-                      <object classid=x><b>shown</b></object><p>ok</p></body>");
+                      <object classid=x><b>shown</b></object><p>ok</p></body>",
+        );
         assert_eq!(tags(&v), ["body", "object", "b", "p"]);
     }
 
@@ -282,10 +390,14 @@ mod tests {
         assert_eq!(tags(&v), ["body", "div", "#text", "b", "#text", "p"]);
         let div = &v.elems[1];
         assert_eq!(div.tag, "div");
-        let kids: Vec<&str> = div.children.iter().map(|c| match c {
-            Item::Elem(e) => v.elems[*e as usize].tag.as_str(),
-            Item::Text(_) => "str",
-        }).collect();
+        let kids: Vec<&str> = div
+            .children
+            .iter()
+            .map(|c| match c {
+                Item::Elem(e) => v.elems[*e as usize].tag.as_str(),
+                Item::Text(_) => "str",
+            })
+            .collect();
         assert_eq!(kids, ["#text", "b", "#text"]);
         assert_eq!(v.elems[2].tag, "p");
         assert_eq!(v.elems[3].tag, "b");
@@ -293,7 +405,11 @@ mod tests {
 
     #[test]
     fn deep_nesting_is_flattened_to_text() {
-        let html = format!("<body>{}deep{}</body>", "<div>".repeat(400), "</div>".repeat(400));
+        let html = format!(
+            "<body>{}deep{}</body>",
+            "<div>".repeat(400),
+            "</div>".repeat(400)
+        );
         let v = view(&html);
         assert!(v.elems.iter().all(|e| e.depth <= MAX_DEPTH));
         let last = v.elems.iter().find(|e| e.depth == MAX_DEPTH).unwrap();

@@ -31,9 +31,38 @@ use crate::text::{char_is_upper, is_space, is_upper, is_word, lower, tokens};
 
 /// The tags a block's element is told apart by (any other tag is "span-like").
 pub const BLOCK_TAG_NAMES: &[&str] = &[
-    "p", "div", "td", "th", "li", "dd", "dt", "h1", "h2", "h3", "h4", "h5", "h6", "blockquote",
-    "pre", "figcaption", "caption", "section", "article", "header", "footer", "nav", "aside",
-    "form", "label", "button", "option", "address", "main", "center", "body", "span-like",
+    "p",
+    "div",
+    "td",
+    "th",
+    "li",
+    "dd",
+    "dt",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "blockquote",
+    "pre",
+    "figcaption",
+    "caption",
+    "section",
+    "article",
+    "header",
+    "footer",
+    "nav",
+    "aside",
+    "form",
+    "label",
+    "button",
+    "option",
+    "address",
+    "main",
+    "center",
+    "body",
+    "span-like",
 ];
 const N_BLOCK_TAGS: usize = 32;
 const OTHER_TAG: usize = N_BLOCK_TAGS - 1;
@@ -69,42 +98,201 @@ pub const N_FEATURES: usize = C_SITE + 4;
 
 /// The feature names, in column order (Python's `FEATURES`).
 pub const FEATURES: &[&str] = &[
-    "log_tokens", "log_chars", "link_density", "mean_token_len", "stop_share",
-    "short_token_share", "sentence_ends", "sentence_end_rate", "comma_rate", "digit_share",
-    "capital_share", "ends_sentence", "log_lines", "log_links", "log_images", "log_inputs",
-    "separator_rate", "all_caps", "words_per_line", "dup_in_page", "tag_p", "tag_div",
-    "tag_td", "tag_th", "tag_li", "tag_dd", "tag_dt", "tag_h1", "tag_h2", "tag_h3", "tag_h4",
-    "tag_h5", "tag_h6", "tag_blockquote", "tag_pre", "tag_figcaption", "tag_caption",
-    "tag_section", "tag_article", "tag_header", "tag_footer", "tag_nav", "tag_aside",
-    "tag_form", "tag_label", "tag_button", "tag_option", "tag_address", "tag_main",
-    "tag_center", "tag_body", "tag_span-like", "heading_level", "depth", "rel_depth",
-    "own_nav", "own_header", "own_footer", "own_sidebar", "own_comment", "own_share",
-    "own_related", "own_ad", "own_content", "own_meta", "own_caption", "own_hidden",
-    "own_popup", "own_title", "own_product", "own_forum", "own_card", "own_search", "own_code",
-    "own_lead", "up_nav", "up_header", "up_footer", "up_sidebar", "up_comment", "up_share",
-    "up_related", "up_ad", "up_content", "up_meta", "up_caption", "up_hidden", "up_popup",
-    "up_title", "up_product", "up_forum", "up_card", "up_search", "up_code", "up_lead",
-    "up_t_nav", "up_t_header", "up_t_footer", "up_t_aside", "up_t_article", "up_t_main",
-    "up_t_section", "up_t_form", "up_t_table", "up_t_list", "up_t_dl", "up_t_figure",
-    "up_t_quote", "up_t_pre", "up_t_heading", "up_t_p", "up_t_link", "up_t_address",
-    "up_t_details", "up_t_center", "pos_block", "pos_chars", "page_log_tokens",
-    "page_log_blocks", "page_link_density", "tokens_share", "nb-3_log_tokens",
-    "nb-3_link_density", "nb-3_heading", "nb-2_log_tokens", "nb-2_link_density",
-    "nb-2_heading", "nb-1_log_tokens", "nb-1_link_density", "nb-1_heading", "nb+1_log_tokens",
-    "nb+1_link_density", "nb+1_heading", "nb+2_log_tokens", "nb+2_link_density",
-    "nb+2_heading", "nb+3_log_tokens", "nb+3_link_density", "nb+3_heading", "win3_log_tokens",
-    "win3_link_density", "anc1_share", "anc1_link_density", "anc1_log_blocks",
-    "anc1_text_share", "anc2_share", "anc2_link_density", "anc2_log_blocks", "anc2_text_share",
-    "anc3_share", "anc3_link_density", "anc3_log_blocks", "anc3_text_share", "anc4_share",
-    "anc4_link_density", "anc4_log_blocks", "anc4_text_share", "anc6_share",
-    "anc6_link_density", "anc6_log_blocks", "anc6_text_share", "in_best", "levels_to_best",
-    "best_share", "best_anc_score", "tokens_before", "tokens_after", "title_in_block",
-    "block_in_title", "is_first_heading", "boiler_phrases", "has_date", "from_h1",
-    "page_log_long_paras", "url_depth", "url_digits", "sib0_log_same", "sib0_share",
-    "sib0_blocks_per_item", "sib0_link_density", "sib1_log_same", "sib1_share",
-    "sib1_blocks_per_item", "sib1_link_density", "sib2_log_same", "sib2_share",
-    "sib2_blocks_per_item", "sib2_link_density", "sib3_log_same", "sib3_share",
-    "sib3_blocks_per_item", "sib3_link_density", "site_text", "site_folded", "site_path",
+    "log_tokens",
+    "log_chars",
+    "link_density",
+    "mean_token_len",
+    "stop_share",
+    "short_token_share",
+    "sentence_ends",
+    "sentence_end_rate",
+    "comma_rate",
+    "digit_share",
+    "capital_share",
+    "ends_sentence",
+    "log_lines",
+    "log_links",
+    "log_images",
+    "log_inputs",
+    "separator_rate",
+    "all_caps",
+    "words_per_line",
+    "dup_in_page",
+    "tag_p",
+    "tag_div",
+    "tag_td",
+    "tag_th",
+    "tag_li",
+    "tag_dd",
+    "tag_dt",
+    "tag_h1",
+    "tag_h2",
+    "tag_h3",
+    "tag_h4",
+    "tag_h5",
+    "tag_h6",
+    "tag_blockquote",
+    "tag_pre",
+    "tag_figcaption",
+    "tag_caption",
+    "tag_section",
+    "tag_article",
+    "tag_header",
+    "tag_footer",
+    "tag_nav",
+    "tag_aside",
+    "tag_form",
+    "tag_label",
+    "tag_button",
+    "tag_option",
+    "tag_address",
+    "tag_main",
+    "tag_center",
+    "tag_body",
+    "tag_span-like",
+    "heading_level",
+    "depth",
+    "rel_depth",
+    "own_nav",
+    "own_header",
+    "own_footer",
+    "own_sidebar",
+    "own_comment",
+    "own_share",
+    "own_related",
+    "own_ad",
+    "own_content",
+    "own_meta",
+    "own_caption",
+    "own_hidden",
+    "own_popup",
+    "own_title",
+    "own_product",
+    "own_forum",
+    "own_card",
+    "own_search",
+    "own_code",
+    "own_lead",
+    "up_nav",
+    "up_header",
+    "up_footer",
+    "up_sidebar",
+    "up_comment",
+    "up_share",
+    "up_related",
+    "up_ad",
+    "up_content",
+    "up_meta",
+    "up_caption",
+    "up_hidden",
+    "up_popup",
+    "up_title",
+    "up_product",
+    "up_forum",
+    "up_card",
+    "up_search",
+    "up_code",
+    "up_lead",
+    "up_t_nav",
+    "up_t_header",
+    "up_t_footer",
+    "up_t_aside",
+    "up_t_article",
+    "up_t_main",
+    "up_t_section",
+    "up_t_form",
+    "up_t_table",
+    "up_t_list",
+    "up_t_dl",
+    "up_t_figure",
+    "up_t_quote",
+    "up_t_pre",
+    "up_t_heading",
+    "up_t_p",
+    "up_t_link",
+    "up_t_address",
+    "up_t_details",
+    "up_t_center",
+    "pos_block",
+    "pos_chars",
+    "page_log_tokens",
+    "page_log_blocks",
+    "page_link_density",
+    "tokens_share",
+    "nb-3_log_tokens",
+    "nb-3_link_density",
+    "nb-3_heading",
+    "nb-2_log_tokens",
+    "nb-2_link_density",
+    "nb-2_heading",
+    "nb-1_log_tokens",
+    "nb-1_link_density",
+    "nb-1_heading",
+    "nb+1_log_tokens",
+    "nb+1_link_density",
+    "nb+1_heading",
+    "nb+2_log_tokens",
+    "nb+2_link_density",
+    "nb+2_heading",
+    "nb+3_log_tokens",
+    "nb+3_link_density",
+    "nb+3_heading",
+    "win3_log_tokens",
+    "win3_link_density",
+    "anc1_share",
+    "anc1_link_density",
+    "anc1_log_blocks",
+    "anc1_text_share",
+    "anc2_share",
+    "anc2_link_density",
+    "anc2_log_blocks",
+    "anc2_text_share",
+    "anc3_share",
+    "anc3_link_density",
+    "anc3_log_blocks",
+    "anc3_text_share",
+    "anc4_share",
+    "anc4_link_density",
+    "anc4_log_blocks",
+    "anc4_text_share",
+    "anc6_share",
+    "anc6_link_density",
+    "anc6_log_blocks",
+    "anc6_text_share",
+    "in_best",
+    "levels_to_best",
+    "best_share",
+    "best_anc_score",
+    "tokens_before",
+    "tokens_after",
+    "title_in_block",
+    "block_in_title",
+    "is_first_heading",
+    "boiler_phrases",
+    "has_date",
+    "from_h1",
+    "page_log_long_paras",
+    "url_depth",
+    "url_digits",
+    "sib0_log_same",
+    "sib0_share",
+    "sib0_blocks_per_item",
+    "sib0_link_density",
+    "sib1_log_same",
+    "sib1_share",
+    "sib1_blocks_per_item",
+    "sib1_link_density",
+    "sib2_log_same",
+    "sib2_share",
+    "sib2_blocks_per_item",
+    "sib2_link_density",
+    "sib3_log_same",
+    "sib3_share",
+    "sib3_blocks_per_item",
+    "sib3_link_density",
+    "site_text",
+    "site_folded",
+    "site_path",
     "site_log_pages",
 ];
 
@@ -123,72 +311,477 @@ pub fn feature_names() -> Vec<String> {
 
 /// Python 3.11's `str.isdigit()` (Unicode 14.0): Numeric_Type Digit or Decimal.
 const DIGIT_RANGES: &[(u32, u32)] = &[
-    (0x0030, 0x0039), (0x00B2, 0x00B3), (0x00B9, 0x00B9), (0x0660, 0x0669), (0x06F0, 0x06F9),
-    (0x07C0, 0x07C9), (0x0966, 0x096F), (0x09E6, 0x09EF), (0x0A66, 0x0A6F), (0x0AE6, 0x0AEF),
-    (0x0B66, 0x0B6F), (0x0BE6, 0x0BEF), (0x0C66, 0x0C6F), (0x0CE6, 0x0CEF), (0x0D66, 0x0D6F),
-    (0x0DE6, 0x0DEF), (0x0E50, 0x0E59), (0x0ED0, 0x0ED9), (0x0F20, 0x0F29), (0x1040, 0x1049),
-    (0x1090, 0x1099), (0x1369, 0x1371), (0x17E0, 0x17E9), (0x1810, 0x1819), (0x1946, 0x194F),
-    (0x19D0, 0x19DA), (0x1A80, 0x1A89), (0x1A90, 0x1A99), (0x1B50, 0x1B59), (0x1BB0, 0x1BB9),
-    (0x1C40, 0x1C49), (0x1C50, 0x1C59), (0x2070, 0x2070), (0x2074, 0x2079), (0x2080, 0x2089),
-    (0x2460, 0x2468), (0x2474, 0x247C), (0x2488, 0x2490), (0x24EA, 0x24EA), (0x24F5, 0x24FD),
-    (0x24FF, 0x24FF), (0x2776, 0x277E), (0x2780, 0x2788), (0x278A, 0x2792), (0xA620, 0xA629),
-    (0xA8D0, 0xA8D9), (0xA900, 0xA909), (0xA9D0, 0xA9D9), (0xA9F0, 0xA9F9), (0xAA50, 0xAA59),
-    (0xABF0, 0xABF9), (0xFF10, 0xFF19), (0x104A0, 0x104A9), (0x10A40, 0x10A43),
-    (0x10D30, 0x10D39), (0x10E60, 0x10E68), (0x11052, 0x1105A), (0x11066, 0x1106F),
-    (0x110F0, 0x110F9), (0x11136, 0x1113F), (0x111D0, 0x111D9), (0x112F0, 0x112F9),
-    (0x11450, 0x11459), (0x114D0, 0x114D9), (0x11650, 0x11659), (0x116C0, 0x116C9),
-    (0x11730, 0x11739), (0x118E0, 0x118E9), (0x11950, 0x11959), (0x11C50, 0x11C59),
-    (0x11D50, 0x11D59), (0x11DA0, 0x11DA9), (0x16A60, 0x16A69), (0x16AC0, 0x16AC9),
-    (0x16B50, 0x16B59), (0x1D7CE, 0x1D7FF), (0x1E140, 0x1E149), (0x1E2F0, 0x1E2F9),
-    (0x1E950, 0x1E959), (0x1F100, 0x1F10A), (0x1FBF0, 0x1FBF9),
+    (0x0030, 0x0039),
+    (0x00B2, 0x00B3),
+    (0x00B9, 0x00B9),
+    (0x0660, 0x0669),
+    (0x06F0, 0x06F9),
+    (0x07C0, 0x07C9),
+    (0x0966, 0x096F),
+    (0x09E6, 0x09EF),
+    (0x0A66, 0x0A6F),
+    (0x0AE6, 0x0AEF),
+    (0x0B66, 0x0B6F),
+    (0x0BE6, 0x0BEF),
+    (0x0C66, 0x0C6F),
+    (0x0CE6, 0x0CEF),
+    (0x0D66, 0x0D6F),
+    (0x0DE6, 0x0DEF),
+    (0x0E50, 0x0E59),
+    (0x0ED0, 0x0ED9),
+    (0x0F20, 0x0F29),
+    (0x1040, 0x1049),
+    (0x1090, 0x1099),
+    (0x1369, 0x1371),
+    (0x17E0, 0x17E9),
+    (0x1810, 0x1819),
+    (0x1946, 0x194F),
+    (0x19D0, 0x19DA),
+    (0x1A80, 0x1A89),
+    (0x1A90, 0x1A99),
+    (0x1B50, 0x1B59),
+    (0x1BB0, 0x1BB9),
+    (0x1C40, 0x1C49),
+    (0x1C50, 0x1C59),
+    (0x2070, 0x2070),
+    (0x2074, 0x2079),
+    (0x2080, 0x2089),
+    (0x2460, 0x2468),
+    (0x2474, 0x247C),
+    (0x2488, 0x2490),
+    (0x24EA, 0x24EA),
+    (0x24F5, 0x24FD),
+    (0x24FF, 0x24FF),
+    (0x2776, 0x277E),
+    (0x2780, 0x2788),
+    (0x278A, 0x2792),
+    (0xA620, 0xA629),
+    (0xA8D0, 0xA8D9),
+    (0xA900, 0xA909),
+    (0xA9D0, 0xA9D9),
+    (0xA9F0, 0xA9F9),
+    (0xAA50, 0xAA59),
+    (0xABF0, 0xABF9),
+    (0xFF10, 0xFF19),
+    (0x104A0, 0x104A9),
+    (0x10A40, 0x10A43),
+    (0x10D30, 0x10D39),
+    (0x10E60, 0x10E68),
+    (0x11052, 0x1105A),
+    (0x11066, 0x1106F),
+    (0x110F0, 0x110F9),
+    (0x11136, 0x1113F),
+    (0x111D0, 0x111D9),
+    (0x112F0, 0x112F9),
+    (0x11450, 0x11459),
+    (0x114D0, 0x114D9),
+    (0x11650, 0x11659),
+    (0x116C0, 0x116C9),
+    (0x11730, 0x11739),
+    (0x118E0, 0x118E9),
+    (0x11950, 0x11959),
+    (0x11C50, 0x11C59),
+    (0x11D50, 0x11D59),
+    (0x11DA0, 0x11DA9),
+    (0x16A60, 0x16A69),
+    (0x16AC0, 0x16AC9),
+    (0x16B50, 0x16B59),
+    (0x1D7CE, 0x1D7FF),
+    (0x1E140, 0x1E149),
+    (0x1E2F0, 0x1E2F9),
+    (0x1E950, 0x1E959),
+    (0x1F100, 0x1F10A),
+    (0x1FBF0, 0x1FBF9),
 ];
 
 /// Characters whose NFKC form holds one of `/?#@:` (urllib's `_checknetloc`, Unicode 14.0).
 const NFKC_NETLOC_BAD: &[(u32, u32)] = &[
-    (0x2047, 0x2049), (0x2100, 0x2101), (0x2105, 0x2106), (0x2A74, 0x2A74), (0xFE13, 0xFE13),
-    (0xFE16, 0xFE16), (0xFE55, 0xFE56), (0xFE5F, 0xFE5F), (0xFE6B, 0xFE6B), (0xFF03, 0xFF03),
-    (0xFF0F, 0xFF0F), (0xFF1A, 0xFF1A), (0xFF1F, 0xFF20),
+    (0x2047, 0x2049),
+    (0x2100, 0x2101),
+    (0x2105, 0x2106),
+    (0x2A74, 0x2A74),
+    (0xFE13, 0xFE13),
+    (0xFE16, 0xFE16),
+    (0xFE55, 0xFE56),
+    (0xFE5F, 0xFE5F),
+    (0xFE6B, 0xFE6B),
+    (0xFF03, 0xFF03),
+    (0xFF0F, 0xFF0F),
+    (0xFF1A, 0xFF1A),
+    (0xFF1F, 0xFF20),
 ];
 
 /// scikit-learn's ENGLISH_STOP_WORDS and the `extra` words of `_stop_words`, sorted.
 const STOP_WORD_LIST: &[&str] = &[
-    "a", "about", "above", "across", "after", "afterwards", "again", "against", "all",
-    "almost", "alone", "along", "already", "also", "although", "always", "am", "among",
-    "amongst", "amoungst", "amount", "an", "and", "another", "any", "anyhow", "anyone",
-    "anything", "anyway", "anywhere", "are", "around", "as", "at", "back", "be", "became",
-    "because", "become", "becomes", "becoming", "been", "before", "beforehand", "behind",
-    "being", "below", "beside", "besides", "between", "beyond", "bill", "both", "bottom",
-    "but", "by", "call", "can", "cannot", "cant", "che", "co", "com", "como", "con", "could",
-    "couldnt", "cry", "dans", "das", "dat", "de", "del", "della", "den", "der", "des",
-    "describe", "detail", "di", "die", "do", "done", "down", "due", "during", "each", "een",
-    "eg", "eight", "ein", "eine", "either", "el", "eleven", "else", "elsewhere", "empty", "en",
-    "enough", "es", "est", "et", "etc", "even", "ever", "every", "everyone", "everything",
-    "everywhere", "except", "few", "fifteen", "fifty", "fill", "find", "fire", "first", "five",
-    "for", "former", "formerly", "forty", "found", "four", "from", "front", "full", "further",
-    "get", "give", "go", "had", "has", "hasnt", "have", "he", "hence", "her", "here",
-    "hereafter", "hereby", "herein", "hereupon", "hers", "herself", "het", "him", "himself",
-    "his", "how", "however", "hundred", "i", "ie", "if", "il", "in", "inc", "indeed",
-    "interest", "into", "is", "ist", "it", "its", "itself", "keep", "la", "las", "last",
-    "latter", "latterly", "le", "least", "les", "less", "los", "ltd", "made", "many", "may",
-    "me", "meanwhile", "might", "mill", "mine", "mit", "more", "moreover", "most", "mostly",
-    "move", "much", "must", "my", "myself", "name", "namely", "neither", "never",
-    "nevertheless", "next", "nicht", "niet", "nine", "no", "nobody", "non", "none", "noone",
-    "nor", "not", "nothing", "now", "nowhere", "não", "o", "of", "off", "often", "on", "once",
-    "one", "only", "onto", "op", "or", "os", "other", "others", "otherwise", "our", "ours",
-    "ourselves", "out", "over", "own", "para", "part", "per", "perhaps", "please", "por",
-    "pour", "put", "que", "qui", "rather", "re", "same", "see", "seem", "seemed", "seeming",
-    "seems", "serious", "several", "she", "should", "show", "side", "since", "sincere", "six",
-    "sixty", "so", "some", "somehow", "someone", "something", "sometime", "sometimes",
-    "somewhere", "sono", "still", "such", "system", "take", "ten", "than", "that", "the",
-    "their", "them", "themselves", "then", "thence", "there", "thereafter", "thereby",
-    "therefore", "therein", "thereupon", "these", "they", "thick", "thin", "third", "this",
-    "those", "though", "three", "through", "throughout", "thru", "thus", "to", "together",
-    "too", "top", "toward", "towards", "twelve", "twenty", "two", "um", "uma", "un", "una",
-    "und", "under", "une", "until", "up", "upon", "us", "van", "very", "via", "von", "voor",
-    "was", "we", "well", "were", "what", "whatever", "when", "whence", "whenever", "where",
-    "whereafter", "whereas", "whereby", "wherein", "whereupon", "wherever", "whether", "which",
-    "while", "whither", "who", "whoever", "whole", "whom", "whose", "why", "will", "with",
-    "within", "without", "would", "yet", "you", "your", "yours", "yourself", "yourselves",
+    "a",
+    "about",
+    "above",
+    "across",
+    "after",
+    "afterwards",
+    "again",
+    "against",
+    "all",
+    "almost",
+    "alone",
+    "along",
+    "already",
+    "also",
+    "although",
+    "always",
+    "am",
+    "among",
+    "amongst",
+    "amoungst",
+    "amount",
+    "an",
+    "and",
+    "another",
+    "any",
+    "anyhow",
+    "anyone",
+    "anything",
+    "anyway",
+    "anywhere",
+    "are",
+    "around",
+    "as",
+    "at",
+    "back",
+    "be",
+    "became",
+    "because",
+    "become",
+    "becomes",
+    "becoming",
+    "been",
+    "before",
+    "beforehand",
+    "behind",
+    "being",
+    "below",
+    "beside",
+    "besides",
+    "between",
+    "beyond",
+    "bill",
+    "both",
+    "bottom",
+    "but",
+    "by",
+    "call",
+    "can",
+    "cannot",
+    "cant",
+    "che",
+    "co",
+    "com",
+    "como",
+    "con",
+    "could",
+    "couldnt",
+    "cry",
+    "dans",
+    "das",
+    "dat",
+    "de",
+    "del",
+    "della",
+    "den",
+    "der",
+    "des",
+    "describe",
+    "detail",
+    "di",
+    "die",
+    "do",
+    "done",
+    "down",
+    "due",
+    "during",
+    "each",
+    "een",
+    "eg",
+    "eight",
+    "ein",
+    "eine",
+    "either",
+    "el",
+    "eleven",
+    "else",
+    "elsewhere",
+    "empty",
+    "en",
+    "enough",
+    "es",
+    "est",
+    "et",
+    "etc",
+    "even",
+    "ever",
+    "every",
+    "everyone",
+    "everything",
+    "everywhere",
+    "except",
+    "few",
+    "fifteen",
+    "fifty",
+    "fill",
+    "find",
+    "fire",
+    "first",
+    "five",
+    "for",
+    "former",
+    "formerly",
+    "forty",
+    "found",
+    "four",
+    "from",
+    "front",
+    "full",
+    "further",
+    "get",
+    "give",
+    "go",
+    "had",
+    "has",
+    "hasnt",
+    "have",
+    "he",
+    "hence",
+    "her",
+    "here",
+    "hereafter",
+    "hereby",
+    "herein",
+    "hereupon",
+    "hers",
+    "herself",
+    "het",
+    "him",
+    "himself",
+    "his",
+    "how",
+    "however",
+    "hundred",
+    "i",
+    "ie",
+    "if",
+    "il",
+    "in",
+    "inc",
+    "indeed",
+    "interest",
+    "into",
+    "is",
+    "ist",
+    "it",
+    "its",
+    "itself",
+    "keep",
+    "la",
+    "las",
+    "last",
+    "latter",
+    "latterly",
+    "le",
+    "least",
+    "les",
+    "less",
+    "los",
+    "ltd",
+    "made",
+    "many",
+    "may",
+    "me",
+    "meanwhile",
+    "might",
+    "mill",
+    "mine",
+    "mit",
+    "more",
+    "moreover",
+    "most",
+    "mostly",
+    "move",
+    "much",
+    "must",
+    "my",
+    "myself",
+    "name",
+    "namely",
+    "neither",
+    "never",
+    "nevertheless",
+    "next",
+    "nicht",
+    "niet",
+    "nine",
+    "no",
+    "nobody",
+    "non",
+    "none",
+    "noone",
+    "nor",
+    "not",
+    "nothing",
+    "now",
+    "nowhere",
+    "não",
+    "o",
+    "of",
+    "off",
+    "often",
+    "on",
+    "once",
+    "one",
+    "only",
+    "onto",
+    "op",
+    "or",
+    "os",
+    "other",
+    "others",
+    "otherwise",
+    "our",
+    "ours",
+    "ourselves",
+    "out",
+    "over",
+    "own",
+    "para",
+    "part",
+    "per",
+    "perhaps",
+    "please",
+    "por",
+    "pour",
+    "put",
+    "que",
+    "qui",
+    "rather",
+    "re",
+    "same",
+    "see",
+    "seem",
+    "seemed",
+    "seeming",
+    "seems",
+    "serious",
+    "several",
+    "she",
+    "should",
+    "show",
+    "side",
+    "since",
+    "sincere",
+    "six",
+    "sixty",
+    "so",
+    "some",
+    "somehow",
+    "someone",
+    "something",
+    "sometime",
+    "sometimes",
+    "somewhere",
+    "sono",
+    "still",
+    "such",
+    "system",
+    "take",
+    "ten",
+    "than",
+    "that",
+    "the",
+    "their",
+    "them",
+    "themselves",
+    "then",
+    "thence",
+    "there",
+    "thereafter",
+    "thereby",
+    "therefore",
+    "therein",
+    "thereupon",
+    "these",
+    "they",
+    "thick",
+    "thin",
+    "third",
+    "this",
+    "those",
+    "though",
+    "three",
+    "through",
+    "throughout",
+    "thru",
+    "thus",
+    "to",
+    "together",
+    "too",
+    "top",
+    "toward",
+    "towards",
+    "twelve",
+    "twenty",
+    "two",
+    "um",
+    "uma",
+    "un",
+    "una",
+    "und",
+    "under",
+    "une",
+    "until",
+    "up",
+    "upon",
+    "us",
+    "van",
+    "very",
+    "via",
+    "von",
+    "voor",
+    "was",
+    "we",
+    "well",
+    "were",
+    "what",
+    "whatever",
+    "when",
+    "whence",
+    "whenever",
+    "where",
+    "whereafter",
+    "whereas",
+    "whereby",
+    "wherein",
+    "whereupon",
+    "wherever",
+    "whether",
+    "which",
+    "while",
+    "whither",
+    "who",
+    "whoever",
+    "whole",
+    "whom",
+    "whose",
+    "why",
+    "will",
+    "with",
+    "within",
+    "without",
+    "would",
+    "yet",
+    "you",
+    "your",
+    "yours",
+    "yourself",
+    "yourselves",
     "zu",
 ];
 
@@ -213,11 +806,6 @@ fn py_isdigit(c: char) -> bool {
         return c.is_ascii_digit();
     }
     in_ranges(c, DIGIT_RANGES)
-}
-
-/// The stop words the `stop_share` feature counts, sorted.
-pub fn stop_words_sorted() -> Vec<&'static str> {
-    STOP_WORD_LIST.to_vec()
 }
 
 /// A multiplicative hash for the fixed stop-word set: every token of the page is looked up
@@ -470,7 +1058,12 @@ impl Tree {
                 a = parent[a as usize];
             }
         }
-        Tree { sub, score, chain, width }
+        Tree {
+            sub,
+            score,
+            chain,
+            width,
+        }
     }
 
     #[inline]
@@ -565,7 +1158,11 @@ pub fn block_features(pb: &PageBlocks, site: Option<&SiteShares>) -> Vec<f64> {
         let nc = (len - blank) as f64;
         let lines = pb.n_lines[i] as f64;
         let per_tok = |k: usize| if nt > 0 { k as f64 / nt_f } else { 0.0 };
-        let lk = if nc != 0.0 { (pb.link_chars[i] as f64 / nc).min(1.0) } else { 0.0 };
+        let lk = if nc != 0.0 {
+            (pb.link_chars[i] as f64 / nc).min(1.0)
+        } else {
+            0.0
+        };
         let row = &mut x[i * nf..i * nf + 20];
         row[0] = nt_f.ln_1p();
         row[1] = nc.ln_1p();
@@ -577,8 +1174,16 @@ pub fn block_features(pb: &PageBlocks, site: Option<&SiteShares>) -> Vec<f64> {
         row[7] = per_tok(ends);
         row[8] = per_tok(commas);
         row[9] = if nc != 0.0 { digits as f64 / nc } else { 0.0 };
-        row[10] = if initials > 0 { upper_initials as f64 / initials as f64 } else { 0.0 };
-        row[11] = if last.is_some_and(|c| SENTENCE_END.contains(&c)) { 1.0 } else { 0.0 };
+        row[10] = if initials > 0 {
+            upper_initials as f64 / initials as f64
+        } else {
+            0.0
+        };
+        row[11] = if last.is_some_and(|c| SENTENCE_END.contains(&c)) {
+            1.0
+        } else {
+            0.0
+        };
         row[12] = lines.ln_1p();
         row[13] = (pb.n_links[i] as f64).ln_1p();
         row[14] = (pb.n_images[i] as f64).ln_1p();
@@ -599,7 +1204,10 @@ pub fn block_features(pb: &PageBlocks, site: Option<&SiteShares>) -> Vec<f64> {
     for i in 0..n {
         let row = &mut x[i * nf..(i + 1) * nf];
         let tag = tags[i];
-        let t = BLOCK_TAG_NAMES.iter().position(|&b| b == tag).unwrap_or(OTHER_TAG);
+        let t = BLOCK_TAG_NAMES
+            .iter()
+            .position(|&b| b == tag)
+            .unwrap_or(OTHER_TAG);
         row[C_TAG..C_MARKUP].fill(0.0);
         row[C_TAG + t] = 1.0;
         let level = heading_level(tag);
@@ -666,12 +1274,23 @@ pub fn block_features(pb: &PageBlocks, site: Option<&SiteShares>) -> Vec<f64> {
             row[C_TITLE + 1] = 0.0;
         } else {
             row[C_TITLE] = common[i] / n_title;
-            row[C_TITLE + 1] = if n_tok[i] > 0.0 { common[i] / n_tok[i] } else { 0.0 };
+            row[C_TITLE + 1] = if n_tok[i] > 0.0 {
+                common[i] / n_tok[i]
+            } else {
+                0.0
+            };
         }
         row[C_TITLE + 2] = if Some(i) == first { 1.0 } else { 0.0 };
     }
-    let page = Page { lowered: &lowered, n_chars: &n_chars, n_tok: &n_tok, link: &link,
-                      tags: &tags, before: &before, total_tok };
+    let page = Page {
+        lowered: &lowered,
+        n_chars: &n_chars,
+        n_tok: &n_tok,
+        link: &link,
+        tags: &tags,
+        before: &before,
+        total_tok,
+    };
     structure(pb, &tree, &mut x, &page);
     // site
     if let Some(s) = site.filter(|s| s.others > 0) {
@@ -793,12 +1412,20 @@ struct Page<'a> {
 fn structure(pb: &PageBlocks, tree: &Tree, x: &mut [f64], page: &Page<'_>) {
     let nf = N_FEATURES;
     let n = pb.text.len();
-    let Page { n_tok, link, tags, before, .. } = *page;
+    let Page {
+        n_tok,
+        link,
+        tags,
+        before,
+        ..
+    } = *page;
     let total_tok = page.total_tok.max(1.0);
     let boiler = boiler_re();
     let date = date_re();
     let h1 = tags.iter().position(|&t| t == "h1");
-    let long_paras = (0..n).filter(|&i| n_tok[i] >= 30.0 && link[i] < 0.2).count();
+    let long_paras = (0..n)
+        .filter(|&i| n_tok[i] >= 30.0 && link[i] < 0.2)
+        .count();
     let log_long = (long_paras as f64).ln_1p();
     let url_shape = match pb.url.as_deref() {
         Some(url) if !url.is_empty() => {
@@ -817,7 +1444,10 @@ fn structure(pb: &PageBlocks, tree: &Tree, x: &mut [f64], page: &Page<'_>) {
             page.lowered[i].as_str()
         } else {
             let text = pb.text[i].as_str();
-            let end = text.char_indices().nth(PHRASE_SPAN).map_or(text.len(), |(k, _)| k);
+            let end = text
+                .char_indices()
+                .nth(PHRASE_SPAN)
+                .map_or(text.len(), |(k, _)| k);
             short = lower(&text[..end]);
             short.as_str()
         };
@@ -866,7 +1496,11 @@ fn structure(pb: &PageBlocks, tree: &Tree, x: &mut [f64], page: &Page<'_>) {
             row[c] = count[id].ln();
             row[c + 1] = mass[id] / total;
             row[c + 2] = blocks[id] / count[id];
-            row[c + 3] = if mass[id] > 0.0 { links[id] / mass[id] } else { 0.0 };
+            row[c + 3] = if mass[id] > 0.0 {
+                links[id] / mass[id]
+            } else {
+                0.0
+            };
         }
     }
 }
@@ -905,7 +1539,11 @@ const SCHEME_CHARS: &str = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ
 fn urlsplit(url: &str) -> Result<Split, ()> {
     let url = url.trim_start_matches(|c: char| c <= ' ');
     let url: Cow<str> = if url.contains(['\t', '\r', '\n']) {
-        Cow::Owned(url.chars().filter(|c| !matches!(c, '\t' | '\r' | '\n')).collect())
+        Cow::Owned(
+            url.chars()
+                .filter(|c| !matches!(c, '\t' | '\r' | '\n'))
+                .collect(),
+        )
     } else {
         Cow::Borrowed(url)
     };
@@ -920,7 +1558,9 @@ fn urlsplit(url: &str) -> Result<Split, ()> {
     }
     let mut netloc = "";
     if rest.starts_with("//") {
-        let delim = rest[2..].find(['/', '?', '#']).map_or(rest.len(), |k| k + 2);
+        let delim = rest[2..]
+            .find(['/', '?', '#'])
+            .map_or(rest.len(), |k| k + 2);
         netloc = &rest[2..delim];
         rest = &rest[delim..];
         let (open, close) = (netloc.contains('['), netloc.contains(']'));
@@ -947,7 +1587,10 @@ fn urlsplit(url: &str) -> Result<Split, ()> {
     {
         return Err(());
     }
-    Ok(Split { netloc: netloc.to_string(), path: rest.to_string() })
+    Ok(Split {
+        netloc: netloc.to_string(),
+        path: rest.to_string(),
+    })
 }
 
 /// `urllib.parse._check_bracketed_host`: an IPvFuture literal or an IPv6 address.
@@ -956,10 +1599,7 @@ fn check_bracketed_host(host: &str) -> Result<(), ()> {
         // \Av[a-fA-F0-9]+\..+\Z
         let hex = tail.bytes().take_while(|b| b.is_ascii_hexdigit()).count();
         let after = &tail[hex..];
-        let ok = hex > 0
-            && after.starts_with('.')
-            && after.len() > 1
-            && !after[1..].contains('\n');
+        let ok = hex > 0 && after.starts_with('.') && after.len() > 1 && !after[1..].contains('\n');
         return if ok { Ok(()) } else { Err(()) };
     }
     // ipaddress.ip_address: an IPv4 address is refused in brackets, as is anything that
@@ -1004,7 +1644,10 @@ mod tests {
 
     fn same(got: &[f64], want: &[f64]) -> bool {
         got.len() == want.len()
-            && got.iter().zip(want).all(|(a, b)| a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan()))
+            && got
+                .iter()
+                .zip(want)
+                .all(|(a, b)| a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan()))
     }
 
     #[test]
@@ -1034,7 +1677,11 @@ mod tests {
     #[test]
     fn sums_as_numpy_does() {
         // NumPy's np.sum (pairwise) and np.cumsum (sequential) of the same values
-        let v = |n: usize| (0..n).map(|i| 0.1 * (1 + i % 7) as f64).collect::<Vec<f64>>();
+        let v = |n: usize| {
+            (0..n)
+                .map(|i| 0.1 * (1 + i % 7) as f64)
+                .collect::<Vec<f64>>()
+        };
         assert_eq!(pairwise_sum(&v(10)), 3.4000000000000004);
         assert_eq!(pairwise_sum(&v(129)), 51.00000000000001);
         assert_eq!(pairwise_sum(&v(1000)), 399.70000000000005);
@@ -1047,7 +1694,10 @@ mod tests {
         assert_eq!(w, vec![10.0, 15.0, 21.0, 28.0, 35.0, 33.0, 30.0, 26.0]);
         let w = window_sum(&[0.1, 0.2, 0.3], 1);
         // cum = [0, 0.1, 0.1 + 0.2, (0.1 + 0.2) + 0.3]: not the direct sums
-        assert_eq!(w, vec![0.1 + 0.2, (0.1 + 0.2) + 0.3, ((0.1 + 0.2) + 0.3) - 0.1]);
+        assert_eq!(
+            w,
+            vec![0.1 + 0.2, (0.1 + 0.2) + 0.3, ((0.1 + 0.2) + 0.3) - 0.1]
+        );
         assert_ne!(w[2], 0.2 + 0.3);
         assert!(window_sum(&[], 3).is_empty());
     }
@@ -1063,7 +1713,11 @@ mod tests {
             ("the comments: reply", 2, 0),
             ("\u{662}\u{660}\u{661}\u{669}", 0, 0),
             ("2\u{660}\u{661}\u{669}", 0, 0),
-            ("\u{661}\u{662}/\u{660}\u{663}/\u{662}\u{660}\u{662}\u{660}", 0, 1),
+            (
+                "\u{661}\u{662}/\u{660}\u{663}/\u{662}\u{660}\u{662}\u{660}",
+                0,
+                1,
+            ),
             ("may 5", 0, 1),
             ("may\u{e9} 5", 0, 0),
             ("mayo 12, 2019", 0, 1),
@@ -1152,41 +1806,140 @@ mod tests {
             (0..5).map(|i| x[i * N_FEATURES + c]).collect()
         };
         let want: &[(&str, [f64; 5])] = &[
-            ("log_tokens", [1.3862943611198906, 2.70805020110221, 2.772588722239781, 0.6931471805599453, 0.6931471805599453]),
-            ("dup_in_page", [0.0, 0.0, 0.0, 0.6931471805599453, 0.6931471805599453]),
+            (
+                "log_tokens",
+                [
+                    1.3862943611198906,
+                    2.70805020110221,
+                    2.772588722239781,
+                    0.6931471805599453,
+                    0.6931471805599453,
+                ],
+            ),
+            (
+                "dup_in_page",
+                [0.0, 0.0, 0.0, 0.6931471805599453, 0.6931471805599453],
+            ),
             ("heading_level", [1.0, 0.0, 0.0, 0.0, 0.0]),
-            ("pos_chars", [0.0, 0.08823529411764706, 0.5, 0.9411764705882353, 0.9705882352941176]),
+            (
+                "pos_chars",
+                [
+                    0.0,
+                    0.08823529411764706,
+                    0.5,
+                    0.9411764705882353,
+                    0.9705882352941176,
+                ],
+            ),
             ("nb-1_link_density", [NAN, 0.0, 0.0, 0.0, 1.0]),
-            ("win3_link_density", [0.030303030303030304, 0.058823529411764705, 0.058823529411764705, 0.058823529411764705, 0.06451612903225806]),
-            ("anc1_share", [0.9411764705882353, 0.9411764705882353, 0.9411764705882353, 0.058823529411764705, 0.058823529411764705]),
+            (
+                "win3_link_density",
+                [
+                    0.030303030303030304,
+                    0.058823529411764705,
+                    0.058823529411764705,
+                    0.058823529411764705,
+                    0.06451612903225806,
+                ],
+            ),
+            (
+                "anc1_share",
+                [
+                    0.9411764705882353,
+                    0.9411764705882353,
+                    0.9411764705882353,
+                    0.058823529411764705,
+                    0.058823529411764705,
+                ],
+            ),
             // glibc's log1p(2), as NumPy's portable loop gives it (NumPy's AVX-512 loop: ...098)
-            ("anc1_log_blocks", [1.3862943611198906, 1.3862943611198906, 1.3862943611198906, 1.0986122886681096, 1.0986122886681096]),
+            (
+                "anc1_log_blocks",
+                [
+                    1.3862943611198906,
+                    1.3862943611198906,
+                    1.3862943611198906,
+                    1.0986122886681096,
+                    1.0986122886681096,
+                ],
+            ),
             ("anc2_text_share", [1.0; 5]),
             ("in_best", [1.0, 1.0, 1.0, 0.0, 0.0]),
             ("levels_to_best", [1.0, 1.0, 1.0, NAN, NAN]),
             ("best_share", [0.6666666666666666; 5]),
-            ("best_anc_score", [0.6666666666666666, 0.6666666666666666, 0.6666666666666666, 0.3333333333333333, 0.3333333333333333]),
+            (
+                "best_anc_score",
+                [
+                    0.6666666666666666,
+                    0.6666666666666666,
+                    0.6666666666666666,
+                    0.3333333333333333,
+                    0.3333333333333333,
+                ],
+            ),
             ("title_in_block", [1.0, 0.0, 0.0, 0.0, 0.0]),
             ("block_in_title", [1.0, 0.0, 0.0, 0.0, 0.0]),
             ("is_first_heading", [1.0, 0.0, 0.0, 0.0, 0.0]),
             ("boiler_phrases", [0.0, 1.0, 0.0, 1.0, 1.0]),
             ("has_date", [0.0, 0.0, 1.0, 0.0, 0.0]),
-            ("from_h1", [0.0, 0.08823529411764706, 0.5, 0.9411764705882353, 0.9705882352941176]),
+            (
+                "from_h1",
+                [
+                    0.0,
+                    0.08823529411764706,
+                    0.5,
+                    0.9411764705882353,
+                    0.9705882352941176,
+                ],
+            ),
             ("url_depth", [3.0; 5]),
             ("url_digits", [1.0; 5]),
-            ("sib0_log_same", [0.0, 0.6931471805599453, 0.6931471805599453, 0.6931471805599453, 0.6931471805599453]),
-            ("sib0_share", [0.08823529411764706, 0.8529411764705882, 0.8529411764705882, 0.058823529411764705, 0.058823529411764705]),
+            (
+                "sib0_log_same",
+                [
+                    0.0,
+                    0.6931471805599453,
+                    0.6931471805599453,
+                    0.6931471805599453,
+                    0.6931471805599453,
+                ],
+            ),
+            (
+                "sib0_share",
+                [
+                    0.08823529411764706,
+                    0.8529411764705882,
+                    0.8529411764705882,
+                    0.058823529411764705,
+                    0.058823529411764705,
+                ],
+            ),
             ("sib1_blocks_per_item", [3.0, 3.0, 3.0, 2.0, 2.0]),
             ("sib1_link_density", [0.0, 0.0, 0.0, 1.0, 1.0]),
-            ("stop_share", [0.0, 0.2857142857142857, 0.5333333333333333, 0.0, 0.0]),
-            ("capital_share", [1.0, 0.14285714285714285, 0.06666666666666667, 1.0, 1.0]),
+            (
+                "stop_share",
+                [0.0, 0.2857142857142857, 0.5333333333333333, 0.0, 0.0],
+            ),
+            (
+                "capital_share",
+                [1.0, 0.14285714285714285, 0.06666666666666667, 1.0, 1.0],
+            ),
         ];
         for (name, values) in want {
-            assert!(same(&col(name), values), "{name}: {:?} != {values:?}", col(name));
+            assert!(
+                same(&col(name), values),
+                "{name}: {:?} != {values:?}",
+                col(name)
+            );
         }
         // site columns: NaN without evidence or without other pages
         assert!(col("site_text").iter().all(|v| v.is_nan()));
-        let none = SiteShares { text: vec![0.5; 5], folded: vec![0.5; 5], path: vec![0.5; 5], others: 0 };
+        let none = SiteShares {
+            text: vec![0.5; 5],
+            folded: vec![0.5; 5],
+            path: vec![0.5; 5],
+            others: 0,
+        };
         let x0 = block_features(&pb, Some(&none));
         assert!(x0[C_SITE].is_nan());
         let some = SiteShares { others: 3, ..none };
@@ -1194,8 +1947,13 @@ mod tests {
         assert_eq!(&x3[C_SITE..C_SITE + 4], &[0.5, 0.5, 0.5, 4.0f64.ln()]);
         assert_eq!(
             ancestors(&pb),
-            vec![[1, 0, -1, -1, -1, -1], [1, 0, -1, -1, -1, -1], [1, 0, -1, -1, -1, -1],
-                 [5, 0, -1, -1, -1, -1], [5, 0, -1, -1, -1, -1]]
+            vec![
+                [1, 0, -1, -1, -1, -1],
+                [1, 0, -1, -1, -1, -1],
+                [1, 0, -1, -1, -1, -1],
+                [5, 0, -1, -1, -1, -1],
+                [5, 0, -1, -1, -1, -1]
+            ]
         );
         assert!(block_features(&PageBlocks::default(), None).is_empty());
     }

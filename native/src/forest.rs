@@ -73,9 +73,15 @@ impl Forest {
         if n == 0 || roots.is_empty() {
             return Err("a forest needs trees".into());
         }
-        if [threshold.len(), missing_left.len(), left.len(), right.len(), value.len()]
-            .iter()
-            .any(|&len| len != n)
+        if [
+            threshold.len(),
+            missing_left.len(),
+            left.len(),
+            right.len(),
+            value.len(),
+        ]
+        .iter()
+        .any(|&len| len != n)
         {
             return Err("forest arrays differ in length".into());
         }
@@ -122,11 +128,21 @@ impl Forest {
         // Breadth-first layout per tree: children side by side, right = left + 1. A node
         // reached from two parents would be laid out twice; more nodes than the model holds
         // (a shared node's subtree copied over and over) is refused.
-        let mut lay = Layout { nodes: Vec::with_capacity(n), values: Vec::with_capacity(n),
-                               old_of: Vec::with_capacity(n), depth_of: Vec::with_capacity(n) };
+        let mut lay = Layout {
+            nodes: Vec::with_capacity(n),
+            values: Vec::with_capacity(n),
+            old_of: Vec::with_capacity(n),
+            depth_of: Vec::with_capacity(n),
+        };
         let mut new_roots = Vec::with_capacity(roots.len());
         let mut tree_depth = Vec::with_capacity(roots.len());
-        let arrays = (n_features, &feature[..], &threshold[..], &missing_left[..], &value[..]);
+        let arrays = (
+            n_features,
+            &feature[..],
+            &threshold[..],
+            &missing_left[..],
+            &value[..],
+        );
         for &root in &roots {
             let first = lay.nodes.len();
             new_roots.push(first as u32);
@@ -152,7 +168,15 @@ impl Forest {
             .chunks(GROUP)
             .map(|g| g.iter().map(|&t| tree_depth[t as usize]).max().unwrap_or(0))
             .collect();
-        Ok(Forest { n_features, baseline, nodes, values, roots: new_roots, by_depth, group_steps })
+        Ok(Forest {
+            n_features,
+            baseline,
+            nodes,
+            values,
+            roots: new_roots,
+            by_depth,
+            group_steps,
+        })
     }
 
     pub fn n_features(&self) -> usize {
@@ -255,9 +279,12 @@ struct Layout {
 }
 
 impl Layout {
-    fn push(&mut self, old: usize, depth: u32,
-            (n_features, feature, threshold, missing_left, value): LayoutArrays<'_>)
-            -> Result<(), String> {
+    fn push(
+        &mut self,
+        old: usize,
+        depth: u32,
+        (n_features, feature, threshold, missing_left, value): LayoutArrays<'_>,
+    ) -> Result<(), String> {
         if self.nodes.len() >= feature.len() {
             return Err("a forest node is shared between parents".into());
         }
@@ -265,11 +292,18 @@ impl Layout {
         let leaf = feature[old] < 0;
         self.nodes.push(if leaf {
             // reads the NaN-as-(-inf) copy: nothing is above +inf, every row stays
-            Node { threshold: f64::INFINITY, column: 0, left: pos }
+            Node {
+                threshold: f64::INFINITY,
+                column: 0,
+                left: pos,
+            }
         } else {
             let right = if missing_left[old] { 0 } else { n_features };
-            Node { threshold: threshold[old], column: (feature[old] as usize + right) as u32,
-                   left: 0 }
+            Node {
+                threshold: threshold[old],
+                column: (feature[old] as usize + right) as u32,
+                left: 0,
+            }
         });
         self.values.push(if leaf { value[old] } else { 0.0 });
         self.old_of.push(old);
@@ -312,15 +346,35 @@ mod tests {
     #[test]
     fn sums_trees_in_order_then_adds_the_baseline() {
         // three one-leaf trees: ((0.1 + 0.2) + 0.3) + baseline
-        let f = Forest::new(1, 1e-17, vec![0, 1, 2], vec![-1; 3], vec![0.0; 3], vec![false; 3],
-                            vec![0, 1, 2], vec![0, 1, 2], vec![0.1, 0.2, 0.3]).unwrap();
+        let f = Forest::new(
+            1,
+            1e-17,
+            vec![0, 1, 2],
+            vec![-1; 3],
+            vec![0.0; 3],
+            vec![false; 3],
+            vec![0, 1, 2],
+            vec![0, 1, 2],
+            vec![0.1, 0.2, 0.3],
+        )
+        .unwrap();
         assert_eq!(f.raw(&[0.0], 1)[0], 1e-17 + ((0.1 + 0.2) + 0.3));
         // more trees than one group, a partial group at the end
         let k = 2 * GROUP + 3;
         let vals: Vec<f64> = (0..k).map(|i| 1.0 / (i as f64 + 3.0)).collect();
         let idx: Vec<i64> = (0..k as i64).collect();
-        let f = Forest::new(1, 0.5, idx.clone(), vec![-1; k], vec![0.0; k], vec![false; k],
-                            idx.clone(), idx, vals.clone()).unwrap();
+        let f = Forest::new(
+            1,
+            0.5,
+            idx.clone(),
+            vec![-1; k],
+            vec![0.0; k],
+            vec![false; k],
+            idx.clone(),
+            idx,
+            vals.clone(),
+        )
+        .unwrap();
         let want = 0.5 + vals.iter().fold(0.0, |a, v| a + v);
         assert_eq!(f.raw(&[0.0, 0.0], 2), vec![want, want]);
         // a lone row is summed pairwise (NumPy's contiguous reduction)
@@ -330,11 +384,24 @@ mod tests {
 
     /// A deterministic random forest in the model's array form, trees of varying depth.
     #[allow(clippy::type_complexity)]
-    fn random_arrays(trees: usize, nf: usize, seed: u64)
-        -> (Vec<i64>, Vec<i64>, Vec<f64>, Vec<bool>, Vec<i64>, Vec<i64>, Vec<f64>) {
+    fn random_arrays(
+        trees: usize,
+        nf: usize,
+        seed: u64,
+    ) -> (
+        Vec<i64>,
+        Vec<i64>,
+        Vec<f64>,
+        Vec<bool>,
+        Vec<i64>,
+        Vec<i64>,
+        Vec<f64>,
+    ) {
         let mut state = seed;
         let mut next = move || {
-            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             (state >> 33) as f64 / (1u64 << 31) as f64
         };
         let (mut roots, mut feature, mut thr, mut ml, mut left, mut right, mut value) =
@@ -384,26 +451,43 @@ mod tests {
     fn matches_a_plain_walk_over_the_arrays() {
         let nf = 5;
         let (roots, feature, thr, ml, left, right, value) = random_arrays(53, nf, 11);
-        let f = Forest::new(nf, -0.3, roots.clone(), feature.clone(), thr.clone(), ml.clone(),
-                            left.clone(), right.clone(), value.clone()).unwrap();
+        let f = Forest::new(
+            nf,
+            -0.3,
+            roots.clone(),
+            feature.clone(),
+            thr.clone(),
+            ml.clone(),
+            left.clone(),
+            right.clone(),
+            value.clone(),
+        )
+        .unwrap();
         let mut state = 5u64;
         let x: Vec<f64> = (0..40 * nf)
             .map(|_| {
                 state = state.wrapping_mul(6364136223846793005).wrapping_add(1);
                 let u = (state >> 33) as f64 / (1u64 << 31) as f64;
-                if u < 0.15 { f64::NAN } else { u * 2.2 - 1.1 }
+                if u < 0.15 {
+                    f64::NAN
+                } else {
+                    u * 2.2 - 1.1
+                }
             })
             .collect();
         let leaves = |xr: &[f64]| -> Vec<f64> {
-            roots.iter().map(|&r| {
-                let mut i = r as usize;
-                while feature[i] >= 0 {
-                    let v = xr[feature[i] as usize];
-                    let go_left = if v.is_nan() { ml[i] } else { v <= thr[i] };
-                    i = if go_left { left[i] } else { right[i] } as usize;
-                }
-                value[i]
-            }).collect()
+            roots
+                .iter()
+                .map(|&r| {
+                    let mut i = r as usize;
+                    while feature[i] >= 0 {
+                        let v = xr[feature[i] as usize];
+                        let go_left = if v.is_nan() { ml[i] } else { v <= thr[i] };
+                        i = if go_left { left[i] } else { right[i] } as usize;
+                    }
+                    value[i]
+                })
+                .collect()
         };
         let raw = f.raw(&x, 40);
         for (r, xr) in x.chunks(nf).enumerate() {
@@ -418,8 +502,17 @@ mod tests {
     fn refuses_broken_forests() {
         let ok = |roots: Vec<i64>, feature: Vec<i64>, left: Vec<i64>, right: Vec<i64>| {
             let n = feature.len();
-            Forest::new(2, 0.0, roots, feature, vec![0.0; n], vec![false; n], left, right,
-                        vec![0.0; n])
+            Forest::new(
+                2,
+                0.0,
+                roots,
+                feature,
+                vec![0.0; n],
+                vec![false; n],
+                left,
+                right,
+                vec![0.0; n],
+            )
         };
         assert!(ok(vec![0], vec![0, -1, -1], vec![1, 1, 2], vec![2, 1, 2]).is_ok());
         // a child before its parent (a loop)
@@ -435,9 +528,29 @@ mod tests {
         // a node shared by two parents whose copies outnumber the nodes
         assert!(ok(vec![0], vec![0, 0, -1], vec![1, 2, 2], vec![1, 2, 2]).is_err());
         // non-finite values
-        assert!(Forest::new(1, 0.0, vec![0], vec![-1], vec![0.0], vec![false], vec![0], vec![0],
-                            vec![f64::NAN]).is_err());
-        assert!(Forest::new(1, f64::INFINITY, vec![0], vec![-1], vec![0.0], vec![false],
-                            vec![0], vec![0], vec![0.0]).is_err());
+        assert!(Forest::new(
+            1,
+            0.0,
+            vec![0],
+            vec![-1],
+            vec![0.0],
+            vec![false],
+            vec![0],
+            vec![0],
+            vec![f64::NAN]
+        )
+        .is_err());
+        assert!(Forest::new(
+            1,
+            f64::INFINITY,
+            vec![0],
+            vec![-1],
+            vec![0.0],
+            vec![false],
+            vec![0],
+            vec![0],
+            vec![0.0]
+        )
+        .is_err());
     }
 }

@@ -32,7 +32,20 @@ pub struct MdOptions {
 const LIST_TAGS: &[&str] = &["ul", "ol", "menu", "dir"];
 /// Descendants that make a table cell more than a line of text.
 const STRUCTURE_TAGS: &[&str] = &[
-    "table", "pre", "ul", "ol", "menu", "dir", "h1", "h2", "h3", "h4", "h5", "h6", "blockquote", "dl",
+    "table",
+    "pre",
+    "ul",
+    "ol",
+    "menu",
+    "dir",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "blockquote",
+    "dl",
 ];
 
 fn is_block(tag: &str) -> bool {
@@ -105,7 +118,11 @@ impl Inline {
                     self.buf.push('\\');
                 }
                 '_' => {
-                    let prev = self.buf.chars().next_back().is_some_and(char::is_alphanumeric);
+                    let prev = self
+                        .buf
+                        .chars()
+                        .next_back()
+                        .is_some_and(char::is_alphanumeric);
                     let next = chars.get(i + 1).is_some_and(|c| c.is_alphanumeric());
                     if !(prev && next) {
                         self.buf.push('\\');
@@ -159,8 +176,15 @@ impl Inline {
 }
 
 fn looks_like_entity(rest: &[char]) -> bool {
-    let rest = if rest.first() == Some(&'#') { &rest[1..] } else { rest };
-    let n = rest.iter().take_while(|c| c.is_ascii_alphanumeric()).count();
+    let rest = if rest.first() == Some(&'#') {
+        &rest[1..]
+    } else {
+        rest
+    };
+    let n = rest
+        .iter()
+        .take_while(|c| c.is_ascii_alphanumeric())
+        .count();
     n > 0 && rest.get(n) == Some(&';')
 }
 
@@ -198,7 +222,9 @@ fn fence(s: &str, min: usize) -> String {
 
 fn code_span(code: &str) -> String {
     let f = fence(code, 1);
-    let pad = code.starts_with('`') || code.ends_with('`') || (code.starts_with(' ') && code.ends_with(' '));
+    let pad = code.starts_with('`')
+        || code.ends_with('`')
+        || (code.starts_with(' ') && code.ends_with(' '));
     if pad {
         format!("{f} {code} {f}")
     } else {
@@ -227,7 +253,9 @@ fn destination(url: &str) -> String {
 /// The language a `language-xxx` or `lang-xxx` class names.
 fn class_language(class: &str) -> Option<&str> {
     split_ws(class).find_map(|w| {
-        w.strip_prefix("language-").or_else(|| w.strip_prefix("lang-")).filter(|l| !l.is_empty())
+        w.strip_prefix("language-")
+            .or_else(|| w.strip_prefix("lang-"))
+            .filter(|l| !l.is_empty())
     })
 }
 
@@ -257,7 +285,15 @@ impl<'a> Md<'a> {
                 }
             }
         }
-        Md { view, kept, opts, has_block, has_structure, open_em: Cell::new(0), open_strong: Cell::new(0) }
+        Md {
+            view,
+            kept,
+            opts,
+            has_block,
+            has_structure,
+            open_em: Cell::new(0),
+            open_strong: Cell::new(0),
+        }
     }
 
     fn tag(&self, e: u32) -> &'a str {
@@ -273,7 +309,11 @@ impl<'a> Md<'a> {
     }
 
     fn content(&self, e: u32, parent: bool) -> bool {
-        self.kept.get(e as usize).copied().flatten().unwrap_or(parent)
+        self.kept
+            .get(e as usize)
+            .copied()
+            .flatten()
+            .unwrap_or(parent)
     }
 
     fn flush(&self, acc: &mut Inline, out: &mut Vec<Block>) {
@@ -321,7 +361,10 @@ impl<'a> Md<'a> {
                     let at = text.trim_end_matches('#').len();
                     text.insert(at, '\\');
                 }
-                out.push(Block { text: format!("{} {}", "#".repeat(level), text), list: false });
+                out.push(Block {
+                    text: format!("{} {}", "#".repeat(level), text),
+                    list: false,
+                });
             }
             return;
         }
@@ -342,21 +385,33 @@ impl<'a> Md<'a> {
                 if !body.is_empty() {
                     let text = body
                         .split('\n')
-                        .map(|l| if l.is_empty() { ">".to_string() } else { format!("> {l}") })
+                        .map(|l| {
+                            if l.is_empty() {
+                                ">".to_string()
+                            } else {
+                                format!("> {l}")
+                            }
+                        })
                         .collect::<Vec<_>>()
                         .join("\n");
                     out.push(Block { text, list: false });
                 }
             }
             "table" => self.table(e, content, out),
-            "hr" => out.push(Block { text: "---".to_string(), list: false }),
+            "hr" => out.push(Block {
+                text: "---".to_string(),
+                list: false,
+            }),
             _ => self.blocks(e, content, out),
         }
     }
 
     fn list(&self, e: u32, content: bool, out: &mut Vec<Block>) {
         let ordered = self.tag(e) == "ol";
-        let mut n: i64 = self.attr(e, "start").and_then(|s| s.trim().parse().ok()).unwrap_or(1);
+        let mut n: i64 = self
+            .attr(e, "start")
+            .and_then(|s| s.trim().parse().ok())
+            .unwrap_or(1);
         let mut items: Vec<String> = Vec::new();
         let mut rest: Vec<Block> = Vec::new();
         for child in self.children(e) {
@@ -366,7 +421,11 @@ impl<'a> Md<'a> {
             if ctag == "li" {
                 let mut inner = Vec::new();
                 self.blocks(*c, cc, &mut inner);
-                let marker = if ordered { format!("{n}. ") } else { "- ".to_string() };
+                let marker = if ordered {
+                    format!("{n}. ")
+                } else {
+                    "- ".to_string()
+                };
                 if let Some(text) = item(&marker, inner) {
                     items.push(text);
                     n += 1;
@@ -386,7 +445,10 @@ impl<'a> Md<'a> {
             }
         }
         if !items.is_empty() {
-            out.push(Block { text: items.join("\n"), list: true });
+            out.push(Block {
+                text: items.join("\n"),
+                list: true,
+            });
         }
         out.extend(rest);
     }
@@ -401,7 +463,9 @@ impl<'a> Md<'a> {
         let mut lang = self.attr(e, "class").and_then(class_language);
         if lang.is_none() {
             lang = self.children(e).iter().find_map(|c| match c {
-                Item::Elem(k) if self.tag(*k) == "code" => self.attr(*k, "class").and_then(class_language),
+                Item::Elem(k) if self.tag(*k) == "code" => {
+                    self.attr(*k, "class").and_then(class_language)
+                }
                 _ => None,
             });
         }
@@ -440,7 +504,10 @@ impl<'a> Md<'a> {
                 Item::Elem(c) => self.inline(*c, self.content(*c, content), &mut acc),
             }
         }
-        acc.buf.trim_end_matches("\\\n").replace("\\\n", " ").replace('\n', " ")
+        acc.buf
+            .trim_end_matches("\\\n")
+            .replace("\\\n", " ")
+            .replace('\n', " ")
     }
 
     fn inline_children(&self, e: u32, content: bool, acc: &mut Inline) {
@@ -463,7 +530,11 @@ impl<'a> Md<'a> {
             }
             "img" => {
                 if content && self.opts.images {
-                    if let Some(src) = self.attr(e, "src").map(destination).filter(|s| !s.is_empty()) {
+                    if let Some(src) = self
+                        .attr(e, "src")
+                        .map(destination)
+                        .filter(|s| !s.is_empty())
+                    {
                         let mut alt = Inline::default();
                         alt.text(self.attr(e, "alt").unwrap_or(""));
                         acc.put(&format!("![{}]({src})", alt.buf));
@@ -501,8 +572,11 @@ impl<'a> Md<'a> {
                     "em" | "i" => acc.wrap("*", inner, "*"),
                     "strong" | "b" => acc.wrap("**", inner, "**"),
                     _ => match href {
-                        Some(h) if content && self.opts.links && !h.is_empty()
-                            && !h.to_ascii_lowercase().starts_with("javascript:") =>
+                        Some(h)
+                            if content
+                                && self.opts.links
+                                && !h.is_empty()
+                                && !h.to_ascii_lowercase().starts_with("javascript:") =>
                         {
                             acc.wrap("[", inner, &format!("]({h})"))
                         }
@@ -524,20 +598,29 @@ impl<'a> Md<'a> {
         let mut rows: Vec<Vec<(u32, bool, usize, usize)>> = Vec::new();
         let mut caption = None;
         let mut irregular = false;
-        let add_row = |tr: u32, trc: bool, rows: &mut Vec<Vec<(u32, bool, usize, usize)>>,
+        let add_row = |tr: u32,
+                       trc: bool,
+                       rows: &mut Vec<Vec<(u32, bool, usize, usize)>>,
                        irregular: &mut bool| {
             let mut cells = Vec::new();
             for item in self.children(tr) {
                 match item {
                     Item::Elem(c) if matches!(self.tag(*c), "td" | "th") => {
                         let span = |a| {
-                            self.attr(*c, a).and_then(|v| v.trim().parse::<usize>().ok()).unwrap_or(1)
+                            self.attr(*c, a)
+                                .and_then(|v| v.trim().parse::<usize>().ok())
+                                .unwrap_or(1)
                         };
                         let (cs, rs) = (span("colspan"), span("rowspan"));
                         if cs > MAX_SPAN || rs > MAX_SPAN || self.has_structure[*c as usize] {
                             *irregular = true;
                         }
-                        cells.push((*c, self.content(*c, trc), cs.clamp(1, MAX_SPAN), rs.clamp(1, MAX_SPAN)));
+                        cells.push((
+                            *c,
+                            self.content(*c, trc),
+                            cs.clamp(1, MAX_SPAN),
+                            rs.clamp(1, MAX_SPAN),
+                        ));
                     }
                     Item::Elem(_) => *irregular = true,
                     Item::Text(s) if !s.trim_matches(is_space).is_empty() => *irregular = true,
@@ -576,8 +659,10 @@ impl<'a> Md<'a> {
             irregular = true;
         }
         if irregular {
-            let plain: Vec<Vec<(u32, bool)>> =
-                rows.iter().map(|r| r.iter().map(|&(c, cc, _, _)| (c, cc)).collect()).collect();
+            let plain: Vec<Vec<(u32, bool)>> = rows
+                .iter()
+                .map(|r| r.iter().map(|&(c, cc, _, _)| (c, cc)).collect())
+                .collect();
             return self.rows_of_text(&plain, out);
         }
         // A spanned cell's text stands in its first slot; the slots it covers stay empty,
@@ -587,7 +672,11 @@ impl<'a> Md<'a> {
             .map(|r| {
                 let mut cells: Vec<String> = r
                     .iter()
-                    .map(|slot| slot.map_or_else(String::new, |(c, cc)| self.line(c, cc).replace('|', "\\|")))
+                    .map(|slot| {
+                        slot.map_or_else(String::new, |(c, cc)| {
+                            self.line(c, cc).replace('|', "\\|")
+                        })
+                    })
                     .collect();
                 cells.resize(width, String::new());
                 cells
@@ -598,8 +687,16 @@ impl<'a> Md<'a> {
         }
         let row = |cells: &[String]| format!("| {} |", cells.join(" | "));
         let mut lines = vec![row(&texts[0]), row(&vec!["---".to_string(); width])];
-        lines.extend(texts[1..].iter().filter(|r| r.iter().any(|c| !c.is_empty())).map(|r| row(r)));
-        out.push(Block { text: lines.join("\n"), list: false });
+        lines.extend(
+            texts[1..]
+                .iter()
+                .filter(|r| r.iter().any(|c| !c.is_empty()))
+                .map(|r| row(r)),
+        );
+        out.push(Block {
+            text: lines.join("\n"),
+            list: false,
+        });
     }
 
     /// An irregular table: a row of cells that are lines of text becomes one line of
@@ -607,7 +704,11 @@ impl<'a> Md<'a> {
     fn rows_of_text(&self, rows: &[Vec<(u32, bool)>], out: &mut Vec<Block>) {
         for r in rows {
             if r.iter().all(|&(c, _)| !self.has_structure[c as usize]) {
-                let cells: Vec<String> = r.iter().map(|&(c, cc)| self.line(c, cc)).filter(|s| !s.is_empty()).collect();
+                let cells: Vec<String> = r
+                    .iter()
+                    .map(|&(c, cc)| self.line(c, cc))
+                    .filter(|s| !s.is_empty())
+                    .collect();
                 if !cells.is_empty() {
                     let mut text = String::new();
                     escape_line_start(&cells.join(" · "), &mut text);
@@ -640,7 +741,9 @@ fn span_grid(rows: &[Vec<(u32, bool, usize, usize)>]) -> Vec<Vec<Option<(u32, bo
                 slots.push(None);
                 col += 1;
             }
-            let Some(&(c, cc, colspan, rowspan)) = cells.next() else { break };
+            let Some(&(c, cc, colspan, rowspan)) = cells.next() else {
+                break;
+            };
             for k in 0..colspan {
                 if below.len() <= col {
                     below.resize(col + 1, 0);
@@ -664,7 +767,13 @@ fn span_grid(rows: &[Vec<(u32, bool, usize, usize)>]) -> Vec<Vec<Option<(u32, bo
 fn indent(text: &str, width: usize) -> String {
     let pad = " ".repeat(width);
     text.split('\n')
-        .map(|l| if l.is_empty() { String::new() } else { format!("{pad}{l}") })
+        .map(|l| {
+            if l.is_empty() {
+                String::new()
+            } else {
+                format!("{pad}{l}")
+            }
+        })
         .collect::<Vec<_>>()
         .join("\n")
 }
@@ -744,24 +853,34 @@ mod tests {
 
     #[test]
     fn paragraphs_are_separated_by_blank_lines_and_whitespace_folded() {
-        assert_eq!(md("<p>  one\n  two </p><div>three <span> four</span></div>"), "one two\n\nthree four");
+        assert_eq!(
+            md("<p>  one\n  two </p><div>three <span> four</span></div>"),
+            "one two\n\nthree four"
+        );
     }
 
     #[test]
     fn heading_levels() {
         let html = "<h1>One</h1><h2>Two</h2><h3>Three</h3><h4>Four</h4><h5>Five</h5><h6>Six <em>x</em></h6>";
-        assert_eq!(md(html), "# One\n\n## Two\n\n### Three\n\n#### Four\n\n##### Five\n\n###### Six *x*");
+        assert_eq!(
+            md(html),
+            "# One\n\n## Two\n\n### Three\n\n#### Four\n\n##### Five\n\n###### Six *x*"
+        );
     }
 
     #[test]
     fn nested_list() {
-        let html = "<ul><li>a<ul><li>a1</li><li>a2<ul><li>deep</li></ul></li></ul></li><li>b</li></ul>";
+        let html =
+            "<ul><li>a<ul><li>a1</li><li>a2<ul><li>deep</li></ul></li></ul></li><li>b</li></ul>";
         assert_eq!(md(html), "- a\n  - a1\n  - a2\n    - deep\n- b");
     }
 
     #[test]
     fn list_inside_list_joins_the_item_before() {
-        assert_eq!(md("<ul><li>a</li><ul><li>a1</li></ul><li>b</li></ul>"), "- a\n  - a1\n- b");
+        assert_eq!(
+            md("<ul><li>a</li><ul><li>a1</li></ul><li>b</li></ul>"),
+            "- a\n  - a1\n- b"
+        );
     }
 
     #[test]
@@ -774,7 +893,10 @@ mod tests {
     fn table_with_header() {
         let html = "<table><thead><tr><th>Name</th><th>Pipe</th></tr></thead>\
                     <tbody><tr><td>a</td><td>x | y</td></tr><tr><td>b<br>c</td><td><code>p|q</code></td></tr></tbody></table>";
-        assert_eq!(md(html), "| Name | Pipe |\n| --- | --- |\n| a | x \\| y |\n| b c | `p\\|q` |");
+        assert_eq!(
+            md(html),
+            "| Name | Pipe |\n| --- | --- |\n| a | x \\| y |\n| b c | `p\\|q` |"
+        );
     }
 
     #[test]
@@ -794,18 +916,23 @@ mod tests {
     fn table_with_rowspan_and_ragged_rows_keeps_its_columns() {
         let html = "<table><tr><th>k</th><th>v</th><th>w</th></tr>\
                     <tr><td rowspan=2>x</td><td>1</td><td>2</td></tr><tr><td>3</td></tr></table>";
-        assert_eq!(md(html), "| k | v | w |\n| --- | --- | --- |\n| x | 1 | 2 |\n|  | 3 |  |");
+        assert_eq!(
+            md(html),
+            "| k | v | w |\n| --- | --- | --- |\n| x | 1 | 2 |\n|  | 3 |  |"
+        );
     }
 
     #[test]
     fn layout_table_keeps_its_cells_blocks() {
-        let html = "<table><tr><td><h2>Title</h2><p>Body text.</p><ul><li>x</li></ul></td></tr></table>";
+        let html =
+            "<table><tr><td><h2>Title</h2><p>Body text.</p><ul><li>x</li></ul></td></tr></table>";
         assert_eq!(md(html), "## Title\n\nBody text.\n\n- x");
     }
 
     #[test]
     fn code_with_comments_and_blank_lines_keeps_lines() {
-        let html = "<pre><code class=\"language-js\">// add two numbers\nfunction add(a, b) {\n\n  \
+        let html =
+            "<pre><code class=\"language-js\">// add two numbers\nfunction add(a, b) {\n\n  \
                     return a + b; // *sum*\n}\n</code></pre>";
         assert_eq!(
             md(html),
@@ -821,43 +948,75 @@ mod tests {
 
     #[test]
     fn inline_code_in_paragraph() {
-        let html = "<p>Call <code>f(x)</code> or <code>a`b</code> and <code>&lt;div&gt;</code> *now*.</p>";
+        let html =
+            "<p>Call <code>f(x)</code> or <code>a`b</code> and <code>&lt;div&gt;</code> *now*.</p>";
         assert_eq!(md(html), "Call `f(x)` or ``a`b`` and `<div>` \\*now\\*.");
     }
 
     #[test]
     fn link_with_markup_inside() {
         let html = "<p>See <a href='/docs/a b'>the <b>new</b> docs</a>.</p>";
-        assert_eq!(md_with(html, &[], MdOptions { links: true, images: false }),
-                   "See [the **new** docs](/docs/a%20b).");
+        assert_eq!(
+            md_with(
+                html,
+                &[],
+                MdOptions {
+                    links: true,
+                    images: false
+                }
+            ),
+            "See [the **new** docs](/docs/a%20b)."
+        );
         assert_eq!(md(html), "See the **new** docs.");
     }
 
     #[test]
     fn emphasis_keeps_its_spaces_outside() {
-        assert_eq!(md("<p>a<em> b </em>c <strong>d</strong><i></i></p>"), "a *b* c **d**");
+        assert_eq!(
+            md("<p>a<em> b </em>c <strong>d</strong><i></i></p>"),
+            "a *b* c **d**"
+        );
     }
 
     #[test]
     fn emphasis_inside_emphasis_of_its_kind_adds_no_markup() {
-        assert_eq!(md("<p><b>a <strong>b</strong> <i>c <em>d</em></i></b></p>"), "**a b *c d***");
+        assert_eq!(
+            md("<p><b>a <strong>b</strong> <i>c <em>d</em></i></b></p>"),
+            "**a b *c d***"
+        );
     }
 
     #[test]
     fn images_only_when_asked() {
         let html = "<p>x <img src='p.png' alt='A [cat]'> y</p>";
         assert_eq!(md(html), "x y");
-        assert_eq!(md_with(html, &[], MdOptions { links: false, images: true }), "x ![A \\[cat\\]](p.png) y");
+        assert_eq!(
+            md_with(
+                html,
+                &[],
+                MdOptions {
+                    links: false,
+                    images: true
+                }
+            ),
+            "x ![A \\[cat\\]](p.png) y"
+        );
     }
 
     #[test]
     fn line_breaks() {
-        assert_eq!(md("<p>one<br>two<br><br>three<br></p>"), "one\\\ntwo\\\nthree");
+        assert_eq!(
+            md("<p>one<br>two<br><br>three<br></p>"),
+            "one\\\ntwo\\\nthree"
+        );
     }
 
     #[test]
     fn block_quote() {
-        assert_eq!(md("<blockquote><p>a</p><p>b</p></blockquote>"), "> a\n>\n> b");
+        assert_eq!(
+            md("<blockquote><p>a</p><p>b</p></blockquote>"),
+            "> a\n>\n> b"
+        );
     }
 
     #[test]
@@ -874,11 +1033,21 @@ mod tests {
     #[test]
     fn noise_subtree_left_out() {
         // nids: body 1, div 2, p 3; below div: h2 4, p 5, ul 6; below ul: li 7, li 8
-        let html = "<div><h2>Title</h2><p>keep</p><ul><li>menu</li><li>back</li></ul></div><p>end</p>";
-        assert_eq!(md_with(html, &[(6, false)], MdOptions::default()), "## Title\n\nkeep\n\nend");
+        let html =
+            "<div><h2>Title</h2><p>keep</p><ul><li>menu</li><li>back</li></ul></div><p>end</p>";
+        assert_eq!(
+            md_with(html, &[(6, false)], MdOptions::default()),
+            "## Title\n\nkeep\n\nend"
+        );
         // a content verdict below a noise one holds for its subtree
-        assert_eq!(md_with(html, &[(2, false), (8, true)], MdOptions::default()), "- back\n\nend");
-        assert_eq!(md_with(html, &[(1, false), (5, true)], MdOptions::default()), "keep");
+        assert_eq!(
+            md_with(html, &[(2, false), (8, true)], MdOptions::default()),
+            "- back\n\nend"
+        );
+        assert_eq!(
+            md_with(html, &[(1, false), (5, true)], MdOptions::default()),
+            "keep"
+        );
     }
 
     #[test]

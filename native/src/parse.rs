@@ -42,7 +42,14 @@ pub struct Arena {
 
 impl Arena {
     fn push(&mut self, data: Data) -> u32 {
-        self.nodes.push(Node { parent: NONE, prev: NONE, next: NONE, first: NONE, last: NONE, data });
+        self.nodes.push(Node {
+            parent: NONE,
+            prev: NONE,
+            next: NONE,
+            first: NONE,
+            last: NONE,
+            data,
+        });
         (self.nodes.len() - 1) as u32
     }
 
@@ -202,7 +209,10 @@ impl Arena {
 }
 
 pub fn attr<'a>(attrs: &'a [Attribute], name: &str) -> Option<&'a str> {
-    attrs.iter().find(|a| &*a.name.local == name).map(|a| &*a.value)
+    attrs
+        .iter()
+        .find(|a| &*a.name.local == name)
+        .map(|a| &*a.value)
 }
 
 struct Sink {
@@ -230,7 +240,12 @@ impl ElemName for Name {
 }
 
 impl Sink {
-    fn append_text_or_node(&self, child: NodeOrText<u32>, previous: u32, put: impl FnOnce(&mut Arena, u32)) {
+    fn append_text_or_node(
+        &self,
+        child: NodeOrText<u32>,
+        previous: u32,
+        put: impl FnOnce(&mut Arena, u32),
+    ) {
         let mut a = self.arena.borrow_mut();
         let node = match child {
             NodeOrText::AppendText(text) => {
@@ -265,15 +280,29 @@ impl TreeSink for Sink {
 
     fn elem_name<'a>(&'a self, target: &'a u32) -> Name {
         match &self.arena.borrow().nodes[*target as usize].data {
-            Data::Element { name, .. } => Name { ns: name.ns.clone(), local: name.local.clone() },
-            _ => Name { ns: Namespace::from(""), local: LocalName::from("") },
+            Data::Element { name, .. } => Name {
+                ns: name.ns.clone(),
+                local: name.local.clone(),
+            },
+            _ => Name {
+                ns: Namespace::from(""),
+                local: LocalName::from(""),
+            },
         }
     }
 
     fn create_element(&self, name: QualName, attrs: Vec<Attribute>, flags: ElementFlags) -> u32 {
         let mut a = self.arena.borrow_mut();
-        let template = if flags.template { a.push(Data::Document) } else { NONE };
-        a.push(Data::Element { name, attrs, template })
+        let template = if flags.template {
+            a.push(Data::Document)
+        } else {
+            NONE
+        };
+        a.push(Data::Element {
+            name,
+            attrs,
+            template,
+        })
     }
 
     fn create_comment(&self, _text: StrTendril) -> u32 {
@@ -290,7 +319,12 @@ impl TreeSink for Sink {
         self.append_text_or_node(child, previous, |a, n| a.append(parent, n));
     }
 
-    fn append_based_on_parent_node(&self, element: &u32, prev_element: &u32, child: NodeOrText<u32>) {
+    fn append_based_on_parent_node(
+        &self,
+        element: &u32,
+        prev_element: &u32,
+        child: NodeOrText<u32>,
+    ) {
         let has_parent = self.arena.borrow().nodes[*element as usize].parent != NONE;
         if has_parent {
             self.append_before_sibling(element, child)
@@ -299,7 +333,12 @@ impl TreeSink for Sink {
         }
     }
 
-    fn append_doctype_to_document(&self, _name: StrTendril, _public_id: StrTendril, _system_id: StrTendril) {
+    fn append_doctype_to_document(
+        &self,
+        _name: StrTendril,
+        _public_id: StrTendril,
+        _system_id: StrTendril,
+    ) {
         let mut a = self.arena.borrow_mut();
         let n = a.push(Data::Other);
         a.append(0, n);
@@ -326,7 +365,10 @@ impl TreeSink for Sink {
 
     fn add_attrs_if_missing(&self, target: &u32, attrs: Vec<Attribute>) {
         let mut a = self.arena.borrow_mut();
-        if let Data::Element { attrs: existing, .. } = &mut a.nodes[*target as usize].data {
+        if let Data::Element {
+            attrs: existing, ..
+        } = &mut a.nodes[*target as usize].data
+        {
             for attr in attrs {
                 if !existing.iter().any(|e| e.name == attr.name) {
                     existing.push(attr);
@@ -356,9 +398,14 @@ pub fn parse(html: &str) -> Arena {
     let mut arena = Arena::default();
     arena.nodes.reserve(html.len() / 24);
     arena.push(Data::Document);
-    let sink = Sink { arena: RefCell::new(arena) };
+    let sink = Sink {
+        arena: RefCell::new(arena),
+    };
     let opts = ParseOpts {
-        tree_builder: TreeBuilderOpts { scripting_enabled: false, ..Default::default() },
+        tree_builder: TreeBuilderOpts {
+            scripting_enabled: false,
+            ..Default::default()
+        },
         ..Default::default()
     };
     parse_document(sink, opts).one(StrTendril::from_slice(html))
@@ -372,7 +419,11 @@ mod tests {
     fn parses_a_document_with_body() {
         let a = parse("<title>T</title><p>one<p>two<noscript><b>x</b></noscript>");
         let body = a.html_child("body").unwrap();
-        let kids: Vec<&str> = a.descendants(body).iter().filter_map(|&i| a.tag(i)).collect();
+        let kids: Vec<&str> = a
+            .descendants(body)
+            .iter()
+            .filter_map(|&i| a.tag(i))
+            .collect();
         assert_eq!(kids, ["p", "p", "noscript", "b"]);
         assert_eq!(a.text_of(body, "|"), "one|two|x");
     }

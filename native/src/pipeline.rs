@@ -8,8 +8,8 @@ use crate::context::context_features;
 use crate::dom::{build_view, title, View};
 use crate::features::{ancestors, block_features, N_FEATURES};
 use crate::forest::Forest;
-use crate::parse::parse;
 use crate::markdown::MdOptions;
+use crate::parse::parse;
 use crate::render::{render, OutBlock, Verdict};
 use crate::reveal::{reveal, visible_tokens};
 use crate::site::{block_keys, page_digest, Evidence};
@@ -38,7 +38,12 @@ impl Prepared {
 /// Parse and read a page. `cut_title`: the HTML had an unclosed `<title>` that the caller
 /// closed, so the title proper is its first line.
 /// `show_hidden` false reads the page as served, without `reveal`.
-pub fn prepare(html: &str, url: Option<&str>, cut_title: bool, show_hidden: bool) -> Result<Prepared, String> {
+pub fn prepare(
+    html: &str,
+    url: Option<&str>,
+    cut_title: bool,
+    show_hidden: bool,
+) -> Result<Prepared, String> {
     let mut arena = parse(html);
     let Some(body) = arena.html_child("body") else {
         return Err("no document body after parsing".to_string());
@@ -60,7 +65,14 @@ pub fn prepare(html: &str, url: Option<&str>, cut_title: bool, show_hidden: bool
             revealed = true;
         }
     }
-    Ok(Prepared { view, pb, title: t, revealed, digest: page_digest(html), keys: None })
+    Ok(Prepared {
+        view,
+        pb,
+        title: t,
+        revealed,
+        digest: page_digest(html),
+        keys: None,
+    })
 }
 
 /// One two-stage pipeline of the model, with its per-fold forests in a held-out bundle.
@@ -82,15 +94,10 @@ impl Member {
     }
 }
 
-/// The features of a page's blocks, with the site's evidence where given.
-pub struct Scored {
-    pub x: Vec<f64>,
-    pub ntok: Vec<f64>,
-    pub anc: Vec<[i64; 6]>,
-    pub prob: Vec<f64>,
-}
-
-pub fn features(p: &mut Prepared, evidence: Option<&Evidence>) -> (Vec<f64>, Vec<f64>, Vec<[i64; 6]>) {
+pub fn features(
+    p: &mut Prepared,
+    evidence: Option<&Evidence>,
+) -> (Vec<f64>, Vec<f64>, Vec<[i64; 6]>) {
     let site = match evidence {
         Some(ev) => {
             let digest = p.digest.clone();
@@ -106,7 +113,13 @@ pub fn features(p: &mut Prepared, evidence: Option<&Evidence>) -> (Vec<f64>, Vec
 }
 
 /// Each block's content probability: the mean over members of their stage-2 output.
-pub fn probabilities(members: &[Member], cv: Option<&str>, x: &[f64], ntok: &[f64], anc: &[[i64; 6]]) -> Vec<f64> {
+pub fn probabilities(
+    members: &[Member],
+    cv: Option<&str>,
+    x: &[f64],
+    ntok: &[f64],
+    anc: &[[i64; 6]],
+) -> Vec<f64> {
     let n = ntok.len();
     let mut p = vec![0.0; n];
     if n == 0 {
@@ -131,10 +144,15 @@ pub fn probabilities(members: &[Member], cv: Option<&str>, x: &[f64], ntok: &[f6
     p
 }
 
-pub fn score(p: &mut Prepared, members: &[Member], cv: Option<&str>, evidence: Option<&Evidence>) -> Scored {
+/// Each block's content probability, with the site's evidence where given.
+pub fn score(
+    p: &mut Prepared,
+    members: &[Member],
+    cv: Option<&str>,
+    evidence: Option<&Evidence>,
+) -> Vec<f64> {
     let (x, ntok, anc) = features(p, evidence);
-    let prob = probabilities(members, cv, &x, &ntok, &anc);
-    Scored { x, ntok, anc, prob }
+    probabilities(members, cv, &x, &ntok, &anc)
 }
 
 pub const MAIN_START_TOKENS: usize = 10;
@@ -182,28 +200,47 @@ pub fn verdicts(p: &Prepared, prob: &[f64], cut: Cut) -> Vec<Option<Verdict>> {
         c = cut.threshold * f64::min(1.0, cut.relative * max / cut.balanced);
     }
     let likely: Vec<bool> = prob.iter().map(|&v| v >= c).collect();
-    let in_comments = if cut.drop_comments { comment_blocks(&p.pb, &likely) } else { vec![false; prob.len()] };
+    let in_comments = if cut.drop_comments {
+        comment_blocks(&p.pb, &likely)
+    } else {
+        vec![false; prob.len()]
+    };
     let mut out = vec![None; p.view.elems.len()];
     for (b, &e) in p.pb.elem.iter().enumerate() {
         let v = p.view.preorder[e] as usize;
-        out[v] = Some(Verdict { content: likely[b] && !in_comments[b], score: prob[b], comment: in_comments[b] });
+        out[v] = Some(Verdict {
+            content: likely[b] && !in_comments[b],
+            score: prob[b],
+            comment: in_comments[b],
+        });
     }
     out
 }
 
-/// The page cleaned: its blocks, their scores, and with `md` its content as markdown
+/// The page cleaned: its blocks, their probabilities, and with `md` its content as markdown
 /// (`markdown::markdown` over the same verdicts; a comment section dropped by
 /// `comments=drop` is noise there too).
 #[allow(clippy::too_many_arguments)]
-pub fn clean(p: &mut Prepared, members: &[Member], cv: Option<&str>, evidence: Option<&Evidence>, cut: Cut,
-             noise: bool, with_paths: bool, md: Option<&MdOptions>) -> (Vec<OutBlock>, Scored, Option<String>) {
-    let scored = score(p, members, cv, evidence);
-    let v = verdicts(p, &scored.prob, cut);
+pub fn clean(
+    p: &mut Prepared,
+    members: &[Member],
+    cv: Option<&str>,
+    evidence: Option<&Evidence>,
+    cut: Cut,
+    noise: bool,
+    with_paths: bool,
+    md: Option<&MdOptions>,
+) -> (Vec<OutBlock>, Vec<f64>, Option<String>) {
+    let prob = score(p, members, cv, evidence);
+    let v = verdicts(p, &prob, cut);
     let markdown = md.map(|opts| {
-        let kept: Vec<Option<bool>> = v.iter().map(|x| x.map(|x| x.content && !x.comment)).collect();
+        let kept: Vec<Option<bool>> = v
+            .iter()
+            .map(|x| x.map(|x| x.content && !x.comment))
+            .collect();
         crate::markdown::markdown(&p.view, &kept, opts)
     });
-    (render(&p.view, &v, noise, with_paths), scored, markdown)
+    (render(&p.view, &v, noise, with_paths), prob, markdown)
 }
 
 /// Nanoseconds spent in each stage of one page's cleaning, for `benchmarks/native_stages.py`:
@@ -211,8 +248,13 @@ pub fn clean(p: &mut Prepared, members: &[Member], cv: Option<&str>, evidence: O
 /// content, and reading the page again where some is shown), site (evidence keys and
 /// shares), features, forests (both stages of every member and the context between them),
 /// render (verdicts and the rendered blocks).
-pub fn stage_times(html: &str, url: Option<&str>, members: &[Member], evidence: Option<&Evidence>,
-                   cut: Cut) -> Result<Vec<(&'static str, u64)>, String> {
+pub fn stage_times(
+    html: &str,
+    url: Option<&str>,
+    members: &[Member],
+    evidence: Option<&Evidence>,
+    cut: Cut,
+) -> Result<Vec<(&'static str, u64)>, String> {
     use std::time::Instant;
     let mut out = Vec::new();
     let mut t = Instant::now();
@@ -222,7 +264,9 @@ pub fn stage_times(html: &str, url: Option<&str>, members: &[Member], evidence: 
     };
     let mut arena = parse(html);
     lap("parse", &mut out);
-    let body = arena.html_child("body").ok_or("no document body after parsing")?;
+    let body = arena
+        .html_child("body")
+        .ok_or("no document body after parsing")?;
     let ti = title(&arena);
     let mut view = build_view(&arena, body);
     lap("tree", &mut out);
@@ -234,7 +278,14 @@ pub fn stage_times(html: &str, url: Option<&str>, members: &[Member], evidence: 
         pb = walk(&view, ti.as_deref(), url);
         revealed = true;
     }
-    let mut p = Prepared { view, pb, title: ti, revealed, digest: page_digest(html), keys: None };
+    let mut p = Prepared {
+        view,
+        pb,
+        title: ti,
+        revealed,
+        digest: page_digest(html),
+        keys: None,
+    };
     lap("reveal", &mut out);
     let site = match evidence {
         Some(ev) => {

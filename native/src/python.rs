@@ -18,14 +18,15 @@ use crate::site::{key_hex, parse_key, Evidence};
 /// names it: an exception the batch records for the page, never a crash of the process
 /// (PyO3's own PanicException derives from BaseException, past `except Exception`).
 fn detached<T: Send, F: FnOnce() -> T + Send>(py: Python<'_>, f: F) -> PyResult<T> {
-    py.detach(|| std::panic::catch_unwind(std::panic::AssertUnwindSafe(f))).map_err(|panic| {
-        let what = panic
-            .downcast_ref::<&str>()
-            .map(|s| s.to_string())
-            .or_else(|| panic.downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "a panic".to_string());
-        PyRuntimeError::new_err(format!("internal error in the native core: {what}"))
-    })
+    py.detach(|| std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)))
+        .map_err(|panic| {
+            let what = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "a panic".to_string());
+            PyRuntimeError::new_err(format!("internal error in the native core: {what}"))
+        })
 }
 
 /// A page read by the core: its visible tree and blocks, kept so that a site's fit and the
@@ -65,17 +66,46 @@ impl PyPage {
 /// Read a page: parse, build the visible tree, reveal script-gated content, walk blocks.
 #[pyfunction]
 #[pyo3(signature = (html, url=None, cut_title=false, reveal=true))]
-fn read(py: Python<'_>, html: PyBackedStr, url: Option<String>, cut_title: bool, reveal: bool) -> PyResult<PyPage> {
-    let out = detached(py, move || pipeline::prepare(&html, url.as_deref(), cut_title, reveal))?;
-    out.map(|inner| PyPage { inner }).map_err(PyValueError::new_err)
+fn read(
+    py: Python<'_>,
+    html: PyBackedStr,
+    url: Option<String>,
+    cut_title: bool,
+    reveal: bool,
+) -> PyResult<PyPage> {
+    let out = detached(py, move || {
+        pipeline::prepare(&html, url.as_deref(), cut_title, reveal)
+    })?;
+    out.map(|inner| PyPage { inner })
+        .map_err(PyValueError::new_err)
 }
 
-type ForestArgs = (usize, f64, Vec<i64>, Vec<i64>, Vec<f64>, Vec<i64>, Vec<i64>, Vec<i64>, Vec<f64>);
+type ForestArgs = (
+    usize,
+    f64,
+    Vec<i64>,
+    Vec<i64>,
+    Vec<f64>,
+    Vec<i64>,
+    Vec<i64>,
+    Vec<i64>,
+    Vec<f64>,
+);
 
 fn forest(args: ForestArgs) -> PyResult<Forest> {
     let (n, base, roots, feature, threshold, missing, left, right, value) = args;
-    Forest::new(n, base, roots, feature, threshold, missing.into_iter().map(|m| m != 0).collect(), left, right, value)
-        .map_err(PyValueError::new_err)
+    Forest::new(
+        n,
+        base,
+        roots,
+        feature,
+        threshold,
+        missing.into_iter().map(|m| m != 0).collect(),
+        left,
+        right,
+        value,
+    )
+    .map_err(PyValueError::new_err)
 }
 
 /// One forest, for Python's own uses of a model's forests (training's held-out scoring).
@@ -88,14 +118,18 @@ struct PyForest {
 impl PyForest {
     #[new]
     fn new(args: ForestArgs) -> PyResult<Self> {
-        Ok(PyForest { inner: forest(args)? })
+        Ok(PyForest {
+            inner: forest(args)?,
+        })
     }
     /// Sum of leaf values plus baseline per row of X (float64 bytes, rows x n_features).
     fn raw<'py>(&self, py: Python<'py>, x: &[u8], rows: usize) -> PyResult<Bound<'py, PyBytes>> {
         let x = bytes_f64(x)?;
         if x.len() != rows * self.inner.n_features() {
             return Err(PyValueError::new_err(format!(
-                "expected (rows, {}) features", self.inner.n_features())));
+                "expected (rows, {}) features",
+                self.inner.n_features()
+            )));
         }
         let out = detached(py, || self.inner.raw(&x, rows))?;
         Ok(f64_bytes(py, &out))
@@ -113,13 +147,22 @@ struct PyModel {
 impl PyModel {
     #[new]
     #[allow(clippy::type_complexity)]
-    fn new(members: Vec<(ForestArgs, ForestArgs, Vec<(ForestArgs, ForestArgs)>, HashMap<String, usize>)>) -> PyResult<Self> {
+    fn new(
+        members: Vec<(
+            ForestArgs,
+            ForestArgs,
+            Vec<(ForestArgs, ForestArgs)>,
+            HashMap<String, usize>,
+        )>,
+    ) -> PyResult<Self> {
         let mut out = Vec::new();
         for (s1, s2, folds, fold_of) in members {
             let stage1 = forest(s1)?;
             let stage2 = forest(s2)?;
             if stage1.n_features() != N_FEATURES || stage2.n_features() != N_FEATURES + N_CONTEXT {
-                return Err(PyValueError::new_err("the forests do not take this core's features"));
+                return Err(PyValueError::new_err(
+                    "the forests do not take this core's features",
+                ));
             }
             let mut fs = Vec::new();
             for (a, b) in folds {
@@ -128,7 +171,12 @@ impl PyModel {
             if fold_of.values().any(|&f| f >= fs.len()) {
                 return Err(PyValueError::new_err("a site's fold is out of range"));
             }
-            out.push(Member { stage1, stage2, folds: fs, fold_of });
+            out.push(Member {
+                stage1,
+                stage2,
+                folds: fs,
+                fold_of,
+            });
         }
         Ok(PyModel { members: out })
     }
@@ -161,7 +209,8 @@ impl PyEvidence {
         let d = PyDict::new(py);
         d.set_item("n_pages", self.inner.n_pages)?;
         for (name, counts) in ["text", "folded", "path"].iter().zip(&self.inner.counts) {
-            let mut items: Vec<(String, u32)> = counts.iter().map(|(k, v)| (key_hex(*k), *v)).collect();
+            let mut items: Vec<(String, u32)> =
+                counts.iter().map(|(k, v)| (key_hex(*k), *v)).collect();
             items.sort();
             let c = PyDict::new(py);
             for (k, v) in items {
@@ -177,12 +226,21 @@ impl PyEvidence {
     /// From `to_state`'s dict, checked: counts are non-negative integers under 16-digit
     /// hex keys, digests are strings, and no more pages are named than counted.
     #[staticmethod]
-    fn from_state(n_pages: usize, text: HashMap<String, u32>, folded: HashMap<String, u32>,
-                  path: HashMap<String, u32>, digests: Vec<String>) -> PyResult<Self> {
-        let mut ev = Evidence { n_pages, ..Default::default() };
+    fn from_state(
+        n_pages: usize,
+        text: HashMap<String, u32>,
+        folded: HashMap<String, u32>,
+        path: HashMap<String, u32>,
+        digests: Vec<String>,
+    ) -> PyResult<Self> {
+        let mut ev = Evidence {
+            n_pages,
+            ..Default::default()
+        };
         for (i, counts) in [text, folded, path].into_iter().enumerate() {
             for (k, v) in counts {
-                let key = parse_key(&k).ok_or_else(|| PyValueError::new_err(format!("bad key {k:?}")))?;
+                let key =
+                    parse_key(&k).ok_or_else(|| PyValueError::new_err(format!("bad key {k:?}")))?;
                 ev.counts[i].insert(key, v);
             }
         }
@@ -204,9 +262,13 @@ fn f64_bytes<'py>(py: Python<'py>, v: &[f64]) -> Bound<'py, PyBytes> {
 
 fn bytes_f64(b: &[u8]) -> PyResult<Vec<f64>> {
     if b.len() % 8 != 0 {
-        return Err(PyValueError::new_err("float64 buffer of a length not a multiple of 8"));
+        return Err(PyValueError::new_err(
+            "float64 buffer of a length not a multiple of 8",
+        ));
     }
-    Ok(b.chunks_exact(8).map(|c| f64::from_le_bytes(c.try_into().unwrap())).collect())
+    Ok(b.chunks_exact(8)
+        .map(|c| f64::from_le_bytes(c.try_into().unwrap()))
+        .collect())
 }
 
 /// (blocks, probabilities, markdown when asked)
@@ -220,8 +282,11 @@ type Features<'py> = (Bound<'py, PyBytes>, usize, Vec<f64>, Bound<'py, PyBytes>)
 /// CONTEXT_LEVELS (int64 bytes).
 #[pyfunction]
 #[pyo3(signature = (page, evidence=None))]
-fn features<'py>(py: Python<'py>, mut page: PyRefMut<'py, PyPage>, evidence: Option<PyRef<'py, PyEvidence>>)
-    -> PyResult<Features<'py>> {
+fn features<'py>(
+    py: Python<'py>,
+    mut page: PyRefMut<'py, PyPage>,
+    evidence: Option<PyRef<'py, PyEvidence>>,
+) -> PyResult<Features<'py>> {
     let ev = evidence.as_ref().map(|e| &e.inner);
     let p = &mut page.inner;
     let (x, ntok, anc) = detached(py, || pipeline::features(p, ev))?;
@@ -236,16 +301,26 @@ fn features<'py>(py: Python<'py>, mut page: PyRefMut<'py, PyPage>, evidence: Opt
 
 /// The second stage's context features of one page (float64 bytes in and out).
 #[pyfunction]
-fn context<'py>(py: Python<'py>, p: &[u8], ntok: &[u8], anc: &[u8], x: &[u8]) -> PyResult<Bound<'py, PyBytes>> {
+fn context<'py>(
+    py: Python<'py>,
+    p: &[u8],
+    ntok: &[u8],
+    anc: &[u8],
+    x: &[u8],
+) -> PyResult<Bound<'py, PyBytes>> {
     let p = bytes_f64(p)?;
     let ntok = bytes_f64(ntok)?;
     let x = bytes_f64(x)?;
     if anc.len() != p.len() * 48 || ntok.len() != p.len() || x.len() != p.len() * N_FEATURES {
-        return Err(PyValueError::new_err("context: arrays of different numbers of blocks"));
+        return Err(PyValueError::new_err(
+            "context: arrays of different numbers of blocks",
+        ));
     }
     let anc: Vec<[i64; 6]> = anc
         .chunks_exact(48)
-        .map(|c| std::array::from_fn(|j| i64::from_le_bytes(c[j * 8..j * 8 + 8].try_into().unwrap())))
+        .map(|c| {
+            std::array::from_fn(|j| i64::from_le_bytes(c[j * 8..j * 8 + 8].try_into().unwrap()))
+        })
         .collect();
     let out = detached(py, || context_features(&p, &ntok, &anc, &x))?;
     Ok(f64_bytes(py, &out))
@@ -258,17 +333,43 @@ fn context<'py>(py: Python<'py>, p: &[u8], ntok: &[u8], anc: &[u8], x: &[u8]) ->
                     evidence=None, noise=true, paths=true, markdown=false, links=false,
                     images=false))]
 #[allow(clippy::too_many_arguments)]
-fn clean<'py>(py: Python<'py>, mut page: PyRefMut<'py, PyPage>, model: &Bound<'py, PyModel>, threshold: f64,
-              balanced: f64, relative: f64, drop_comments: bool, cv: Option<String>,
-              evidence: Option<PyRef<'py, PyEvidence>>, noise: bool, paths: bool, markdown: bool,
-              links: bool, images: bool) -> PyResult<Cleaned<'py>> {
+fn clean<'py>(
+    py: Python<'py>,
+    mut page: PyRefMut<'py, PyPage>,
+    model: &Bound<'py, PyModel>,
+    threshold: f64,
+    balanced: f64,
+    relative: f64,
+    drop_comments: bool,
+    cv: Option<String>,
+    evidence: Option<PyRef<'py, PyEvidence>>,
+    noise: bool,
+    paths: bool,
+    markdown: bool,
+    links: bool,
+    images: bool,
+) -> PyResult<Cleaned<'py>> {
     let members = &model.get().members;
     let ev = evidence.as_ref().map(|e| &e.inner);
     let p = &mut page.inner;
-    let cut = Cut { threshold, balanced, relative, drop_comments };
+    let cut = Cut {
+        threshold,
+        balanced,
+        relative,
+        drop_comments,
+    };
     let md = markdown.then_some(crate::markdown::MdOptions { links, images });
-    let (blocks, scored, md) = detached(py, || {
-        pipeline::clean(p, members, cv.as_deref(), ev, cut, noise, paths, md.as_ref())
+    let (blocks, prob, md) = detached(py, || {
+        pipeline::clean(
+            p,
+            members,
+            cv.as_deref(),
+            ev,
+            cut,
+            noise,
+            paths,
+            md.as_ref(),
+        )
     })?;
     let list = PyList::empty(py);
     for b in blocks {
@@ -276,17 +377,20 @@ fn clean<'py>(py: Python<'py>, mut page: PyRefMut<'py, PyPage>, model: &Bound<'p
             Some(v) => (Some(v.score), v.content, v.comment),
             None => (None, true, false),
         };
-        list.append(PyTuple::new(py, [
-            b.text.into_pyobject(py)?.into_any(),
-            b.tag.into_pyobject(py)?.into_any(),
-            score.into_pyobject(py)?.into_any(),
-            content.into_pyobject(py)?.to_owned().into_any(),
-            comment.into_pyobject(py)?.to_owned().into_any(),
-            b.nid.into_pyobject(py)?.into_any(),
-            b.path.into_pyobject(py)?.into_any(),
-        ])?)?;
+        list.append(PyTuple::new(
+            py,
+            [
+                b.text.into_pyobject(py)?.into_any(),
+                b.tag.into_pyobject(py)?.into_any(),
+                score.into_pyobject(py)?.into_any(),
+                content.into_pyobject(py)?.to_owned().into_any(),
+                comment.into_pyobject(py)?.to_owned().into_any(),
+                b.nid.into_pyobject(py)?.into_any(),
+                b.path.into_pyobject(py)?.into_any(),
+            ],
+        )?)?;
     }
-    Ok((list, scored.prob, md))
+    Ok((list, prob, md))
 }
 
 /// The verdicts on a read page's block elements: (element's preorder position below
@@ -295,20 +399,36 @@ fn clean<'py>(py: Python<'py>, mut page: PyRefMut<'py, PyPage>, model: &Bound<'p
 #[pyo3(signature = (page, model, *, threshold, balanced, relative, drop_comments=false, cv=None,
                     evidence=None))]
 #[allow(clippy::too_many_arguments)]
-fn decide<'py>(py: Python<'py>, mut page: PyRefMut<'py, PyPage>, model: &Bound<'py, PyModel>, threshold: f64,
-               balanced: f64, relative: f64, drop_comments: bool, cv: Option<String>,
-               evidence: Option<PyRef<'py, PyEvidence>>) -> PyResult<Vec<(usize, f64, bool, bool)>> {
+fn decide<'py>(
+    py: Python<'py>,
+    mut page: PyRefMut<'py, PyPage>,
+    model: &Bound<'py, PyModel>,
+    threshold: f64,
+    balanced: f64,
+    relative: f64,
+    drop_comments: bool,
+    cv: Option<String>,
+    evidence: Option<PyRef<'py, PyEvidence>>,
+) -> PyResult<Vec<(usize, f64, bool, bool)>> {
     let members = &model.get().members;
     let ev = evidence.as_ref().map(|e| &e.inner);
     let p = &mut page.inner;
-    let cut = Cut { threshold, balanced, relative, drop_comments };
+    let cut = Cut {
+        threshold,
+        balanced,
+        relative,
+        drop_comments,
+    };
     detached(py, || {
-        let scored = pipeline::score(p, members, cv.as_deref(), ev);
-        let v = pipeline::verdicts(p, &scored.prob, cut);
-        p.pb.elem.iter().map(|&e| {
-            let x = v[p.view.preorder[e] as usize].expect("a block's element has a verdict");
-            (e, x.score, x.content, x.comment)
-        }).collect()
+        let prob = pipeline::score(p, members, cv.as_deref(), ev);
+        let v = pipeline::verdicts(p, &prob, cut);
+        p.pb.elem
+            .iter()
+            .map(|&e| {
+                let x = v[p.view.preorder[e] as usize].expect("a block's element has a verdict");
+                (e, x.score, x.content, x.comment)
+            })
+            .collect()
     })
 }
 
@@ -317,13 +437,28 @@ fn decide<'py>(py: Python<'py>, mut page: PyRefMut<'py, PyPage>, model: &Bound<'
 #[pyfunction]
 #[pyo3(signature = (html, model, *, threshold, balanced, relative, url=None, evidence=None))]
 #[allow(clippy::too_many_arguments)]
-fn stage_times(py: Python<'_>, html: PyBackedStr, model: &Bound<'_, PyModel>, threshold: f64, balanced: f64,
-               relative: f64, url: Option<String>, evidence: Option<PyRef<'_, PyEvidence>>)
-               -> PyResult<Vec<(&'static str, u64)>> {
+fn stage_times(
+    py: Python<'_>,
+    html: PyBackedStr,
+    model: &Bound<'_, PyModel>,
+    threshold: f64,
+    balanced: f64,
+    relative: f64,
+    url: Option<String>,
+    evidence: Option<PyRef<'_, PyEvidence>>,
+) -> PyResult<Vec<(&'static str, u64)>> {
     let members = &model.get().members;
     let ev = evidence.as_ref().map(|e| &e.inner);
-    let cut = Cut { threshold, balanced, relative, drop_comments: false };
-    detached(py, || pipeline::stage_times(&html, url.as_deref(), members, ev, cut))?.map_err(PyValueError::new_err)
+    let cut = Cut {
+        threshold,
+        balanced,
+        relative,
+        drop_comments: false,
+    };
+    detached(py, || {
+        pipeline::stage_times(&html, url.as_deref(), members, ev, cut)
+    })?
+    .map_err(PyValueError::new_err)
 }
 
 /// The markdown of a page's content (`markdown::markdown`): the page is parsed as the
@@ -332,17 +467,29 @@ fn stage_times(py: Python<'_>, html: PyBackedStr, model: &Bound<'_, PyModel>, th
 /// the page is content where nothing says otherwise).
 #[pyfunction]
 #[pyo3(signature = (html, kept, links=false, images=false, positions=false))]
-fn markdown_of(py: Python<'_>, html: PyBackedStr, kept: HashMap<u32, bool>, links: bool, images: bool,
-               positions: bool) -> PyResult<String> {
+fn markdown_of(
+    py: Python<'_>,
+    html: PyBackedStr,
+    kept: HashMap<u32, bool>,
+    links: bool,
+    images: bool,
+    positions: bool,
+) -> PyResult<String> {
     detached(py, move || {
         let arena = crate::parse::parse(&html);
-        let body = arena.html_child("body").ok_or("no document body after parsing")?;
+        let body = arena
+            .html_child("body")
+            .ok_or("no document body after parsing")?;
         let view = crate::dom::build_view(&arena, body);
         let mut k = vec![None; view.elems.len()];
         for (&nid, &v) in &kept {
             // a node id, or with `positions` the node's place in preorder (0: the root)
             let index = (nid as usize).checked_sub(1).and_then(|i| {
-                if positions { view.preorder.get(i).map(|&e| e as usize) } else { Some(i) }
+                if positions {
+                    view.preorder.get(i).map(|&e| e as usize)
+                } else {
+                    Some(i)
+                }
             });
             if let Some(slot) = index.and_then(|i| k.get_mut(i)) {
                 *slot = Some(v);
@@ -352,7 +499,11 @@ fn markdown_of(py: Python<'_>, html: PyBackedStr, kept: HashMap<u32, bool>, link
         if let (Some(&v), Some(slot @ None)) = (kept.get(&0), k.first_mut()) {
             *slot = Some(v);
         }
-        Ok(crate::markdown::markdown(&view, &k, &crate::markdown::MdOptions { links, images }))
+        Ok(crate::markdown::markdown(
+            &view,
+            &k,
+            &crate::markdown::MdOptions { links, images },
+        ))
     })?
     .map_err(|e: &str| PyValueError::new_err(e))
 }
@@ -374,12 +525,18 @@ fn dom_rules(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
 
 #[pyfunction]
 fn feature_names() -> Vec<String> {
-    crate::features::FEATURES.iter().map(|s| s.to_string()).collect()
+    crate::features::FEATURES
+        .iter()
+        .map(|s| s.to_string())
+        .collect()
 }
 
 #[pyfunction]
 fn context_names() -> Vec<String> {
-    crate::context::CONTEXT.iter().map(|s| s.to_string()).collect()
+    crate::context::CONTEXT
+        .iter()
+        .map(|s| s.to_string())
+        .collect()
 }
 
 #[pymodule]
@@ -398,7 +555,5 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(feature_names, m)?)?;
     m.add_function(wrap_pyfunction!(dom_rules, m)?)?;
     m.add_function(wrap_pyfunction!(context_names, m)?)?;
-    m.add("STOP_WORDS", crate::features::stop_words_sorted())?;
-    let _ = PyRuntimeError::new_err("");
     Ok(())
 }

@@ -48,10 +48,18 @@ pub fn path(view: &View, v: u32, cache: &mut [Option<String>]) -> String {
         chain.push(up);
         up = view.elems[up as usize].parent;
     }
-    let mut prefix = if up == NONE { String::new() } else { cache[up as usize].clone().unwrap() };
+    let mut prefix = if up == NONE {
+        String::new()
+    } else {
+        cache[up as usize].clone().unwrap()
+    };
     for &e in chain.iter().rev() {
         let l = label(&view.elems[e as usize]);
-        prefix = if prefix.is_empty() { l } else { format!("{prefix}/{l}") };
+        prefix = if prefix.is_empty() {
+            l
+        } else {
+            format!("{prefix}/{l}")
+        };
         cache[e as usize] = Some(prefix.clone());
     }
     prefix
@@ -59,7 +67,12 @@ pub fn path(view: &View, v: u32, cache: &mut [Option<String>]) -> String {
 
 /// Render with `verdicts[view index]`; `noise` false leaves the noise blocks out,
 /// `with_paths` false leaves the addresses empty.
-pub fn render(view: &View, verdicts: &[Option<Verdict>], noise: bool, with_paths: bool) -> Vec<OutBlock> {
+pub fn render(
+    view: &View,
+    verdicts: &[Option<Verdict>],
+    noise: bool,
+    with_paths: bool,
+) -> Vec<OutBlock> {
     enum Work<'a> {
         Node(u32),
         Text(&'a str),
@@ -73,15 +86,29 @@ pub fn render(view: &View, verdicts: &[Option<Verdict>], noise: bool, with_paths
     let mut tag: &str = "body";
     let mut stack: Vec<Work> = vec![Work::Node(0)];
 
-    let flush = |parts: &mut String, verdict: Option<Verdict>, decider: u32, tag: &str,
-                     out: &mut Vec<OutBlock>, cache: &mut [Option<String>]| {
+    let flush = |parts: &mut String,
+                 verdict: Option<Verdict>,
+                 decider: u32,
+                 tag: &str,
+                 out: &mut Vec<OutBlock>,
+                 cache: &mut [Option<String>]| {
         let text = fold_ws(parts);
         parts.clear();
         let is_noise = verdict.is_some_and(|v| !v.content || v.comment);
         if !text.is_empty() && (noise || !is_noise) {
-            let p = if with_paths { path(view, decider, cache) } else { String::new() };
+            let p = if with_paths {
+                path(view, decider, cache)
+            } else {
+                String::new()
+            };
             let nid = if decider == NONE { 0 } else { decider + 1 };
-            out.push(OutBlock { text, tag: tag.to_string(), verdict, nid, path: p });
+            out.push(OutBlock {
+                text,
+                tag: tag.to_string(),
+                verdict,
+                nid,
+                path: p,
+            });
         }
     };
 
@@ -141,22 +168,34 @@ mod tests {
 
     #[test]
     fn blocks_take_the_verdict_of_their_element_and_paths_name_it() {
-        let a = parse("<body><div id=nav><a href=/>Home</a></div><div class='post main'>\
-                       <p>Story <b>text</b></p></div></body>");
+        let a = parse(
+            "<body><div id=nav><a href=/>Home</a></div><div class='post main'>\
+                       <p>Story <b>text</b></p></div></body>",
+        );
         let v = build_view(&a, a.html_child("body").unwrap());
         let pb = walk(&v, None, None);
         assert_eq!(pb.text, ["Home", "Story text"]);
         let mut verdicts = vec![None; v.elems.len()];
         for (b, &e) in pb.elem.iter().enumerate() {
             let content = b == 1;
-            verdicts[v.preorder[e] as usize] = Some(Verdict { content, score: 0.5, comment: false });
+            verdicts[v.preorder[e] as usize] = Some(Verdict {
+                content,
+                score: 0.5,
+                comment: false,
+            });
         }
         let out = render(&v, &verdicts, true, true);
         let got: Vec<(&str, bool, &str)> = out
             .iter()
             .map(|b| (b.text.as_str(), b.verdict.unwrap().content, b.path.as_str()))
             .collect();
-        assert_eq!(got, [("Home", false, "body/div#nav"), ("Story text", true, "body/div.post.main/p")]);
+        assert_eq!(
+            got,
+            [
+                ("Home", false, "body/div#nav"),
+                ("Story text", true, "body/div.post.main/p")
+            ]
+        );
         let content_only = render(&v, &verdicts, false, false);
         assert_eq!(content_only.len(), 1);
         assert_eq!(content_only[0].path, "");

@@ -21,11 +21,26 @@ pub const CURTAIN_SHARE: f64 = 0.5;
 
 const NOT_CONTENT: &str = r"nav|menu|dropdown|drawer|modal|popup|popover|overlay|dialog|cart|login|sign-?in|search|cookie|consent|tooltip|toast|banner";
 const CHROME_TAGS: &[&str] = &["nav", "header", "footer", "aside", "dialog", "menu"];
-const CHROME_ROLES: &[&str] =
-    &["navigation", "dialog", "menu", "menubar", "banner", "contentinfo", "complementary"];
+const CHROME_ROLES: &[&str] = &[
+    "navigation",
+    "dialog",
+    "menu",
+    "menubar",
+    "banner",
+    "contentinfo",
+    "complementary",
+];
 const HINTS: &[&str] = &[
-    "tabpanel", "aria-labelledby", "accordion", "collaps", "faq", "answer", "tab-pane",
-    "tab-panel", "tab-content", "tabs-content",
+    "tabpanel",
+    "aria-labelledby",
+    "accordion",
+    "collaps",
+    "faq",
+    "answer",
+    "tab-pane",
+    "tab-panel",
+    "tab-content",
+    "tabs-content",
 ];
 const HIDING: &[&str] = &["hidden", "display", "visibility"];
 
@@ -40,7 +55,10 @@ fn res() -> &'static Res {
     static R: OnceLock<Res> = OnceLock::new();
     R.get_or_init(|| Res {
         segment: Regex::new(r"^S:([0-9a-zA-Z]+)$").unwrap(),
-        disclosure: Regex::new(r"(?i)accordion|collaps|faq|answer|tab-?pane|tab-?panel|tabs?-?content").unwrap(),
+        disclosure: Regex::new(
+            r"(?i)accordion|collaps|faq|answer|tab-?pane|tab-?panel|tabs?-?content",
+        )
+        .unwrap(),
         not_content: Regex::new(&format!("(?i){NOT_CONTENT}")).unwrap(),
         curtain_chrome: Regex::new(&format!("(?i){NOT_CONTENT}|footer|sidebar")).unwrap(),
     })
@@ -48,7 +66,11 @@ fn res() -> &'static Res {
 
 fn words(a: &Arena, i: u32) -> String {
     let at = a.attrs(i);
-    format!("{} {}", attr(at, "class").unwrap_or(""), attr(at, "id").unwrap_or(""))
+    format!(
+        "{} {}",
+        attr(at, "class").unwrap_or(""),
+        attr(at, "id").unwrap_or("")
+    )
 }
 
 /// `root` and the elements below it, in document order (selectolax's `css` includes the
@@ -67,7 +89,10 @@ struct Ancestry<F: Fn(&Arena, u32) -> bool> {
 
 impl<F: Fn(&Arena, u32) -> bool> Ancestry<F> {
     fn new(test: F) -> Self {
-        Ancestry { test, memo: HashMap::new() }
+        Ancestry {
+            test,
+            memo: HashMap::new(),
+        }
     }
 
     fn above(&mut self, a: &Arena, node: u32) -> bool {
@@ -114,7 +139,9 @@ fn tokens_of(a: &Arena, i: u32) -> usize {
 /// Drop the element's own hiding (its hidden descendants stay hidden).
 fn show(a: &mut Arena, i: u32) {
     if let Some(attrs) = a.attrs_mut(i) {
-        attrs.retain(|x| &*x.name.local != "hidden" && !(&*x.name.local == "aria-hidden" && &*x.value == "true"));
+        attrs.retain(|x| {
+            &*x.name.local != "hidden" && !(&*x.name.local == "aria-hidden" && &*x.value == "true")
+        });
         for x in attrs.iter_mut() {
             if &*x.name.local == "style" && hidden_style_re().is_match(&x.value) {
                 let new = hidden_style_re().replace_all(&x.value, "").into_owned();
@@ -148,15 +175,16 @@ fn move_segments(a: &mut Arena) -> usize {
             Some(id) if id.starts_with("S:") && has_attr(a, seg, "hidden") => id.to_string(),
             _ => continue,
         };
-        let Some(m) = res().segment.captures(&id) else { continue };
+        let Some(m) = res().segment.captures(&id) else {
+            continue;
+        };
         let slot_id = format!("B:{}", &m[1]);
         if let Some(attrs) = a.attrs_mut(seg) {
             attrs.retain(|x| &*x.name.local != "hidden");
         }
-        let slot = a
-            .descendants(0)
-            .into_iter()
-            .find(|&i| a.tag(i) == Some("template") && attr(a.attrs(i), "id") == Some(slot_id.as_str()));
+        let slot = a.descendants(0).into_iter().find(|&i| {
+            a.tag(i) == Some("template") && attr(a.attrs(i), "id") == Some(slot_id.as_str())
+        });
         if let Some(slot) = slot {
             a.insert_before(slot, seg);
             a.detach(slot);
@@ -204,7 +232,9 @@ fn curtain(a: &mut Arena, body: u32) -> usize {
         }
     }
     match best {
-        Some((n, i)) if n >= MIN_HIDDEN_TOKENS as i64 && n as f64 >= CURTAIN_SHARE * total as f64 => {
+        Some((n, i))
+            if n >= MIN_HIDDEN_TOKENS as i64 && n as f64 >= CURTAIN_SHARE * total as f64 =>
+        {
             show(a, i);
             1
         }
@@ -217,10 +247,24 @@ fn gate(a: &mut Arena, body: u32, visible_tokens: usize) -> usize {
         return 0;
     }
     let all = self_and_descendants(a, body);
-    let noscripts: Vec<u32> = all.iter().copied().filter(|&i| a.tag(i) == Some("noscript")).collect();
-    let hidden: Vec<u32> = all.iter().copied().filter(|&i| has_attr(a, i, "hidden")).collect();
-    let hidden_tokens: usize = noscripts.iter().chain(hidden.iter()).map(|&i| tokens_of(a, i)).sum();
-    if hidden_tokens < MIN_HIDDEN_TOKENS || (hidden_tokens as f64) < MIN_GAIN * visible_tokens.max(1) as f64 {
+    let noscripts: Vec<u32> = all
+        .iter()
+        .copied()
+        .filter(|&i| a.tag(i) == Some("noscript"))
+        .collect();
+    let hidden: Vec<u32> = all
+        .iter()
+        .copied()
+        .filter(|&i| has_attr(a, i, "hidden"))
+        .collect();
+    let hidden_tokens: usize = noscripts
+        .iter()
+        .chain(hidden.iter())
+        .map(|&i| tokens_of(a, i))
+        .sum();
+    if hidden_tokens < MIN_HIDDEN_TOKENS
+        || (hidden_tokens as f64) < MIN_GAIN * visible_tokens.max(1) as f64
+    {
         return 0;
     }
     for &i in &hidden {
@@ -247,7 +291,9 @@ pub fn reveal(a: &mut Arena, html: &str, visible_tokens: usize) -> usize {
         return 0;
     }
     let mut shown = if segments { move_segments(a) } else { 0 };
-    let Some(body) = a.html_child("body") else { return shown };
+    let Some(body) = a.html_child("body") else {
+        return shown;
+    };
     if hints {
         let mut seen: HashSet<String> = HashSet::new();
         let mut chrome = Ancestry::new(chrome_node);

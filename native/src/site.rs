@@ -155,7 +155,12 @@ impl Evidence {
         let others = self.n_pages.saturating_sub(own);
         let n = keys[0].len();
         if others == 0 {
-            return SiteShares { text: vec![f64::NAN; n], folded: vec![f64::NAN; n], path: vec![f64::NAN; n], others: 0 };
+            return SiteShares {
+                text: vec![f64::NAN; n],
+                folded: vec![f64::NAN; n],
+                path: vec![f64::NAN; n],
+                others: 0,
+            };
         }
         let share = |i: usize| -> Vec<f64> {
             keys[i]
@@ -163,7 +168,12 @@ impl Evidence {
                 .map(|k| (*self.counts[i].get(k).unwrap_or(&0) as f64 - own as f64) / others as f64)
                 .collect()
         };
-        SiteShares { text: share(0), folded: share(1), path: share(2), others }
+        SiteShares {
+            text: share(0),
+            folded: share(1),
+            path: share(2),
+            others,
+        }
     }
 }
 
@@ -174,7 +184,12 @@ mod tests {
     #[test]
     fn style_keys_fold_digits_and_sort_classes() {
         let attrs = [("class", "b a  b"), ("id", " post-123 "), ("href", "x")];
-        let get = |k: &str| attrs.iter().find(|(n, _)| *n == k).map(|(_, v)| v.to_string());
+        let get = |k: &str| {
+            attrs
+                .iter()
+                .find(|(n, _)| *n == k)
+                .map(|(_, v)| v.to_string())
+        };
         assert_eq!(style_key("div", get), "div|class=a b|id=post-#");
         assert_eq!(style_key("body", |_| Some("x".into())), "body");
     }

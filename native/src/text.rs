@@ -9,7 +9,10 @@ use unicode_general_category::{get_general_category, GeneralCategory as G};
 #[inline]
 pub fn is_space(c: char) -> bool {
     if c.is_ascii() {
-        return matches!(c, ' ' | '\t' | '\n' | '\x0b' | '\x0c' | '\r' | '\x1c'..='\x1f');
+        return matches!(
+            c,
+            ' ' | '\t' | '\n' | '\x0b' | '\x0c' | '\r' | '\x1c'..='\x1f'
+        );
     }
     c.is_whitespace()
 }
@@ -73,7 +76,10 @@ pub fn tokens(s: &str) -> impl Iterator<Item = &str> {
     std::iter::from_fn(move || {
         let start = rest.char_indices().find(|&(_, c)| is_word(c))?.0;
         let tail = &rest[start..];
-        let end = tail.char_indices().find(|&(_, c)| !is_word(c)).map_or(tail.len(), |x| x.0);
+        let end = tail
+            .char_indices()
+            .find(|&(_, c)| !is_word(c))
+            .map_or(tail.len(), |x| x.0);
         let tok = &tail[..end];
         rest = &tail[end..];
         Some(tok)

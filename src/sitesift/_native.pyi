@@ -1,8 +1,6 @@
 # Types of the native core (native/src/python.rs), for mypy and editors.
 from typing import Any
 
-STOP_WORDS: list[str]
-
 class Page:
     @property
     def title(self) -> str | None: ...

@@ -56,7 +56,7 @@ def clean(html: str | bytes | bytearray | memoryview | Page, *, url: str | None 
     result = cleaner.clean(page)
     if metadata:
         add_metadata(result, page)
-    from sitesift.batch import add_structure
+    from sitesift.extract import add_structure
 
     add_structure(result, page)  # the same markdown as the command line's
     result.verdicts = None

@@ -456,6 +456,8 @@ def clean_source(cleaner: Cleaner, group: str, src: Source, page: Page | None = 
 
             add_metadata(result, page)
         if markdown:
+            from sitesift.extract import add_structure
+
             add_structure(result, page)
         result.verdicts = None  # for the renderer only: never sent on
     except passthrough:
@@ -464,17 +466,6 @@ def clean_source(cleaner: Cleaner, group: str, src: Source, page: Page | None = 
         return Outcome(src.id, group, error=_reason(exc), source=src.row)
     return Outcome(src.id, group, result=result, ms=watch.ms, cpu_ms=watch.cpu_ms,
                    source=src.row)
-
-
-def add_structure(result: Result, page: Page) -> Result:
-    """The result's structured markdown (`Result.structured`) from the verdicts its method
-    left on it, rendered by the native core's one renderer (`extract.structured_markdown`);
-    a method that decides on text rather than nodes keeps its block-built markdown."""
-    if result.structured is None and result.verdicts is not None:
-        from sitesift.extract import structured_markdown
-
-        result.structured = structured_markdown(page, result.verdicts)
-    return result
 
 
 def run_groups(groups: dict[str, list[Source]], method: str, params: dict[str, Any] | None = None,

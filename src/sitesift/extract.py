@@ -134,9 +134,18 @@ def structured_markdown(page: Any, verdicts: dict[int, Verdict]) -> str | None:
     return str(native.markdown_of(page.html, kept, positions=True))
 
 
+def add_structure(result: Any, page: Any) -> Any:
+    """The result's structured markdown (`Result.structured`) from the verdicts its method
+    left on it (`structured_markdown`); a method that decides on text rather than nodes
+    keeps its block-built markdown."""
+    if result.structured is None and result.verdicts is not None:
+        result.structured = structured_markdown(page, result.verdicts)
+    return result
+
+
 def content_text(blocks: list[Block]) -> str:
     return "\n".join(b.text for b in blocks if b.label == CONTENT)
 
 
-__all__ = ["CONTENT", "KEEP", "NOISE", "Verdict", "content_text", "render_blocks",
-           "structured_markdown"]
+__all__ = ["CONTENT", "KEEP", "NOISE", "Verdict", "add_structure", "content_text",
+           "render_blocks", "structured_markdown"]

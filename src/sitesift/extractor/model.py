@@ -152,15 +152,6 @@ class ExtractorModel:
         check_thresholds(self.thresholds)
 
     @functools.cached_property
-    def native(self) -> Any:
-        """Every member's forests in the native core (`_native.Model`), made once."""
-        from sitesift.native import core
-
-        return core().Model([(m.stage1.native_args(), m.stage2.native_args(),
-                              [(a.native_args(), b.native_args()) for a, b in m.folds],
-                              dict(m.fold_of)) for m in self.members])
-
-    @functools.cached_property
     def members(self) -> tuple[Member, ...]:
         return (Member(self.stage1, self.stage2, self.folds, self.fold_of), *self.more)
 

@@ -172,8 +172,8 @@ class DefaultCleaner(Cleaner):
         rows, _, markdown = core().clean(npage, self._model.native, cv=cv_group(page.site),
                                          noise=noise, paths=noise, markdown=True,
                                          **self._settings())
-        blocks = [Block(text, tag, KEPT_LABEL if score is None else
-                        (CONTENT if content else NOISE),
+        # (score None: no verdict above the block, which the core reports as content)
+        blocks = [Block(text, tag, CONTENT if content else NOISE,
                         1.0 if score is None else score,
                         KEPT if score is None else _reason(score, comment), nid, path)
                   for text, tag, score, content, comment, nid, path in rows]
@@ -188,10 +188,12 @@ class DefaultCleaner(Cleaner):
         """The page's block texts (as `clean` reads the page) and each block's content
         probability."""
         import numpy as np
+
         npage = self._native_page(page)
-        _, prob, _ = core().clean(npage, self._model.native, cv=cv_group(page.site),
-                                  noise=False, paths=False, **self._settings())
-        return npage.texts, np.asarray(prob, dtype=np.float64)
+        decided = core().decide(npage, self._model.native, cv=cv_group(page.site),
+                                **self._settings())
+        return npage.texts, np.asarray([score for _, score, _, _ in decided],
+                                       dtype=np.float64)
 
     def score(self, page: Page) -> NodeScores:
         """Verdicts on the page's own nodes (without `clean`'s reading of script-gated
@@ -229,6 +231,3 @@ class DefaultCleaner(Cleaner):
                 raise ModelError("default state: 'evidence' must be an object or null")
             cleaner.evidence = SiteEvidence.from_state(evidence)
         return cleaner
-
-
-KEPT_LABEL = CONTENT
