@@ -245,3 +245,9 @@ def test_clean_and_crawl_run_the_same_cleaner_without_method(tmp_path: Path) -> 
     clean = parser.parse_args(["clean", "page.html"])
     crawl = parser.parse_args(["crawl", "x.warc.gz", "--out", str(tmp_path)])
     assert clean.method == crawl.method == crawl.fallback == "default"
+
+
+def test_bad_limits_are_refused_before_any_input_is_read(tmp_path: Path) -> None:
+    # the settings come first: no input is looked at (here a missing one), none fetched
+    refused(["clean", str(tmp_path / "absent.html"), "--page-timeout", "-1"],
+            "time limits must be positive")

@@ -36,7 +36,7 @@ from sitesift.cli.common import (
 )
 
 if TYPE_CHECKING:
-    from sitesift.batch import Outcome, Source
+    from sitesift.batch import Outcome, Source, WarningTally
 
 STDIN = "-"
 
@@ -158,7 +158,7 @@ def _expand(command: str, inputs: list[str]) -> list[str]:
     return out
 
 
-def _sources(command: str, inputs: list[str], grouping: str, quiet: bool
+def _sources(command: str, inputs: list[str], grouping: str
              ) -> tuple[dict[str, list[Source]], list[Outcome]]:
     """Site groups of every input's pages, and the inputs that failed before cleaning (a
     URL that could not be fetched)."""
@@ -229,9 +229,10 @@ def cmd_clean(args: argparse.Namespace) -> int:
     if args.front_matter and args.format != "markdown":
         raise fail(command, "--front-matter is for --format markdown")
     metadata = args.metadata or args.front_matter
+    guards = limits(args)
     inputs = _expand(command, args.inputs)
     out = out_folder(command, args.out) if args.out else None
-    groups, prefailed = _sources(command, inputs, args.group_by, args.quiet)
+    groups, prefailed = _sources(command, inputs, args.group_by)
     pages = sum(len(m) for m in groups.values())
     if out is None and pages + len(prefailed) != 1:
         raise fail(command, f"{pages + len(prefailed)} pages: give -o/--out DIR for more "
@@ -239,8 +240,8 @@ def cmd_clean(args: argparse.Namespace) -> int:
     tally = WarningTally()
     if out is None:
         # (no page: the one input was a URL that could not be fetched)
-        outcomes = (_one_page(args, groups, params, metadata) if pages == 1
-                    else list(prefailed))
+        outcomes = (_one_page(args, groups, params, metadata, guards.page_seconds)
+                    if pages == 1 else list(prefailed))
         (outcome,) = _tallied(args, tally, outcomes)
         if outcome.result is None:
             print(f"sitesift clean: {outcome.id}: {outcome.error}", file=sys.stderr)
@@ -249,7 +250,7 @@ def cmd_clean(args: argparse.Namespace) -> int:
         return OK
     stream = itertools.chain(prefailed, run_groups(
         groups, args.method, params, model=args.model, workers=args.workers,
-        progress=not args.quiet, noise=args.format == "json", limits=limits(args),
+        progress=not args.quiet, noise=args.format == "json", limits=guards,
         metadata=metadata, markdown=args.format == "markdown"))
     ok, failed = write_outcomes(_tallied(args, tally, stream), out, args.format,
                                 args.front_matter)
@@ -264,15 +265,13 @@ def cmd_clean(args: argparse.Namespace) -> int:
 
 
 def _one_page(args: argparse.Namespace, groups: dict[str, list[Source]],
-              params: dict[str, Any], metadata: bool = False) -> list[Outcome]:
+              params: dict[str, Any], metadata: bool, seconds: float) -> list[Outcome]:
     """One page for stdout, cleaned in this process (a worker process would cost more than
     the page): a watchdog ends the command past --page-timeout, with exit status 1."""
     import os
     import threading
 
     from sitesift.batch import clean_group
-
-    seconds = limits(args).page_seconds
 
     def overtime() -> None:
         print(f"sitesift clean: the page took more than {seconds:g} s (--page-timeout)",
@@ -291,7 +290,7 @@ def _one_page(args: argparse.Namespace, groups: dict[str, list[Source]],
         watchdog.cancel()
 
 
-def _tallied(args: argparse.Namespace, tally: Any, outcomes: Iterable[Outcome]
+def _tallied(args: argparse.Namespace, tally: WarningTally, outcomes: Iterable[Outcome]
              ) -> Iterator[Outcome]:
     """The outcomes as they come, their warnings counted and shown on stderr: a weak fit
     once per site group, a page's own (a page whose text a script fills in) with its id."""

@@ -75,12 +75,10 @@ def checked_cleaner(command: str, method: str, params: dict[str, Any]) -> Cleane
         cleaner = get_cleaner(method, **params)
     except (SitesiftError, TypeError, ValueError) as exc:  # SettingsError names the keys
         raise fail(command, f"--set: {exc} (`sitesift methods {method}`)") from None
-    check = getattr(cleaner, "check_settings", None)
-    if callable(check):
-        try:
-            check()
-        except (ValueError, SitesiftError) as exc:
-            raise fail(command, str(exc)) from None
+    try:
+        cleaner.check_settings()
+    except (ValueError, SitesiftError) as exc:
+        raise fail(command, str(exc)) from None
     return cleaner
 
 

@@ -59,6 +59,10 @@ class Cleaner:
         if not self.fitted:
             raise NotFittedError(f"{self.name}: call fit() on pages of the site first")
 
+    def check_settings(self) -> None:
+        """Raise what is wrong with the settings that the constructor does not see (a model
+        file the method reads on first use), so a command refuses them before any page."""
+
     def score(self, page: Page) -> NodeScores:
         raise NotImplementedError
 
