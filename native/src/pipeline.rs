@@ -44,7 +44,20 @@ pub fn prepare(
     cut_title: bool,
     show_hidden: bool,
 ) -> Result<Prepared, String> {
+    prepare_marked(html, url, cut_title, show_hidden, &mut |_| {})
+}
+
+/// `prepare`, calling `mark` at the end of each stage (parse, tree, blocks, reveal) for
+/// `stage_times`.
+fn prepare_marked(
+    html: &str,
+    url: Option<&str>,
+    cut_title: bool,
+    show_hidden: bool,
+    mark: &mut dyn FnMut(&'static str),
+) -> Result<Prepared, String> {
     let mut arena = parse(html);
+    mark("parse");
     let Some(body) = arena.html_child("body") else {
         return Err("no document body after parsing".to_string());
     };
@@ -56,7 +69,9 @@ pub fn prepare(
         }
     }
     let mut view = build_view(&arena, body);
+    mark("tree");
     let mut pb = walk(&view, t.as_deref(), url);
+    mark("blocks");
     let mut revealed = false;
     if show_hidden && reveal(&mut arena, html, visible_tokens(&pb.text)) > 0 {
         if let Some(body) = arena.html_child("body") {
@@ -65,14 +80,16 @@ pub fn prepare(
             revealed = true;
         }
     }
-    Ok(Prepared {
+    let prepared = Prepared {
         view,
         pb,
         title: t,
         revealed,
         digest: page_digest(html),
         keys: None,
-    })
+    };
+    mark("reveal");
+    Ok(prepared)
 }
 
 /// One two-stage pipeline of the model, with its per-fold forests in a held-out bundle.
@@ -98,6 +115,15 @@ pub fn features(
     p: &mut Prepared,
     evidence: Option<&Evidence>,
 ) -> (Vec<f64>, Vec<f64>, Vec<[i64; 6]>) {
+    features_marked(p, evidence, &mut |_| {})
+}
+
+/// `features`, calling `mark` after the site's shares (site) and the features (features).
+fn features_marked(
+    p: &mut Prepared,
+    evidence: Option<&Evidence>,
+    mark: &mut dyn FnMut(&'static str),
+) -> (Vec<f64>, Vec<f64>, Vec<[i64; 6]>) {
     let site = match evidence {
         Some(ev) => {
             let digest = p.digest.clone();
@@ -106,10 +132,13 @@ pub fn features(
         }
         None => None,
     };
+    mark("site");
     let x = block_features(&p.pb, site.as_ref());
     let n = p.pb.text.len();
     let ntok: Vec<f64> = (0..n).map(|i| x[i * N_FEATURES].exp_m1().round()).collect();
-    (x, ntok, ancestors(&p.pb))
+    let anc = ancestors(&p.pb);
+    mark("features");
+    (x, ntok, anc)
 }
 
 /// Each block's content probability: the mean over members of their stage-2 output.
@@ -258,53 +287,16 @@ pub fn stage_times(
     use std::time::Instant;
     let mut out = Vec::new();
     let mut t = Instant::now();
-    let mut lap = |name: &'static str, out: &mut Vec<(&'static str, u64)>| {
+    let mut mark = |name: &'static str| {
         out.push((name, t.elapsed().as_nanos() as u64));
         t = Instant::now();
     };
-    let mut arena = parse(html);
-    lap("parse", &mut out);
-    let body = arena
-        .html_child("body")
-        .ok_or("no document body after parsing")?;
-    let ti = title(&arena);
-    let mut view = build_view(&arena, body);
-    lap("tree", &mut out);
-    let mut pb = walk(&view, ti.as_deref(), url);
-    lap("blocks", &mut out);
-    let mut revealed = false;
-    if reveal(&mut arena, html, visible_tokens(&pb.text)) > 0 {
-        view = build_view(&arena, body);
-        pb = walk(&view, ti.as_deref(), url);
-        revealed = true;
-    }
-    let mut p = Prepared {
-        view,
-        pb,
-        title: ti,
-        revealed,
-        digest: page_digest(html),
-        keys: None,
-    };
-    lap("reveal", &mut out);
-    let site = match evidence {
-        Some(ev) => {
-            let digest = p.digest.clone();
-            Some(ev.shares(&digest, p.keys()))
-        }
-        None => None,
-    };
-    lap("site", &mut out);
-    let x = block_features(&p.pb, site.as_ref());
-    let n = p.pb.text.len();
-    let ntok: Vec<f64> = (0..n).map(|i| x[i * N_FEATURES].exp_m1().round()).collect();
-    let anc = ancestors(&p.pb);
-    lap("features", &mut out);
+    let mut p = prepare_marked(html, url, false, true, &mut mark)?;
+    let (x, ntok, anc) = features_marked(&mut p, evidence, &mut mark);
     let prob = probabilities(members, None, &x, &ntok, &anc);
-    lap("forests", &mut out);
+    mark("forests");
     let v = verdicts(&p, &prob, cut);
-    let blocks = render(&p.view, &v, true, true);
-    std::hint::black_box(blocks);
-    lap("render", &mut out);
+    std::hint::black_box(render(&p.view, &v, true, true));
+    mark("render");
     Ok(out)
 }
