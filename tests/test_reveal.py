@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from sitesift.methods.default import read_page
 from sitesift.page import Page
 
@@ -120,3 +123,17 @@ def test_the_native_visible_tree_follows_the_python_dom_rules() -> None:
     assert rules["max_depth"] == dom.MAX_DEPTH
     assert rules["hidden_style"] == dom.HIDDEN_STYLE.pattern
     assert rules["object_shows_itself"] == dom.OBJECT_SHOWS_ITSELF.pattern
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sampled_from(["div", "td", "body", "html", "p"]),
+       st.dictionaries(st.sampled_from(["class", "id", "role", "width", "style", "align",
+                                        "href", "bgcolor"]),
+                       st.text(alphabet=" ab1٣_-\t\u00a0", max_size=90), max_size=5))
+def test_the_native_style_key_is_the_python_one(tag: str, attrs: dict[str, str]) -> None:
+    """The site evidence's layout keys (native/src/site.rs) and the Site Style Tree's
+    (sitesift.dom.style_key) are one definition in two languages: any difference fails."""
+    from sitesift.dom import style_key
+    from sitesift.native import core
+
+    assert core().style_key(tag, attrs) == style_key(tag, attrs)

@@ -523,6 +523,13 @@ fn dom_rules(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     Ok(d)
 }
 
+/// The style key of an element (`site::style_key`), for the test that holds it equal to
+/// `sitesift.dom.style_key`, which the Site Style Tree reads.
+#[pyfunction]
+fn style_key(tag: &str, attrs: HashMap<String, String>) -> String {
+    crate::site::style_key(tag, |k| attrs.get(k).cloned())
+}
+
 #[pyfunction]
 fn feature_names() -> Vec<String> {
     crate::features::FEATURES
@@ -554,6 +561,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(markdown_of, m)?)?;
     m.add_function(wrap_pyfunction!(feature_names, m)?)?;
     m.add_function(wrap_pyfunction!(dom_rules, m)?)?;
+    m.add_function(wrap_pyfunction!(style_key, m)?)?;
     m.add_function(wrap_pyfunction!(context_names, m)?)?;
     Ok(())
 }
