@@ -9,7 +9,9 @@ cells a row) and code blocks (`<pre>`). Each extractor's markdown of the page is
 the same way (ATX headings, list item lines, pipe-table body and header rows, fenced
 blocks), and per kind the share of the gold's items found is sum(min(found, gold)) /
 sum(gold) over the pages. sitesift: the default cleaner's markdown; trafilatura:
-`extract(html, output_format="markdown")` with its defaults.
+`extract(html, output_format="markdown")` with its defaults; rs-trafilatura:
+`extract(html, output_markdown=True).content_markdown` (under CPython 3.12,
+`sitesift.bench.py312`; left out with a note where it cannot run).
 """
 
 from __future__ import annotations
@@ -68,8 +70,17 @@ def main() -> None:
 
     root = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(
         __file__).resolve().parents[2] / "shared" / "datasets" / "readability"
+    from sitesift.bench.peers import PeerUnavailable
+    from sitesift.bench.py312 import Worker
+
+    try:
+        rs: Worker | None = Worker.start()
+    except (PeerUnavailable, RuntimeError, OSError) as exc:
+        print(f"rs-trafilatura left out: {exc}", file=sys.stderr)
+        rs = None
+    names = ["sitesift", "trafilatura"] + (["rs-trafilatura"] if rs is not None else [])
     gold_total: Counter[str] = Counter()
-    found: dict[str, Counter[str]] = {"sitesift": Counter(), "trafilatura": Counter()}
+    found: dict[str, Counter[str]] = {name: Counter() for name in names}
     pages = 0
     for gold_file in sorted((root / "gold").glob("*.expected.html.gz")):
         pid = gold_file.name.removesuffix(".expected.html.gz")
@@ -82,20 +93,27 @@ def main() -> None:
             ours = sitesift.clean(html).markdown()
         except Exception:  # an unreadable page scores nothing
             ours = ""
-        theirs = trafilatura.extract(html, output_format="markdown") or ""
+        markdown = {"sitesift": ours,
+                    "trafilatura": trafilatura.extract(html, output_format="markdown") or ""}
+        if rs is not None:
+            try:
+                markdown["rs-trafilatura"] = rs.run(html, None, markdown=True)[0]
+            except RuntimeError:  # the page's error: nothing found
+                markdown["rs-trafilatura"] = ""
         pages += 1
         for kind in KINDS:
             gold_total[kind] += gold[kind]
-            for name, md in (("sitesift", ours), ("trafilatura", theirs)):
+            for name, md in markdown.items():
                 found[name][kind] += min(markdown_counts(md)[kind], gold[kind])
+    if rs is not None:
+        rs.close()
     print(f"{pages} pages of {root}; share of the gold's items found (found / gold)\n")
-    print("| kind | gold | sitesift | trafilatura |")
-    print("|---|---|---|---|")
+    print("| kind | gold | " + " | ".join(names) + " |")
+    print("|---|---|" + "---|" * len(names))
     for kind in KINDS:
         g = gold_total[kind]
-        row = [f"{found[n][kind] / g:.3f} ({found[n][kind]})" if g else "-"
-               for n in ("sitesift", "trafilatura")]
-        print(f"| {kind} | {g} | {row[0]} | {row[1]} |")
+        row = [f"{found[n][kind] / g:.3f} ({found[n][kind]})" if g else "-" for n in names]
+        print(f"| {kind} | {g} | " + " | ".join(row) + " |")
 
 
 if __name__ == "__main__":

@@ -55,6 +55,7 @@ from sitesift.methods.pagetemplate import (
 )
 from sitesift.metrics import token_prf
 from sitesift.model_io import save_model
+from sitesift.output import Output
 from sitesift.page import Page
 from sitesift.pagetemplate.evaluation import node_prf, smoothed, token_f1
 from sitesift.pagetemplate.features import node_table
@@ -137,7 +138,8 @@ def cleaner_f1(datasets: Path, models: dict[str, Path]) -> tuple[str, dict[str, 
             cpu: list[float] = []
             held = str(path).replace(".isotonic.json", f".{method}.json")
             for which, model in (("held", held), ("shipped", None)):
-                for outcome in run_groups(groups, method, {}, model=model, noise=False):
+                for outcome in run_groups(groups, method, {}, model=model,
+                                          output=Output(noise=False)):
                     text = outcome.result.text if outcome.result is not None else ""
                     f1s[which].append(token_prf(text, read_gold(root, outcome.id) or "").f1)
                     if which == "shipped":

@@ -24,6 +24,7 @@ from sitesift.errors import InputError
 from sitesift.guards import END, Busy, Limits, Lost, PageTimeout, Supervisor, time_limit
 from sitesift.io.warc import HttpResponse, warc_record, write_warc
 from sitesift.methods.base import get_cleaner, method_names
+from sitesift.output import Output, finish
 from sitesift.page import Page
 from sitesift.sitework import CrawlConfig
 
@@ -322,8 +323,9 @@ def test_small_sites_are_cleaned_page_level_by_default(tmp_path: Path) -> None:
     assert (entry["method"], entry["model"], entry["note"]) == (
         "default", "fallback", "3 pages, fewer than 5")
     alone = get_cleaner("default")
-    assert [r["text"] for r in results] == [alone.clean(page_of(r, "tiny.example")).text
-                                           for r in small]
+    as_text = Output(renderings=("text",))
+    assert [r["text"] for r in results] == [
+        finish(alone.clean(p := page_of(r, "tiny.example")), p, as_text).text for r in small]
     job = json.loads((tmp_path / "out" / "job.json").read_text())
     assert (job["config"]["method"], job["config"]["fallback"]) == ("default", "default")
 

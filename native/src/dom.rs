@@ -116,7 +116,7 @@ const KEPT_ATTRS: &[&str] = &[
     "size",
     "style",
     "itemprop",
-    // read by the markdown renderer only
+    // read by the structure renderer only
     "href",
     "alt",
     "src",
@@ -124,6 +124,8 @@ const KEPT_ATTRS: &[&str] = &[
     "colspan",
     "rowspan",
     "lang",
+    "data-src", // lazy-loaded images
+    "data-lazy-src",
 ];
 
 pub const MAX_DEPTH: u32 = 256;
@@ -353,6 +355,18 @@ pub fn title(a: &Arena) -> Option<String> {
         }
     }
     None
+}
+
+/// The `href` of the first `<base>` in the page's head that has one, as written.
+pub fn base_href(a: &Arena) -> Option<String> {
+    let head = a.html_child("head")?;
+    a.descendants(head).into_iter().find_map(|i| {
+        if a.tag(i) == Some("base") {
+            crate::parse::attr(a.attrs(i), "href").map(str::to_string)
+        } else {
+            None
+        }
+    })
 }
 
 #[cfg(test)]

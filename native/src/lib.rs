@@ -8,12 +8,12 @@ pub mod context;
 pub mod dom;
 pub mod features;
 pub mod forest;
-pub mod markdown;
 pub mod parse;
 pub mod pipeline;
 pub mod render;
 pub mod reveal;
 pub mod site;
+pub mod structure;
 pub mod text;
 
 #[cfg(feature = "python")]

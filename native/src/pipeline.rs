@@ -5,14 +5,14 @@ use std::collections::HashMap;
 
 use crate::blocks::{attr_flag, walk, PageBlocks};
 use crate::context::context_features;
-use crate::dom::{build_view, title, View};
+use crate::dom::{base_href, build_view, title, View};
 use crate::features::{ancestors, block_features, N_FEATURES};
 use crate::forest::Forest;
-use crate::markdown::MdOptions;
 use crate::parse::parse;
 use crate::render::{render, OutBlock, Verdict};
 use crate::reveal::{reveal, visible_tokens};
 use crate::site::{block_keys, page_digest, Evidence};
+use crate::structure::{base_url, Format, Options};
 use crate::text::count_tokens;
 
 /// A page as the cleaner reads it: its visible tree (revealed where `reveal` applies), its
@@ -23,6 +23,9 @@ pub struct Prepared {
     pub title: Option<String>,
     pub revealed: bool,
     pub digest: String,
+    /// the page's URL and its `<base href>`: where its links resolve (`Prepared::base`)
+    pub url: Option<String>,
+    pub base_href: Option<String>,
     keys: Option<[Vec<u64>; 3]>,
 }
 
@@ -32,6 +35,29 @@ impl Prepared {
             self.keys = Some(block_keys(&self.pb, &self.view));
         }
         self.keys.as_ref().unwrap()
+    }
+
+    /// The page's content under `kept` (`kept_of`) in `format`, links and images resolved
+    /// against the page's base (`structure::render`).
+    pub fn structure(
+        &self,
+        kept: &[Option<bool>],
+        format: Format,
+        links: bool,
+        images: bool,
+    ) -> String {
+        let base = if links || images {
+            base_url(self.url.as_deref(), self.base_href.as_deref())
+        } else {
+            None
+        };
+        let opts = Options {
+            format,
+            links,
+            images,
+            base,
+        };
+        crate::structure::render(&self.view, kept, &opts)
     }
 }
 
@@ -86,6 +112,8 @@ fn prepare_marked(
         title: t,
         revealed,
         digest: page_digest(html),
+        url: url.map(str::to_string),
+        base_href: base_href(&arena),
         keys: None,
     };
     mark("reveal");
@@ -246,8 +274,8 @@ pub fn verdicts(p: &Prepared, prob: &[f64], cut: Cut) -> Vec<Option<Verdict>> {
     out
 }
 
-/// The page cleaned: its blocks, their probabilities, and with `md` its content as markdown
-/// (`markdown::markdown` over the same verdicts; a comment section dropped by
+/// The page cleaned: its blocks, their probabilities, and the verdicts as the structure
+/// renderer reads them (`Prepared::structure`; a comment section dropped by
 /// `comments=drop` is noise there too).
 #[allow(clippy::too_many_arguments)]
 pub fn clean(
@@ -258,18 +286,14 @@ pub fn clean(
     cut: Cut,
     noise: bool,
     with_paths: bool,
-    md: Option<&MdOptions>,
-) -> (Vec<OutBlock>, Vec<f64>, Option<String>) {
+) -> (Vec<OutBlock>, Vec<f64>, Vec<Option<bool>>) {
     let prob = score(p, members, cv, evidence);
     let v = verdicts(p, &prob, cut);
-    let markdown = md.map(|opts| {
-        let kept: Vec<Option<bool>> = v
-            .iter()
-            .map(|x| x.map(|x| x.content && !x.comment))
-            .collect();
-        crate::markdown::markdown(&p.view, &kept, opts)
-    });
-    (render(&p.view, &v, noise, with_paths), prob, markdown)
+    let kept = v
+        .iter()
+        .map(|x| x.map(|x| x.content && !x.comment))
+        .collect();
+    (render(&p.view, &v, noise, with_paths), prob, kept)
 }
 
 /// Nanoseconds spent in each stage of one page's cleaning, for `benchmarks/native_stages.py`:

@@ -13,6 +13,7 @@ use crate::features::N_FEATURES;
 use crate::forest::Forest;
 use crate::pipeline::{self, Cut, Member, Prepared};
 use crate::site::{key_hex, parse_key, Evidence};
+use crate::structure::Format;
 
 /// Run `f` without the GIL. A panic in it (a bug of the core) becomes a RuntimeError that
 /// names it: an exception the batch records for the page, never a crash of the process
@@ -271,8 +272,9 @@ fn bytes_f64(b: &[u8]) -> PyResult<Vec<f64>> {
         .collect())
 }
 
-/// (blocks, probabilities, markdown when asked)
-type Cleaned<'py> = (Bound<'py, PyList>, Vec<f64>, Option<String>);
+/// (blocks, probabilities, verdicts for `render`: a byte per element of the visible tree,
+/// 0 none, 1 noise, 2 content)
+type Cleaned<'py> = (Bound<'py, PyList>, Vec<f64>, Bound<'py, PyBytes>);
 
 /// (X as float64 bytes, rows, token counts, ancestors as int64 bytes)
 type Features<'py> = (Bound<'py, PyBytes>, usize, Vec<f64>, Bound<'py, PyBytes>);
@@ -326,12 +328,11 @@ fn context<'py>(
     Ok(f64_bytes(py, &out))
 }
 
-/// Clean a read page: (blocks, probabilities). Each block is (text, tag, score or None
+/// Clean a read page: (blocks, probabilities, verdicts for `render`). Each block is (text, tag, score or None
 /// where no verdict is above it, content, comment section, nid, path).
 #[pyfunction]
 #[pyo3(signature = (page, model, *, threshold, balanced, relative, drop_comments=false, cv=None,
-                    evidence=None, noise=true, paths=true, markdown=false, links=false,
-                    images=false))]
+                    evidence=None, noise=true, paths=true))]
 #[allow(clippy::too_many_arguments)]
 fn clean<'py>(
     py: Python<'py>,
@@ -345,9 +346,6 @@ fn clean<'py>(
     evidence: Option<PyRef<'py, PyEvidence>>,
     noise: bool,
     paths: bool,
-    markdown: bool,
-    links: bool,
-    images: bool,
 ) -> PyResult<Cleaned<'py>> {
     let members = &model.get().members;
     let ev = evidence.as_ref().map(|e| &e.inner);
@@ -358,19 +356,17 @@ fn clean<'py>(
         relative,
         drop_comments,
     };
-    let md = markdown.then_some(crate::markdown::MdOptions { links, images });
-    let (blocks, prob, md) = detached(py, || {
-        pipeline::clean(
-            p,
-            members,
-            cv.as_deref(),
-            ev,
-            cut,
-            noise,
-            paths,
-            md.as_ref(),
-        )
+    let (blocks, prob, kept) = detached(py, || {
+        pipeline::clean(p, members, cv.as_deref(), ev, cut, noise, paths)
     })?;
+    let kept: Vec<u8> = kept
+        .iter()
+        .map(|k| match k {
+            None => 0,
+            Some(false) => 1,
+            Some(true) => 2,
+        })
+        .collect();
     let list = PyList::empty(py);
     for b in blocks {
         let (score, content, comment) = match b.verdict {
@@ -390,7 +386,62 @@ fn clean<'py>(
             ],
         )?)?;
     }
-    Ok((list, prob, md))
+    Ok((list, prob, PyBytes::new(py, &kept)))
+}
+
+fn format_named(name: &str) -> PyResult<Format> {
+    Format::named(name).ok_or_else(|| {
+        PyValueError::new_err(format!(
+            "unknown format {name:?}: use markdown, html or text"
+        ))
+    })
+}
+
+/// A cleaned page's content in each of `formats` (markdown, html, text), from the
+/// verdicts `clean` returned for it (`Prepared::structure`).
+#[pyfunction]
+#[pyo3(signature = (page, kept, formats, links=false, images=false))]
+fn render_page(
+    py: Python<'_>,
+    page: PyRef<'_, PyPage>,
+    kept: &[u8],
+    formats: Vec<String>,
+    links: bool,
+    images: bool,
+) -> PyResult<Vec<String>> {
+    let p = &page.inner;
+    if kept.len() != p.view.elems.len() {
+        return Err(PyValueError::new_err(
+            "render_page: verdicts of another page (a byte per element expected)",
+        ));
+    }
+    let formats = formats
+        .iter()
+        .map(|f| format_named(f))
+        .collect::<PyResult<Vec<_>>>()?;
+    let kept: Vec<Option<bool>> = kept
+        .iter()
+        .map(|&b| match b {
+            0 => None,
+            1 => Some(false),
+            _ => Some(true),
+        })
+        .collect();
+    detached(py, || {
+        formats
+            .iter()
+            .map(|&f| p.structure(&kept, f, links, images))
+            .collect()
+    })
+}
+
+/// `title` as a level-1 heading in `format` (`structure::title_heading`).
+#[pyfunction]
+fn title_heading(title: &str, format: &str) -> PyResult<String> {
+    Ok(crate::structure::title_heading(
+        title,
+        format_named(format)?,
+    ))
 }
 
 /// The verdicts on a read page's block elements: (element's preorder position below
@@ -461,20 +512,29 @@ fn stage_times(
     .map_err(PyValueError::new_err)
 }
 
-/// The markdown of a page's content (`markdown::markdown`): the page is parsed as the
-/// cleaner reads it (without revealing script-gated content), and `kept` maps node ids to
-/// verdicts (true: content, false: noise; an element without one takes its parent's, and
-/// the page is content where nothing says otherwise).
+/// A page's content in each of `formats` (markdown, html, text; `structure::render`), for
+/// verdicts made on another reading of it: the page is parsed as the cleaner reads it
+/// (without revealing script-gated content), and `kept` maps node ids to verdicts (true:
+/// content, false: noise; an element without one takes its parent's, and the page is
+/// content where nothing says otherwise). Links and images resolve against `url` and the
+/// page's `<base href>`.
 #[pyfunction]
-#[pyo3(signature = (html, kept, links=false, images=false, positions=false))]
-fn markdown_of(
+#[pyo3(signature = (html, kept, formats, links=false, images=false, positions=false, url=None))]
+#[allow(clippy::too_many_arguments)]
+fn render_html(
     py: Python<'_>,
     html: PyBackedStr,
     kept: HashMap<u32, bool>,
+    formats: Vec<String>,
     links: bool,
     images: bool,
     positions: bool,
-) -> PyResult<String> {
+    url: Option<String>,
+) -> PyResult<Vec<String>> {
+    let formats = formats
+        .iter()
+        .map(|f| format_named(f))
+        .collect::<PyResult<Vec<_>>>()?;
     detached(py, move || {
         let arena = crate::parse::parse(&html);
         let body = arena
@@ -499,11 +559,23 @@ fn markdown_of(
         if let (Some(&v), Some(slot @ None)) = (kept.get(&0), k.first_mut()) {
             *slot = Some(v);
         }
-        Ok(crate::markdown::markdown(
-            &view,
-            &k,
-            &crate::markdown::MdOptions { links, images },
-        ))
+        let base = if links || images {
+            crate::structure::base_url(url.as_deref(), crate::dom::base_href(&arena).as_deref())
+        } else {
+            None
+        };
+        Ok(formats
+            .iter()
+            .map(|&format| {
+                let opts = crate::structure::Options {
+                    format,
+                    links,
+                    images,
+                    base: base.clone(),
+                };
+                crate::structure::render(&view, &k, &opts)
+            })
+            .collect())
     })?
     .map_err(|e: &str| PyValueError::new_err(e))
 }
@@ -558,7 +630,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(clean, m)?)?;
     m.add_function(wrap_pyfunction!(decide, m)?)?;
     m.add_function(wrap_pyfunction!(stage_times, m)?)?;
-    m.add_function(wrap_pyfunction!(markdown_of, m)?)?;
+    m.add_function(wrap_pyfunction!(render_html, m)?)?;
+    m.add_function(wrap_pyfunction!(render_page, m)?)?;
+    m.add_function(wrap_pyfunction!(title_heading, m)?)?;
     m.add_function(wrap_pyfunction!(feature_names, m)?)?;
     m.add_function(wrap_pyfunction!(dom_rules, m)?)?;
     m.add_function(wrap_pyfunction!(style_key, m)?)?;

@@ -19,6 +19,7 @@ from typing import Any
 
 from sitesift.errors import InputError, NotFittedError
 from sitesift.methods.base import Cleaner, get_cleaner
+from sitesift.output import RENDERINGS, Output, finish
 from sitesift.page import Page
 from sitesift.result import Result
 
@@ -27,15 +28,23 @@ CACHED_CLEANERS = 16
 
 
 def clean(html: str | bytes | bytearray | memoryview | Page, *, url: str | None = None,
-          method: str = "default", metadata: bool = False, **params: Any) -> Result:
+          method: str = "default", metadata: bool = False, links: bool = False,
+          images: bool = False, title: str = "model", **params: Any) -> Result:
     """Clean one page: its main text (`.text`), markdown (`.markdown()`), HTML (`.html()`),
-    labelled blocks (`.blocks`) and a JSON-ready dict (`.to_dict()`).
+    labelled blocks (`.blocks`) and a JSON-ready dict (`.to_dict()`). The text, markdown
+    and HTML keep the content's structure: headings, paragraphs, lists, tables, code with
+    its line breaks, quotes, emphasis.
 
     `html` is decoded HTML (`str`), raw bytes (decoded by their byte-order mark, the page's
     `<meta charset>`, else detection) or a `Page`. `url` is kept in the result (for a `Page`,
-    it replaces the page's own). `method` and `params` are as in `get_cleaner(method,
-    **params)`, e.g. `clean(html, preset="precision")`; the cleaner is made once per
-    method and settings and reused by later calls (its model read once).
+    it replaces the page's own) and is what relative links resolve against. `method` and
+    `params` are as in `get_cleaner(method, **params)`, e.g. `clean(html,
+    preset="precision")`; the cleaner is made once per method and settings and reused by
+    later calls (its model read once).
+
+    `links=True` keeps links as links in the markdown and HTML, `images=True` keeps images
+    (in the text: their alt text). `title="keep"` puts the page's title (the headline it
+    declares) at the top of the content whether or not the method kept the headline.
 
     A method that learns from many pages of a site (sst, cst, template, ibdf,
     infodiscoverer) cannot clean a lone page: that is a NotFittedError saying to fit it with
@@ -46,6 +55,7 @@ def clean(html: str | bytes | bytearray | memoryview | Page, *, url: str | None 
     `result.meta["metadata"]`: title, author, date, sitename, language, canonical_url,
     description (`sitesift.metadata`); `result.markdown(front_matter=True)` shows them.
     """
+    output = Output(RENDERINGS, links=links, images=images, title=title, metadata=metadata)
     cleaner = _cleaner(method, params)
     if not cleaner.fitted:
         raise NotFittedError(
@@ -53,22 +63,7 @@ def clean(html: str | bytes | bytearray | memoryview | Page, *, url: str | None 
             f"it first, model = sitesift.fit_site(pages, method={method!r}), then "
             "model.clean(page); or use a page-level method (the default cleans one page)")
     page = as_page(html, url=url)
-    result = cleaner.clean(page)
-    if metadata:
-        add_metadata(result, page)
-    from sitesift.extract import add_structure
-
-    add_structure(result, page)  # the same markdown as the command line's
-    result.verdicts = None
-    return result
-
-
-def add_metadata(result: Result, page: Page) -> Result:
-    """`result.meta["metadata"]`: what `page` declares about itself (`sitesift.metadata`)."""
-    from sitesift.metadata import extract_metadata
-
-    result.meta["metadata"] = extract_metadata(page.html, page.url).to_dict()
-    return result
+    return finish(cleaner.clean(page), page, output)
 
 
 def as_page(html: str | bytes | bytearray | memoryview | Page, *,

@@ -31,6 +31,7 @@ from sitesift.datasets import load_page
 from sitesift.errors import SitesiftError
 from sitesift.guards import Busy, Limits, Lost, PageTimeout, Supervisor, time_limit
 from sitesift.methods.base import Cleaner, get_cleaner
+from sitesift.output import BLOCKS, Output, finish
 from sitesift.page import Page
 from sitesift.result import Result
 from sitesift.timing import Stopwatch
@@ -136,7 +137,7 @@ class GroupTask:
     method: str
     params: dict[str, Any]
     model: str | None = None  # a model file to clean with instead of fitting
-    noise: bool = True
+    output: Output = BLOCKS  # what each result carries (sitesift.output)
     folds: int = 1
     save: str | None = None  # fit mode: fit on every readable page, write it here, clean none
     done: frozenset[int] = frozenset()
@@ -144,8 +145,6 @@ class GroupTask:
     poison: dict[int, str] = field(default_factory=dict)
     fit_failed: dict[int, str] = field(default_factory=dict)
     losses: int = 0
-    metadata: bool = False  # also read each page's metadata into Result.meta["metadata"]
-    markdown: bool = False  # also render each result's structured markdown (Result.structured)
 
 
 @dataclass(frozen=True, slots=True)
@@ -342,8 +341,8 @@ def _clean(task: GroupTask, index: int, cleaner: Cleaner, page: Page | None, sec
     yield Busy(index, "clean" if page is not None else "page", seconds)
     try:
         with time_limit(seconds):
-            outcome = clean_source(cleaner, task.group, src, page, task.noise, passthrough=keep,
-                                   metadata=task.metadata, markdown=task.markdown)
+            outcome = clean_source(cleaner, task.group, src, page, task.output,
+                                   passthrough=keep)
     except PageTimeout as exc:  # the timer went off outside clean_source's own handler
         outcome = Outcome(src.id, task.group, error=str(exc), source=src.row)
     outcome.fit_ms, outcome.fit_cpu_ms = fit  # wall and CPU ms
@@ -422,44 +421,34 @@ def _in_order(task: GroupTask, got: dict[int, Outcome]) -> list[Outcome]:
 
 
 def clean_group(method: str, params: dict[str, Any], group: str, sources: Sequence[Source],
-                model: str | None = None, noise: bool = True, folds: int = 1,
-                metadata: bool = False, markdown: bool = False) -> list[Outcome]:
+                model: str | None = None, output: Output = BLOCKS, folds: int = 1
+                ) -> list[Outcome]:
     """Load, fit (site-level methods) and clean one site group in this process; with
     `model` (a model file), clean with that fitted model instead of fitting one.
-    `noise=False` keeps only the content blocks in the results (faster, for text output).
+    `output` says what each result carries (`sitesift.output.Output`: `noise=False` keeps
+    only the content blocks, faster, for text output; metadata, renderings, the title).
     With `folds` > 1 every page is cleaned by a model fitted on the other folds of its
     group (page i is in fold i % folds), which measures how a saved site model does on
-    pages it never saw. `metadata`: each result also gets the page's metadata
-    (`Result.meta["metadata"]`, `sitesift.metadata`); `markdown`: its structured markdown
-    (`Result.structured`, for `--format markdown`)."""
-    task = GroupTask(group, list(sources), method, params, model, noise, folds,
-                     metadata=metadata, markdown=markdown)
+    pages it never saw."""
+    task = GroupTask(group, list(sources), method, params, model, output, folds)
     got = {m.index: m.outcome for m in _steps(task, None) if isinstance(m, Out)}
     return _in_order(task, got)
 
 
 def clean_source(cleaner: Cleaner, group: str, src: Source, page: Page | None = None,
-                 noise: bool = True, passthrough: tuple[type[BaseException], ...] = (),
-                 metadata: bool = False, markdown: bool = False) -> Outcome:
+                 output: Output = BLOCKS,
+                 passthrough: tuple[type[BaseException], ...] = ()) -> Outcome:
     """One input cleaned with a prepared cleaner (loading it unless `page` is given), as one
     Outcome: the per-page step of the batch and the crawl, each page under its own guard.
     Exceptions of the `passthrough` types propagate (a worker whose memory ran out is
-    restarted, rather than go on with a heap it cannot trust). `metadata`: the page's
-    metadata too, in `Result.meta["metadata"]` (timed with the cleaning)."""
+    restarted, rather than go on with a heap it cannot trust). The result is finished as
+    `output` asks (`sitesift.output.finish`: metadata, renderings, title), timed with the
+    cleaning."""
     try:
         if page is None:
             page = src.load()
         watch = Stopwatch()
-        result = cleaner.clean(page, noise=noise)
-        if metadata:
-            from sitesift.api import add_metadata
-
-            add_metadata(result, page)
-        if markdown:
-            from sitesift.extract import add_structure
-
-            add_structure(result, page)
-        result.verdicts = None  # for the renderer only: never sent on
+        result = finish(cleaner.clean(page, noise=output.noise), page, output)
     except passthrough:
         raise
     except Exception as exc:  # recorded, never swallowed: the batch edge
@@ -470,19 +459,19 @@ def clean_source(cleaner: Cleaner, group: str, src: Source, page: Page | None = 
 
 def run_groups(groups: dict[str, list[Source]], method: str, params: dict[str, Any] | None = None,
                *, model: str | None = None, workers: int = 1, progress: bool = False,
-               noise: bool = True, folds: int = 1, limits: Limits | None = None,
-               metadata: bool = False, markdown: bool = False) -> Iterator[Outcome]:
+               output: Output = BLOCKS, folds: int = 1, limits: Limits | None = None
+               ) -> Iterator[Outcome]:
     """Clean every group, yielding each group's outcomes in input order; guarded (see the
     module docstring) with `limits` or `workers` > 1; `folds` as in `clean_group`."""
     params = params or {}
-    tasks = [GroupTask(name, list(sources), method, params, model, noise, folds,
-                       metadata=metadata, markdown=markdown) for name, sources in groups.items()]
+    tasks = [GroupTask(name, list(sources), method, params, model, output, folds)
+             for name, sources in groups.items()]
     bar = _progress(sum(len(t.sources) for t in tasks), progress)
     try:
         if limits is None and workers <= 1:
             for task in tasks:
                 for outcome in clean_group(method, params, task.group, task.sources, model,
-                                           noise, folds, metadata, markdown):
+                                           output, folds):
                     bar.update(1)
                     yield outcome
             return

@@ -16,6 +16,7 @@ from sitesift.batch import Outcome, Source, run_groups
 from sitesift.datasets import group_rows, read_gold, read_index
 from sitesift.guards import Limits
 from sitesift.metrics import token_prf
+from sitesift.output import Output
 
 Scorer = Callable[[Path, Outcome, str, str], dict[str, Any]]
 """(corpus root, outcome, output text, gold text) -> the score fields of the page's row."""
@@ -68,7 +69,8 @@ def evaluate(datasets: Iterable[Path], methods: Iterable[str], *, grouping: str 
         groups = dataset_groups(root, grouping, min_group_pages, ids=ids)
         for method in methods:
             for outcome in run_groups(groups, method, (params or {}).get(method),
-                                      workers=workers, progress=progress, noise=False,
+                                      workers=workers, progress=progress,
+                                      output=Output(noise=False),
                                       folds=folds, limits=limits):
                 gold = read_gold(root, outcome.id) or ""
                 text = outcome.result.text if outcome.result is not None else ""

@@ -117,29 +117,41 @@ def _path(node: DomNode, cache: dict[int, str]) -> str:
     return path
 
 
-def structured_markdown(page: Any, verdicts: dict[int, Verdict]) -> str | None:
-    """The page's content as structure-preserving markdown (lists, tables, code, ...) by
-    the native core's renderer (`native/src/markdown.rs`), for the verdicts of any method.
-    The core reads the same visible tree as `sitesift.dom`, so the verdicts go over by the
-    nodes' preorder positions (ids depend on the order a method read the tree in). None
-    where the core is not built."""
-    from sitesift.native import NativeMissing, core
+def render_verdicts(page: Any, verdicts: dict[int, Verdict], output: Any) -> list[str]:
+    """The page's content with its structure in each of `output.renderings` (markdown, HTML,
+    text) by the native core's renderer (`native/src/structure.rs`), for the node verdicts
+    of any method. The core reads the same visible tree as `sitesift.dom`, so the verdicts
+    go over by the nodes' preorder positions (ids depend on the order a method read the
+    tree in). Raises NativeMissing where the core is not built."""
+    from sitesift.native import core
 
-    try:
-        native = core()
-    except NativeMissing:
-        return None
     position = {node.nid: i for i, node in enumerate(page.root.iter())}  # 0: the root
     kept = {position[nid]: v.label != NOISE for nid, v in verdicts.items() if nid in position}
-    return str(native.markdown_of(page.html, kept, positions=True))
+    return list(core().render_html(page.html, kept, list(output.renderings),
+                                   links=output.links, images=output.images, positions=True,
+                                   url=page.url))
 
 
-def add_structure(result: Any, page: Any) -> Any:
-    """The result's structured markdown (`Result.structured`) from the verdicts its method
-    left on it (`structured_markdown`); a method that decides on text rather than nodes
-    keeps its block-built markdown."""
-    if result.structured is None and result.verdicts is not None:
-        result.structured = structured_markdown(page, result.verdicts)
+def add_structure(result: Any, page: Any, output: Any) -> Any:
+    """`result.structured`: its content in each of `output.renderings` (a
+    `sitesift.output.Output`), from the verdicts its method left on it: node verdicts
+    (`render_verdicts`) or the native core's (`sitesift.native.Verdicts`). A method that
+    decides on text rather than nodes leaves none and keeps its block-built renderings;
+    so does an installation without the native core."""
+    from sitesift.native import NativeMissing
+
+    wanted = [r for r in output.renderings if r not in result.structured]
+    verdicts = result.verdicts
+    if not wanted or verdicts is None:
+        return result
+    try:
+        if isinstance(verdicts, dict):
+            got = render_verdicts(page, verdicts, output)
+        else:
+            got = verdicts.render(wanted, links=output.links, images=output.images)
+    except NativeMissing:
+        return result
+    result.structured.update(zip(wanted, got, strict=True))
     return result
 
 
@@ -148,4 +160,4 @@ def content_text(blocks: list[Block]) -> str:
 
 
 __all__ = ["CONTENT", "KEEP", "NOISE", "Verdict", "add_structure", "content_text",
-           "render_blocks", "structured_markdown"]
+           "render_blocks", "render_verdicts"]

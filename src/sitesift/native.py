@@ -32,6 +32,22 @@ def core() -> ModuleType:
     return _native
 
 
+class Verdicts:
+    """The default cleaner's verdicts on a page the core read: what the structure renderer
+    needs to write the page's content as markdown, HTML or text (`render`) after cleaning.
+    Holds the core's reading of the page; lives in the process that cleaned it."""
+
+    __slots__ = ("kept", "page")
+
+    def __init__(self, page: Any, kept: bytes) -> None:
+        self.page, self.kept = page, kept
+
+    def render(self, renderings: list[str], *, links: bool = False,
+               images: bool = False) -> list[str]:
+        return list(core().render_page(self.page, self.kept, renderings, links=links,
+                                       images=images))
+
+
 def read(html: str, url: str | None = None, *, cut_title: bool = False,
          reveal: bool = True) -> Any:
     """The page read by the core (`_native.Page`): parsed, its visible tree, script-gated

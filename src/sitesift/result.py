@@ -34,12 +34,14 @@ class Result:
     site: str | None = None
     title: str | None = None
     meta: dict[str, Any] = field(default_factory=dict)
-    # The content as structure-preserving markdown where the method's renderer made it
-    # (the native core's `markdown.rs`: lists, tables, code, emphasis); None: `markdown()`
-    # builds it from the blocks (headings, list items and quotes only).
-    structured: str | None = None
-    # The method's verdicts on the page's nodes, for the structured renderer in the process
-    # that cleaned the page (the batch drops them before a result travels on).
+    # The content with its structure by the structure renderer (the native core's
+    # `structure.rs`: lists, tables, code, emphasis), per syntax asked for ("markdown",
+    # "html", "text"; `sitesift.output.Output.renderings`). A syntax not here is built
+    # from the blocks: `markdown()` knows headings, list items and quotes only.
+    structured: dict[str, str] = field(default_factory=dict)
+    # The method's verdicts on the page's nodes, for the structure renderer in the process
+    # that cleaned the page (`sitesift.output.finish` drops them before a result travels
+    # on): a {node id: Verdict} dict, or the native core's (`sitesift.native.Verdicts`).
     verdicts: Any = field(default=None, repr=False, compare=False)
 
     @property
@@ -48,7 +50,11 @@ class Result:
 
     @property
     def text(self) -> str:
-        """Main content, one block per line."""
+        """Main content: with its structure where rendered (paragraphs apart by a blank
+        line, line breaks and code lines kept), else one block per line."""
+        held = self.structured.get("text")
+        if held is not None:
+            return held
         return "\n".join(b.text for b in self.content)
 
     @property
@@ -63,8 +69,9 @@ class Result:
         between `---` lines (`front_matter()`)."""
         if front_matter:
             return self.front_matter() + self.markdown()
-        if self.structured is not None:
-            return self.structured
+        held = self.structured.get("markdown")
+        if held is not None:
+            return held
         lines: list[str] = []
         for b in self.content:
             if len(b.tag) == 2 and b.tag[0] == "h" and b.tag[1].isdigit():
@@ -97,11 +104,16 @@ class Result:
         return "\n".join([*lines, "---", "", ""])
 
     def html(self) -> str:
-        """The main content as a small, clean HTML document."""
+        """The main content as a small, clean HTML document: the structure renderer's
+        fragment where made, else headings, paragraphs and list items from the blocks."""
         out = ["<!DOCTYPE html>", '<html><head><meta charset="utf-8">']
         if self.title:
             out.append(f"<title>{htmllib.escape(self.title)}</title>")
         out.append("</head><body>")
+        held = self.structured.get("html")
+        if held is not None:
+            out += [held, "</body></html>"] if held else ["</body></html>"]
+            return "\n".join(out)
         in_list = False
         for b in self.content:
             tag = b.tag if b.tag in {"h1", "h2", "h3", "h4", "h5", "h6", "li", "pre",

@@ -27,6 +27,7 @@ from sitesift.io.records import PageRecord, error_record, result_record
 from sitesift.io.sites import GROUPINGS, UNKNOWN
 from sitesift.io.spill import read_spill
 from sitesift.methods.base import Cleaner, get_cleaner
+from sitesift.output import Output
 from sitesift.page import Page
 from sitesift.weak import quiet_fits
 
@@ -71,6 +72,12 @@ class CrawlConfig:
         same settings), with its defaults otherwise."""
         return get_cleaner(self.fallback, **(self.params if self.fallback == self.method
                                              else {}))
+
+    def output(self) -> Output:
+        """What each page's record carries: its text with its structure (paragraphs, line
+        breaks, code lines), and markdown and HTML where asked."""
+        return Output(renderings=("text",) + ("markdown",) * self.markdown
+                      + ("html",) * self.html)
 
     def identity(self) -> dict[str, Any]:
         """The settings that decide a crawl's output: a resumed job must keep them."""
@@ -237,7 +244,7 @@ def process_site(task: SiteTask, cfg: CrawlConfig, limits: Limits
         try:
             with time_limit(limits.page_seconds):
                 outcome = clean_source(cleaner, task.site, src, cache.pop(seq, None),
-                                       passthrough=(MemoryError,))
+                                       cfg.output(), passthrough=(MemoryError,))
         except PageTimeout as exc:  # the timer went off outside clean_source's own handler
             yield Out(seq, error_record(rec, task.site, "page", str(exc)))
             continue

@@ -11,6 +11,7 @@ from sitesift.methods.base import get_cleaner
 from sitesift.methods.sst import SiteStyleTree
 from sitesift.methods.sst.importance import leaf_importance, node_importance
 from sitesift.methods.sst.tree import MEANINGFUL, NOISY, POSSIBLE, ElementNode
+from sitesift.output import Output, finish
 from tests.conftest import page
 
 TOY = [
@@ -134,6 +135,9 @@ def test_locally_noisy_block_removed_inside_meaningful_node() -> None:
     result = sst.clean(pages[0])
     assert result.text == "one two"
     assert any(b.reason.startswith("SST locally noisy") for b in result.blocks)
+    # the structure renderer, which reads node verdicts, leaves the block out too
+    finished = finish(sst.clean(pages[1]), pages[1], Output(renderings=("markdown",)))
+    assert finished.structured["markdown"] == "three four"
 
 
 def test_sampling_is_seeded() -> None:

@@ -117,14 +117,16 @@ class Worker:
         reply: dict[str, Any] = json.loads(line)
         return reply
 
-    def run(self, html: str, url: str | None) -> tuple[str, float, float]:
-        """(text, wall and CPU ms of the extract call in the worker); raises on the page's
-        error."""
+    def run(self, html: str, url: str | None, markdown: bool = False
+            ) -> tuple[str, float, float]:
+        """(text, or with `markdown` its markdown output; wall and CPU ms of the extract
+        call in the worker); raises on the page's error."""
         if self.proc is None:
             self._spawn()
         assert self.proc is not None and self.proc.stdin is not None
         try:
-            self.proc.stdin.write(json.dumps({"html": html, "url": url}).encode() + b"\n")
+            request = {"html": html, "url": url, "markdown": markdown}
+            self.proc.stdin.write(json.dumps(request).encode() + b"\n")
             self.proc.stdin.flush()
         except BrokenPipeError:
             self.close()

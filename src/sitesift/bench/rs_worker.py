@@ -2,7 +2,8 @@
 
 Started by `sitesift.bench.py312.Worker` as `python -I rs_worker.py`; imports nothing of
 sitesift. Protocol, one JSON object per line: it first writes {"version": ...}; then for each
-{"html": ..., "url": ...} read from stdin it writes {"text": ..., "ms": ..., "cpu_ms": ...} or
+{"html": ..., "url": ..., "markdown": bool} read from stdin it writes {"text": ..., "ms": ...,
+"cpu_ms": ...} (with "markdown": true, the text is rs-trafilatura's markdown output) or
 {"error": ..., "ms": ...}, where ms times the extract call alone.
 """
 
@@ -25,8 +26,11 @@ def main() -> int:
         request = json.loads(line)
         start, cpu = time.perf_counter(), time.thread_time()
         try:
-            result = rs_trafilatura.extract(request["html"], url=request.get("url"))
-            reply = {"text": result.main_content or ""}
+            markdown = bool(request.get("markdown"))
+            asked = {"output_markdown": True} if markdown else {}
+            result = rs_trafilatura.extract(request["html"], url=request.get("url"), **asked)
+            text = result.content_markdown if markdown else result.main_content
+            reply = {"text": text or ""}
         except BaseException as exc:  # a Rust panic arrives as a BaseException subclass
             if isinstance(exc, KeyboardInterrupt | SystemExit):
                 raise

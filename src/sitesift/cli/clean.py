@@ -34,6 +34,8 @@ from sitesift.cli.common import (
     unwritable,
     write_outcomes,
 )
+from sitesift.errors import SettingsError
+from sitesift.output import Output
 
 if TYPE_CHECKING:
     from sitesift.batch import Outcome, Source, WarningTally
@@ -58,10 +60,18 @@ def add_parsers(sub: Any, methods: list[str]) -> None:
     p.add_argument("--method", default="default", choices=methods,
                    help="the cleaner; `sitesift methods` describes each")
     p.add_argument("--format", default="text", choices=sorted(FORMATS),
-                   help="text, markdown, or json (every block with its label and score)")
+                   help="text (paragraphs, line breaks and code lines kept), markdown, html "
+                        "(a clean document of the same structure), or json (the text, and "
+                        "every block with its label and score)")
+    p.add_argument("--links", action="store_true",
+                   help="keep links as links (markdown, html), resolved against the page's "
+                        "URL and <base href>")
+    p.add_argument("--images", action="store_true",
+                   help="keep images (markdown, html; text: their alt text)")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="a setting of the method (e.g. preset=precision); --set help lists "
-                        "the method's settings")
+                        "the method's settings. title=keep puts the page's title at the "
+                        "top of the content whether or not the method kept the headline")
     p.add_argument("--group-by", default="site", choices=GROUPINGS,
                    help="site groups for site-level methods (the index's site, else the "
                         "host of the URL a page declares)")
@@ -215,6 +225,7 @@ def cmd_clean(args: argparse.Namespace) -> int:
         return OK
     command = "clean"
     params = parse_set(args.set, command=command)
+    output = _output(command, args, params)  # takes title= out of the method's settings
     # Everything that can be wrong with the settings is found before any page is read.
     if args.model:
         from sitesift.errors import ModelError
@@ -226,9 +237,6 @@ def cmd_clean(args: argparse.Namespace) -> int:
             raise fail(command, f"--model {args.model}: {exc}") from None
     else:
         checked_cleaner(command, args.method, params)
-    if args.front_matter and args.format != "markdown":
-        raise fail(command, "--front-matter is for --format markdown")
-    metadata = args.metadata or args.front_matter
     guards = limits(args)
     inputs = _expand(command, args.inputs)
     out = out_folder(command, args.out) if args.out else None
@@ -240,7 +248,7 @@ def cmd_clean(args: argparse.Namespace) -> int:
     tally = WarningTally()
     if out is None:
         # (no page: the one input was a URL that could not be fetched)
-        outcomes = (_one_page(args, groups, params, metadata, guards.page_seconds)
+        outcomes = (_one_page(args, groups, params, output, guards.page_seconds)
                     if pages == 1 else list(prefailed))
         (outcome,) = _tallied(args, tally, outcomes)
         if outcome.result is None:
@@ -250,8 +258,7 @@ def cmd_clean(args: argparse.Namespace) -> int:
         return OK
     stream = itertools.chain(prefailed, run_groups(
         groups, args.method, params, model=args.model, workers=args.workers,
-        progress=not args.quiet, noise=args.format == "json", limits=guards,
-        metadata=metadata, markdown=args.format == "markdown"))
+        progress=not args.quiet, output=output, limits=guards))
     ok, failed = write_outcomes(_tallied(args, tally, stream), out, args.format,
                                 args.front_matter)
     inputs_n = pages + len(prefailed)
@@ -264,8 +271,26 @@ def cmd_clean(args: argparse.Namespace) -> int:
     return OK if failed == 0 and inputs_n == ok else SOME_FAILED
 
 
+def _output(command: str, args: argparse.Namespace, params: dict[str, Any]) -> Output:
+    """What each result carries, from the flags and the `title` setting (which is the
+    output's, not the method's: it is taken out of `params`)."""
+    if args.front_matter and args.format != "markdown":
+        raise fail(command, "--front-matter is for --format markdown")
+    if args.links and args.format not in ("markdown", "html"):
+        raise fail(command, "--links is for --format markdown or html")
+    title = params.pop("title", "model")
+    # json: the text with its structure, beside every block
+    rendering = "text" if args.format == "json" else args.format
+    try:
+        return Output(renderings=(rendering,), links=args.links, images=args.images,
+                      title=str(title), metadata=args.metadata or args.front_matter,
+                      noise=args.format == "json")
+    except SettingsError as exc:
+        raise fail(command, f"--set {exc}") from None
+
+
 def _one_page(args: argparse.Namespace, groups: dict[str, list[Source]],
-              params: dict[str, Any], metadata: bool, seconds: float) -> list[Outcome]:
+              params: dict[str, Any], output: Output, seconds: float) -> list[Outcome]:
     """One page for stdout, cleaned in this process (a worker process would cost more than
     the page): a watchdog ends the command past --page-timeout, with exit status 1."""
     import os
@@ -283,9 +308,7 @@ def _one_page(args: argparse.Namespace, groups: dict[str, list[Source]],
     watchdog.start()
     try:
         ((group, sources),) = groups.items()
-        return clean_group(args.method, params, group, sources, args.model,
-                           noise=args.format == "json", metadata=metadata,
-                           markdown=args.format == "markdown")
+        return clean_group(args.method, params, group, sources, args.model, output)
     finally:
         watchdog.cancel()
 

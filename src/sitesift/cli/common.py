@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 # errors.jsonl why); the command could not run as given (usage, settings, model files).
 OK, SOME_FAILED, USAGE = 0, 1, 2
 
-FORMATS = {"text": ".txt", "markdown": ".md", "json": ".json"}
+FORMATS = {"text": ".txt", "markdown": ".md", "html": ".html", "json": ".json"}
 SAMPLE_SITE = Path(__file__).resolve().parents[1] / "data" / "sample_site"
 # Default page time limits: a rendered page takes 1-3 s of browser time, more on a busy box.
 PAGE_SECONDS = 10.0
@@ -189,6 +189,8 @@ def render_result(result: Any, fmt: str, front_matter: bool = False) -> str:
         return json.dumps(result.to_dict(), ensure_ascii=False, indent=1)
     if fmt == "markdown":
         return str(result.markdown(front_matter=True) if front_matter else result.markdown())
+    if fmt == "html":
+        return str(result.html())
     return str(result.text)
 
 

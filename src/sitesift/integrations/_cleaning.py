@@ -10,6 +10,7 @@ from typing import Any
 from sitesift.decode import _SNIFF_WINDOW, _check_binary
 from sitesift.errors import InputError, SitesiftError
 from sitesift.methods.base import Cleaner, get_cleaner
+from sitesift.output import Output, finish
 from sitesift.page import Page
 
 # A small article page: every page-level method finds something to keep on it, so a
@@ -89,11 +90,16 @@ def make_page(html: str | bytes | bytearray | memoryview, url: str | None = None
     return Page.from_html(html, url=url)
 
 
+_TEXT = Output(renderings=("text",), noise=False)
+
+
 def clean_text(cleaner: Cleaner, html: str | bytes | bytearray | memoryview,
                url: str | None = None) -> str:
-    """The page's main text, one block per line; a page sitesift cannot read raises
-    InputError naming it."""
-    return cleaner.clean(make_page(html, url), noise=False).text
+    """The page's main text with its structure (paragraphs apart by a blank line, line
+    breaks and code lines kept: `Result.text`, as the command line's text); a page sitesift
+    cannot read raises InputError naming it."""
+    page = make_page(html, url)
+    return finish(cleaner.clean(page, noise=False), page, _TEXT).text
 
 
 def describe(exc: BaseException) -> str:

@@ -48,7 +48,7 @@ from sitesift.extractor import model as model_file
 from sitesift.extractor.dataset import cv_group
 from sitesift.extractor.site import SiteEvidence
 from sitesift.methods.base import Cleaner, NodeScores, register
-from sitesift.native import core, read
+from sitesift.native import Verdicts, core, read
 from sitesift.page import Page
 from sitesift.result import CONTENT, NOISE, Block, Result
 from sitesift.weak import check_fit, check_page
@@ -169,9 +169,8 @@ class DefaultCleaner(Cleaner):
         only the content blocks, without their node addresses."""
         npage = self._native_page(page)
         # (a held-out bundle names pages without a site `unknown`, as training did)
-        rows, _, markdown = core().clean(npage, self._model.native, cv=cv_group(page.site),
-                                         noise=noise, paths=noise, markdown=True,
-                                         **self._settings())
+        rows, _, kept = core().clean(npage, self._model.native, cv=cv_group(page.site),
+                                     noise=noise, paths=noise, **self._settings())
         # (score None: no verdict above the block, which the core reports as content)
         blocks = [Block(text, tag, CONTENT if content else NOISE,
                         1.0 if score is None else score,
@@ -179,7 +178,7 @@ class DefaultCleaner(Cleaner):
                   for text, tag, score, content, comment, nid, path in rows]
         page.know_title(npage.title)
         result = Result(blocks, self.name, page.id, page.url, page.site, page.title,
-                        structured=markdown)
+                        verdicts=Verdicts(npage, kept))
         if npage.revealed:
             result.meta["revealed"] = "content shown from <noscript> / hidden elements"
         return check_page(page, result)

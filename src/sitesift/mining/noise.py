@@ -63,13 +63,14 @@ def corpus_shares(root: Path, grouping: str, min_site_pages: int) -> dict[str, d
     """All visible text of every page of a corpus, grouped, then measured."""
     from sitesift.batch import Source, run_groups
     from sitesift.datasets import group_rows, read_index
+    from sitesift.output import Output
 
     rows = read_index(root)
     groups = {name: [Source(r["id"], "", r, str(root)) for r in members]
               for name, members in group_rows(rows, grouping).items()
               if len(members) >= min_site_pages}
     texts: dict[str, list[str]] = {name: [] for name in groups}
-    for outcome in run_groups(groups, "alltext", noise=False):
+    for outcome in run_groups(groups, "alltext", output=Output(noise=False)):
         texts[outcome.group].append(outcome.result.text if outcome.result else "")
     return site_shares(texts, min_site_pages)
 

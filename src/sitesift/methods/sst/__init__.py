@@ -8,8 +8,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from sitesift.dom import BLOCK_TAGS
 from sitesift.errors import ModelError
-from sitesift.extract import KEEP, render_blocks
+from sitesift.extract import KEEP, Verdict, render_blocks
 from sitesift.methods._state import params_from_state
 from sitesift.methods.base import NodeScores, ParamsCleaner, register, seeded_sample
 from sitesift.methods.sst.importance import mark_local_noise, score_tree
@@ -20,6 +21,30 @@ from sitesift.page import Page
 from sitesift.result import NOISE, Result
 from sitesift.text import normalise_line
 from sitesift.weak import check_fit, check_page
+
+LOCAL_NOISE = "SST locally noisy block inside a meaningful node"
+
+
+def _with_local_noise(page: Page, verdicts: NodeScores, local: dict[int, frozenset[str]]
+                      ) -> NodeScores:
+    """The verdicts with a noise verdict on each block element below a kept meaningful
+    node whose text is one of that node's locally noisy lines, so the structure renderer
+    (which reads node verdicts) leaves out what the blocks label noise."""
+    out = dict(verdicts)
+    for node in page.root.iter():
+        lines = local.get(node.nid)
+        if not lines:
+            continue
+        stack = list(node.elements())
+        while stack:
+            element = stack.pop()
+            if element.nid in verdicts:
+                continue  # a verdict of its own: the map decided there
+            if element.tag in BLOCK_TAGS and normalise_line(element.text()) in lines:
+                out[element.nid] = Verdict(NOISE, 0.0, LOCAL_NOISE, final=True)
+            else:
+                stack.extend(element.elements())
+    return out
 
 
 @contextmanager
@@ -136,9 +161,10 @@ class SiteStyleTree(ParamsCleaner[SSTParams]):
                 lines = local.get(block.nid)
                 if lines and block.label != NOISE and normalise_line(block.text) in lines:
                     block.label = NOISE
-                    block.reason = "SST locally noisy block inside a meaningful node"
+                    block.reason = LOCAL_NOISE
+            verdicts = _with_local_noise(page, verdicts, local)
         return check_page(page, Result(blocks, self.name, page.id, page.url, page.site,
-                                       page.title))
+                                       page.title, verdicts=verdicts))
 
     def to_state(self) -> dict[str, Any]:
         self.check_fitted()

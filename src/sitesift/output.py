@@ -1,0 +1,119 @@
+"""What a cleaned page's result carries beyond its labelled blocks, and the one step that
+adds it (`finish`): the page's metadata, its title above the content (`title="keep"`), and
+the content with its structure as markdown, HTML or text (`sitesift.extract.add_structure`).
+
+One `Output` travels from the command line or the API through the batch and the crawl to
+every page, so each cleaned page is finished the same way wherever it was cleaned.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from sitesift.errors import SettingsError
+from sitesift.result import CONTENT, Block, Result
+
+if TYPE_CHECKING:
+    from sitesift.page import Page
+
+RENDERINGS = ("markdown", "html", "text")
+"""The structure renderer's syntaxes (`native/src/structure.rs`)."""
+TITLE_MODES = ("model", "keep")
+"""`model`: the headline is in the content where the method kept it; `keep`: the page's
+title leads the content whether or not the method kept the headline."""
+
+# Where a kept headline counts as the title: among the first content blocks.
+_HEAD_BLOCKS = 3
+_SPACE = re.compile(r"\s+")
+_WORD = re.compile(r"\w+")
+# The share of the shorter one's words a heading and the title must have in common.
+_SHARED_WORDS = 0.6
+
+
+@dataclass(frozen=True, slots=True)
+class Output:
+    """What each result carries besides its content blocks."""
+
+    renderings: tuple[str, ...] = ()  # structured renderings to make (RENDERINGS)
+    links: bool = False   # links kept as links in markdown and HTML
+    images: bool = False  # images kept (markdown, HTML; text: their alt text)
+    title: str = "model"  # TITLE_MODES
+    metadata: bool = False  # the page's metadata in Result.meta["metadata"]
+    noise: bool = True    # the noise blocks too, with every block's node address
+
+    def __post_init__(self) -> None:
+        unknown = [r for r in self.renderings if r not in RENDERINGS]
+        if unknown:
+            raise SettingsError(f"unknown rendering {unknown[0]!r}: use one of "
+                                f"{', '.join(RENDERINGS)}")
+        if self.title not in TITLE_MODES:
+            raise SettingsError(f"title={self.title!r}: use one of {', '.join(TITLE_MODES)}")
+
+    @property
+    def needs_title(self) -> bool:
+        return self.title == "keep"
+
+
+BLOCKS = Output()
+"""The labelled blocks alone, noise included: nothing rendered, no metadata."""
+
+
+def finish(result: Result, page: Page, output: Output) -> Result:
+    """Add to `result` what `output` asks for; the method's node verdicts, which only the
+    renderer reads, are dropped (a result travels on without them)."""
+    meta = None
+    if output.metadata:
+        from sitesift.metadata import extract_metadata
+
+        meta = extract_metadata(page.html, page.url).to_dict()
+        result.meta["metadata"] = meta
+    if output.renderings:
+        from sitesift.extract import add_structure
+
+        add_structure(result, page, output)
+    if output.needs_title:
+        from sitesift.metadata import extract_title
+
+        title = meta["title"] if meta is not None else extract_title(page.html, page.url)
+        keep_title(result, title or page.title)
+    result.verdicts = None
+    return result
+
+
+def keep_title(result: Result, title: str | None) -> Result:
+    """Put `title` at the top of the content (a level-1 heading in every rendering)
+    unless one of the first content blocks already is it: the headline the method kept."""
+    title = _SPACE.sub(" ", title or "").strip()
+    if not title or _leads_with(result, title):
+        return result
+    result.blocks.insert(0, Block(title, "h1", CONTENT, 1.0, "title=keep", 0, ""))
+    if result.structured:
+        from sitesift.native import core
+
+        for fmt, body in result.structured.items():
+            head = core().title_heading(title, fmt)
+            gap = "\n" if fmt == "html" else "\n\n"
+            result.structured[fmt] = head + gap + body if body else head
+    return result
+
+
+def _leads_with(result: Result, title: str) -> bool:
+    """One of the first content blocks is the title: the same text, or a heading sharing
+    most of its words (a headline with a kicker, or the title with the site's name)."""
+    folded = title.casefold()
+    words = set(_WORD.findall(folded))
+    for block in result.content[:_HEAD_BLOCKS]:
+        text = block.text.casefold()
+        if text == folded:
+            return True
+        if len(block.tag) == 2 and block.tag[0] == "h" and block.tag[1].isdigit():
+            heading = set(_WORD.findall(text))
+            fewer = min(len(words), len(heading))
+            if fewer and len(words & heading) >= _SHARED_WORDS * fewer:
+                return True
+    return False
+
+
+__all__ = ["BLOCKS", "RENDERINGS", "TITLE_MODES", "Output", "finish", "keep_title"]
