@@ -202,7 +202,10 @@ def test_structured_text_has_the_words_of_the_content_blocks(method: str) -> Non
 
     if method == "default" and not model_file.BUNDLED.is_file():
         pytest.skip("the bundled model is not built (sitesift train-default)")
-    for html in (news_page(1), news_page(4), STRUCTURED):
+    edges = ("<p><strong>Huge expectations<br></strong>Ride on</p><p><b>Apps</b><b><br></b>"
+             "<span>Facilitate</span></p><ul>Benefits: <li>one</li><h3>More</h3><li>two</li>"
+             "<ul>A quoted line.</ul></ul>")
+    for html in (news_page(1), news_page(4), STRUCTURED, edges):
         r = sitesift.clean(html, method=method)
         blocks = " ".join(b.text for b in r.content)
         assert r.content and _words_without_markers(r.text) == tokens(blocks)

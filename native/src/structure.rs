@@ -184,6 +184,8 @@ struct Inline {
     space: bool,
     /// whitespace seen before any output
     lead: bool,
+    /// a line break seen before any output
+    lead_break: bool,
 }
 
 impl Inline {
@@ -193,6 +195,7 @@ impl Inline {
             buf: String::new(),
             space: false,
             lead: false,
+            lead_break: false,
         }
     }
 
@@ -270,25 +273,33 @@ impl Inline {
 
     /// `<br>`: a hard line break; several in a row count once.
     fn hard_break(&mut self) {
-        if !self.buf.is_empty() && !self.buf.ends_with('\n') {
+        if self.buf.is_empty() {
+            self.lead_break = true;
+        } else if !self.buf.ends_with('\n') {
             self.buf.push_str(self.fmt.br());
         }
         self.space = false;
     }
 
-    /// Wrap `inner` in `open` / `close` when it has any text, carrying its outer spaces.
+    /// Wrap `inner` in `open` / `close` when it has any text, carrying its outer spaces;
+    /// a line break at its end goes after `close` (`<b>a<br></b>b`: `**a**` and a break).
     fn wrap(&mut self, open: &str, inner: Inline, close: &str) {
-        if inner.lead {
+        if inner.lead_break {
+            self.hard_break();
+        } else if inner.lead {
             self.space();
         }
         let body = inner.buf.trim_end_matches(self.fmt.br());
+        let broken = body.len() < inner.buf.len();
         if !body.is_empty() {
             self.before_output();
             self.buf.push_str(open);
             self.buf.push_str(body);
             self.buf.push_str(close);
         }
-        if inner.space {
+        if broken {
+            self.hard_break();
+        } else if inner.space {
             self.space();
         }
     }
@@ -680,44 +691,82 @@ impl<'a> Md<'a> {
         }
     }
 
+    /// A list. What stands in it outside any item (a lead-in text, a heading, a quote)
+    /// stays where it is: the items before it are one list, those after it another, whose
+    /// numbering goes on.
     fn list(&self, e: u32, content: bool, out: &mut Vec<Block>) {
         let ordered = self.tag(e) == "ol";
-        let start: i64 = self
+        let mut next: i64 = self
             .attr(e, "start")
             .and_then(|s| s.trim().parse().ok())
             .unwrap_or(1);
         // each item's blocks; a list right inside a list belongs to the item before it
         let mut items: Vec<Vec<Block>> = Vec::new();
-        let mut rest: Vec<Block> = Vec::new();
+        let mut stray = self.inline_acc();
         for child in self.children(e) {
-            let Item::Elem(c) = child else { continue };
-            let cc = self.content(*c, content);
-            let ctag = self.tag(*c);
+            let c = match child {
+                Item::Text(t) => {
+                    if content {
+                        stray.text(t);
+                    }
+                    continue;
+                }
+                Item::Elem(c) => *c,
+            };
+            let cc = self.content(c, content);
+            let ctag = self.tag(c);
             if ctag == "li" {
+                if !stray.buf.is_empty() {
+                    next = self.emit_list(ordered, next, std::mem::take(&mut items), out);
+                }
+                self.flush(&mut stray, out);
                 let mut inner = Vec::new();
-                self.blocks(*c, cc, &mut inner);
+                self.blocks(c, cc, &mut inner);
                 if !inner.is_empty() {
                     items.push(inner);
                 }
-            } else if LIST_TAGS.contains(&ctag) && !items.is_empty() {
+            } else if LIST_TAGS.contains(&ctag) && !items.is_empty() && stray.buf.is_empty() {
                 let mut inner = Vec::new();
-                self.block(*c, cc, &mut inner);
+                self.block(c, cc, &mut inner);
                 for b in &mut inner {
                     b.kind = Kind::List; // on the line after the item's text
                 }
                 items.last_mut().unwrap().extend(inner);
+            } else if !is_block(ctag) && !self.has_block[c as usize] {
+                self.inline(c, cc, &mut stray);
             } else {
-                self.block(*c, cc, &mut rest);
+                next = self.emit_list(ordered, next, std::mem::take(&mut items), out);
+                self.flush(&mut stray, out);
+                self.block(c, cc, out);
             }
         }
+        if !stray.buf.is_empty() {
+            next = self.emit_list(ordered, next, std::mem::take(&mut items), out);
+        }
+        self.flush(&mut stray, out);
+        self.emit_list(ordered, next, items, out);
+    }
+
+    /// `items` as one list block numbered from `start`; the number after its last item.
+    fn emit_list(
+        &self,
+        ordered: bool,
+        start: i64,
+        items: Vec<Vec<Block>>,
+        out: &mut Vec<Block>,
+    ) -> i64 {
         let mut lines: Vec<String> = Vec::new();
-        for (k, blocks) in items.into_iter().enumerate() {
+        let mut n = start;
+        for blocks in items {
             let marker = if ordered {
-                format!("{}. ", start.saturating_add(k as i64))
+                format!("{n}. ")
             } else {
                 "- ".to_string()
             };
-            lines.extend(self.item(&marker, blocks));
+            if let Some(line) = self.item(&marker, blocks) {
+                lines.push(line);
+                n = n.saturating_add(1);
+            }
         }
         if !lines.is_empty() {
             let text = if self.fmt == Format::Html {
@@ -736,7 +785,7 @@ impl<'a> Md<'a> {
                 kind: Kind::List,
             });
         }
-        out.extend(rest);
+        n
     }
 
     fn pre(&self, e: u32, content: bool, out: &mut Vec<Block>) {
@@ -1587,5 +1636,29 @@ mod tests {
             md_with(page, &[(1, false), (2, false)], Options::default()),
             ""
         );
+    }
+
+    #[test]
+    fn a_line_break_at_an_inline_element_s_edge_still_parts_the_words() {
+        assert_eq!(
+            md("<p><strong>Huge expectations<br></strong>Ride on</p>"),
+            "**Huge expectations**\\\nRide on"
+        );
+        assert_eq!(
+            md("<p><b>Apps</b><b><br></b><span>Facilitate</span></p>"),
+            "**Apps**\\\nFacilitate"
+        );
+        assert_eq!(text("<p>x<i><br>a</i>b</p>"), "x\nab");
+    }
+
+    #[test]
+    fn what_stands_in_a_list_outside_its_items_keeps_its_place() {
+        assert_eq!(
+            md("<ol>Benefits: <li>one</li><li>two</li><h3>More</h3><li>three</li></ol>"),
+            "Benefits:\n\n1. one\n2. two\n\n### More\n\n3. three"
+        );
+        // a nested list without items: its text is written, not dropped
+        assert_eq!(md("<ul><ul>A quoted line.</ul></ul>"), "A quoted line.");
+        assert_eq!(md("<ul><li>a</li><ul><li>a1</li></ul></ul>"), "- a\n  - a1");
     }
 }

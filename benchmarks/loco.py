@@ -1,0 +1,144 @@
+"""Leave-one-corpus-out: the default cleaner's yardstick for corpora it never saw (issue 30).
+
+    OMP_NUM_THREADS=1 python benchmarks/loco.py DATASET... --cache cache --out loco \\
+        [--seeds 1] [--seed 0] [--stage2-members 3] [--corpus-balance 0]
+        [--model src/sitesift/data/default-v1.json.gz | --thresholds JSON]
+        [--peers bench-out/pages.jsonl]
+
+For each corpus, the two stages are trained as the shipped model is (same recipe and
+settings) on the other corpora alone and on none of that corpus's sites
+(`sitesift.extractor.train.heldout_corpora`), with `--seeds` members averaged, and its
+pages are scored at `--model`'s balanced and precision presets as the cleaner cuts them
+(train-default's own scoring, the per-page cut included). Writes to `--out`:
+- `pages.jsonl`: one row per page and preset: corpus, id, page type, P, R, F1;
+- `blocks.npz`: every block's held-out probability (`p2`), its page (`page`) and the
+  page bounds, for error analysis (`texts.json` holds the block texts);
+- `summary.md`: mean F1 (P, R) per corpus and wcxb page type at each preset, beside the
+  best peer per corpus where `--peers` gives a `sitesift bench` run's `pages.jsonl`
+  (the same pages: mean F1, and precision for trafilatura-precision).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from sitesift.extractor import model as model_file
+from sitesift.extractor.dataset import cached_corpus
+from sitesift.extractor.train import (
+    Pool,
+    balance_corpora,
+    heldout_corpora,
+    page_max,
+    page_scores,
+)
+
+PRESETS = ("balanced", "precision")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("datasets", nargs="+")
+    parser.add_argument("--cache", help="train-default's cache folder (reused)")
+    parser.add_argument("--out", required=True)
+    parser.add_argument("--seeds", type=int, default=1)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--stage2-members", type=int, default=3)
+    parser.add_argument("--corpus-balance", type=float, default=0.0)
+    parser.add_argument("--model", default=str(model_file.BUNDLED),
+                        help="the model whose preset thresholds cut the probabilities")
+    parser.add_argument("--thresholds", help="the presets' thresholds as JSON, in place of "
+                        "--model's (for features the shipped model was not trained on)")
+    parser.add_argument("--peers", help="a `sitesift bench --out` run's pages.jsonl")
+    args = parser.parse_args()
+    if args.seeds < 1 or args.stage2_members < 1:
+        parser.error("--seeds and --stage2-members are at least 1")
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    cache = Path(args.cache) if args.cache else None
+    start = time.process_time()
+    pool = Pool.of([cached_corpus(Path(d), cache, progress=True) for d in args.datasets])
+    pool.corpus_weight = balance_corpora(pool, args.corpus_balance)
+    p2 = np.mean([heldout_corpora(pool, seed=s, members=args.stage2_members)
+                  for s in range(args.seed, args.seed + args.seeds)], axis=0)
+    thresholds = (json.loads(args.thresholds) if args.thresholds
+                  else model_file.load(args.model).thresholds)
+    rows: list[dict[str, Any]] = []
+    for preset in PRESETS:
+        t = float(thresholds[preset])
+        cut = model_file.page_cut(t, page_max(pool, p2), float(thresholds["balanced"]))
+        rows += [{**r, "preset": preset} for r in page_scores(pool, p2, cut)]
+    with open(out / "pages.jsonl", "w", encoding="utf-8") as f:
+        for r in rows:
+            f.write(json.dumps(r) + "\n")
+    np.savez_compressed(out / "blocks.npz", p2=p2, page=pool.page, bounds=pool.bounds)
+    (out / "texts.json").write_text(json.dumps(pool.texts, ensure_ascii=False), "utf-8")
+    peers = best_peers(Path(args.peers), {(r["corpus"], r["id"]) for r in rows}) \
+        if args.peers else {}
+    cpu = time.process_time() - start
+    summary = table(rows, peers, args, cpu)
+    (out / "summary.md").write_text(summary, "utf-8")
+    print(summary)
+
+
+def best_peers(path: Path, pages: set[tuple[str, str]]) -> dict[str, dict[str, Any]]:
+    """Per corpus: the peer of best mean F1 on these pages, and trafilatura-precision's
+    mean precision (the precision preset's mark)."""
+    scores: dict[tuple[str, str], dict[str, list[float]]] = defaultdict(
+        lambda: defaultdict(list))
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            r = json.loads(line)
+            corpus, page_id, method = r.get("corpus"), str(r.get("id")), r.get("method")
+            if (corpus, page_id) not in pages or method is None or r.get("kind") == "ours":
+                continue
+            f1 = r.get("f1") if r.get("error") in (None, "") else 0.0
+            scores[(corpus, method)]["f1"].append(float(f1 or 0.0))
+            scores[(corpus, method)]["precision"].append(float(r.get("precision") or 0.0))
+    best: dict[str, dict[str, Any]] = {}
+    for (corpus, method), got in scores.items():
+        mean = float(np.mean(got["f1"]))
+        if mean > best.get(corpus, {}).get("f1", -1.0):
+            best[corpus] = {**best.get(corpus, {}), "method": method, "f1": mean}
+        if method == "trafilatura-precision":
+            best.setdefault(corpus, {})["tp_precision"] = float(np.mean(got["precision"]))
+    return best
+
+
+def table(rows: list[dict[str, Any]], peers: dict[str, dict[str, Any]],
+          args: argparse.Namespace, cpu: float) -> str:
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+    for r in rows:
+        groups[(r["preset"], r["corpus"])].append(r)
+        if r.get("page_type"):
+            groups[(r["preset"], f"{r['corpus']}/{r['page_type']}")].append(r)
+    names = sorted({name for _, name in groups}, key=lambda n: (n.split("/")[0], "/" in n, n))
+
+    def mean(preset: str, name: str, metric: str) -> float:
+        return float(np.mean([r[metric] for r in groups[(preset, name)]]))
+
+    lines = [f"Leave-one-corpus-out, {args.seeds} seed(s) from {args.seed}, stage 2 of "
+             f"{args.stage2_members} forests, corpus balance {args.corpus_balance}; "
+             f"{cpu:.0f} s CPU", "",
+             "| corpus | pages | balanced F1 (P / R) | best peer | precision preset P "
+             "| trafilatura-precision P |", "|---|---|---|---|---|---|"]
+    for name in names:
+        n = len(groups[("balanced", name)])
+        peer = peers.get(name, {})
+        best = f"{peer['f1']:.3f} {peer['method']}" if "f1" in peer else ""
+        tp = f"{peer['tp_precision']:.3f}" if "tp_precision" in peer else ""
+        lines.append(
+            f"| {name} | {n} | {mean('balanced', name, 'f1'):.3f} "
+            f"({mean('balanced', name, 'precision'):.3f} / {mean('balanced', name, 'recall'):.3f})"
+            f" | {best} | {mean('precision', name, 'precision'):.3f} | {tp} |")
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    main()
