@@ -281,3 +281,30 @@ def test_a_crawl_records_a_weak_fit_in_its_site_entry(tmp_path: Path) -> None:
     assert site["model"] == "fitted" and isinstance(told, list)
     assert [str(w).startswith(f"{TOO_FEW}: sst fitted on 3 pages") for w in told] == [True]
     assert summary["warnings"] == {"pages": 0, "sites": 1}
+
+
+# -- pages without main content -------------------------------------------------------------
+
+def test_an_empty_result_says_why() -> None:
+    cleaner = get_cleaner("default")
+    error_page = cleaner.clean(Page.from_html(
+        "<html><head><title>ERROR</title></head><body>\n</body></html>"))
+    assert error_page.text == "" and error_page.no_main_content == "the page shows no text"
+    shell = cleaner.clean(Page.from_html(APP_SHELL), noise=False)
+    assert shell.no_main_content == "its text is filled in by scripts"
+    assert shell.to_dict()["meta"]["no_main_content"] == "its text is filled in by scripts"
+    kept_nothing = get_cleaner("default", threshold=0.9999).clean(Page.from_html(
+        "<html><body><p>Some words that no cut this high keeps.</p></body></html>"))
+    assert kept_nothing.no_main_content == "nothing on the page reads as main content"
+    for page in sample_pages(3):
+        assert cleaner.clean(page).no_main_content is None
+
+
+def test_a_crawl_record_says_why_a_page_is_empty(tmp_path: Path) -> None:
+    empty = f"https://{HOST}/error"
+    warc = tmp_path / "crawl.warc"
+    write_warc(warc, [*_site_pages(6), HttpResponse(empty, b"<html><body></body></html>")])
+    run_crawl([str(warc)], tmp_path / "out", CrawlConfig(fit_sample=10), workers=1)
+    by_url = {r["url"]: r for r in _lines(tmp_path / "out" / "results.jsonl")}
+    assert by_url[empty]["no_main_content"] == "the page shows no text"
+    assert all(r["no_main_content"] is None for url, r in by_url.items() if url != empty)

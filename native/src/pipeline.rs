@@ -240,6 +240,10 @@ pub fn comment_blocks(pb: &PageBlocks, likely: &[bool]) -> Vec<bool> {
     pb.elem.iter().map(|&e| inside[e]).collect()
 }
 
+/// A page whose surest block is below this keeps nothing (`extractor.model.MIN_PAGE_MAX`,
+/// where the figures behind it are; the two are held equal by a test).
+pub const MIN_PAGE_MAX: f64 = 0.05;
+
 /// The settings of one cleaning: the probability cut and how it adapts to the page.
 #[derive(Clone, Copy)]
 pub struct Cut {
@@ -254,7 +258,11 @@ pub fn verdicts(p: &Prepared, prob: &[f64], cut: Cut) -> Vec<Option<Verdict>> {
     let mut c = cut.threshold;
     if !prob.is_empty() && cut.relative > 0.0 {
         let max = prob.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        c = cut.threshold * f64::min(1.0, cut.relative * max / cut.balanced);
+        c = if max < MIN_PAGE_MAX {
+            f64::INFINITY // sure there is no main content: keep nothing, not the navigation
+        } else {
+            cut.threshold * f64::min(1.0, cut.relative * max / cut.balanced)
+        };
     }
     let likely: Vec<bool> = prob.iter().map(|&v| v >= c).collect();
     let in_comments = if cut.drop_comments {

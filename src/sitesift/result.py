@@ -64,6 +64,14 @@ class Result:
         held = self.meta.get("warnings")
         return list(held) if isinstance(held, list) else []
 
+    @property
+    def no_main_content(self) -> str | None:
+        """Why the result keeps no content (`meta["no_main_content"]`, set by
+        `sitesift.weak.check_page`: the page shows no text, scripts fill it in, or nothing
+        on it reads as main content); None when it keeps some."""
+        held = self.meta.get("no_main_content")
+        return held if isinstance(held, str) else None
+
     def markdown(self, front_matter: bool = False) -> str:
         """The main content as markdown; `front_matter`: led by the page's metadata as YAML
         between `---` lines (`front_matter()`)."""

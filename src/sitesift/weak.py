@@ -25,6 +25,12 @@ the page's HTML holds scripts, the result gets a warning in `Result.meta["warnin
 (so in its JSON and in a crawl's record) if the page has an empty app root, a
 `<noscript>` about JavaScript, or no visible text of its own to speak of. Pages are never
 rendered here: the warning says to render the page in a browser first.
+
+**Pages without main content** (`check_page` too): a result that keeps no content word (an
+error page with an empty body, a shell that scripts would fill in, a page of which the
+method kept nothing) gets the reason in `Result.meta["no_main_content"]`
+(`Result.no_main_content`): an empty result says why it is empty, in its JSON and in a
+crawl's record, rather than look like a page that was cleaned to nothing by mistake.
 """
 
 from __future__ import annotations
@@ -45,6 +51,8 @@ if TYPE_CHECKING:
 
 SCRIPTED = "scripted page"
 """How every scripted-page warning starts (for filtering records by it)."""
+NO_MAIN_CONTENT = "no_main_content"
+"""The key of a result's meta that says why it keeps no content (`empty_reason`)."""
 TOO_FEW = "too few pages"
 SEVERAL_SITES = "several sites"
 NEAR_EMPTY_WORDS = 25
@@ -178,10 +186,25 @@ def scripted(html: str, text: str) -> str | None:
             "likely filled in by scripts: render the page in a browser first")
 
 
+def empty_reason(page: Page, result: Result, scripted_page: bool) -> str | None:
+    """Why `result` keeps no content word, or None where it keeps some."""
+    if any(TOKEN.search(b.text) for b in result.content):
+        return None
+    if scripted_page:
+        return "its text is filled in by scripts"
+    if not any(TOKEN.search(text) for text in page.root.texts()):
+        return "the page shows no text"
+    return "nothing on the page reads as main content"
+
+
 def check_page(page: Page, result: Result) -> Result:
-    """`result` with a warning added when `page` is a scripted page (see `scripted`); every
-    method's `clean` passes its result through this."""
+    """`result` with a warning added when `page` is a scripted page (see `scripted`) and
+    the reason it is empty where it keeps no content (`empty_reason`); every method's
+    `clean` passes its result through this."""
     message = scripted(page.html, result.text)
     if message is not None:
         add_warning(result, message)
+    why = empty_reason(page, result, message is not None)
+    if why is not None:
+        result.meta[NO_MAIN_CONTENT] = why
     return result

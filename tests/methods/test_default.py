@@ -398,14 +398,20 @@ def test_unsure_pages_keep_their_likeliest_blocks(tmp_path: Path) -> None:
     from sitesift.extractor.context import context_names
 
     n1, n2 = len(feature_names()), len(feature_names()) + len(context_names())
-    unsure = model_file.ExtractorModel(
-        _constant(n1, -4.0), _constant(n2, -4.0),
-        {"precision": 0.6, "balanced": 0.5, "recall": 0.4}, {})
-    path = model_file.save(unsure, tmp_path / "unsure.json")
+
+    def model(logit: float) -> str:
+        unsure = model_file.ExtractorModel(
+            _constant(n1, logit), _constant(n2, logit),
+            {"precision": 0.6, "balanced": 0.5, "recall": 0.4}, {})
+        return str(model_file.save(unsure, tmp_path / f"unsure{logit}.json"))
+
     p = Page.from_html(news_page())
-    # every block at p = 0.018: under the preset's cut, but not under half the page's best
-    assert "Paragraph 3" in get_cleaner("default", model=str(path)).clean(p).text
-    assert get_cleaner("default", model=str(path), relative=0.0).clean(p).text == ""
+    # every block at p = 0.076: under the preset's cut, but not under half the page's best
+    assert "Paragraph 3" in get_cleaner("default", model=model(-2.5)).clean(p).text
+    assert get_cleaner("default", model=model(-2.5), relative=0.0).clean(p).text == ""
+    # at p = 0.018 the model is sure there is no main content: nothing, not the navigation
+    sure = get_cleaner("default", model=model(-4.0)).clean(p)
+    assert sure.text == "" and sure.no_main_content == "nothing on the page reads as main content"
     with pytest.raises(ValueError):
         get_cleaner("default", relative=2.0)
 
@@ -678,6 +684,36 @@ def test_page_cut_scales_every_preset_alike_on_unsure_pages() -> None:
         0.175 * 0.1 / 0.325)
     assert model_file.page_cut(0.55, 0.2, 0.325, relative=0.0) == 0.55
     assert np.allclose(model_file.page_cut(0.325, np.array([0.99, 0.2]), 0.325), [0.325, 0.1])
+
+
+def test_a_page_sure_to_hold_no_main_content_keeps_nothing() -> None:
+    assert model_file.page_cut(0.325, model_file.MIN_PAGE_MAX / 2, 0.325) == math.inf
+    assert np.isinf(model_file.page_cut(0.55, np.array([0.99, 0.01]), 0.325)[1])
+    assert model_file.page_cut(0.325, 0.01, 0.325, relative=0.0) == 0.325  # off with it
+
+
+def test_the_cleaners_cut_is_the_one_training_scores_with(
+        bundled: model_file.ExtractorModel) -> None:
+    """The native core cuts each page as `extractor.model.page_cut` does (the thresholds
+    are chosen on the latter): same block verdicts at every preset and relative setting,
+    and the same floor."""
+    from sitesift._native import MIN_PAGE_MAX, decide
+
+    assert MIN_PAGE_MAX == model_file.MIN_PAGE_MAX
+    cleaner = get_cleaner("default")
+    pages = [news_page(n) for n in range(3)] + [
+        "<html><body><nav><a href='/'>Home</a> <a href='/a'>About</a></nav>"
+        "<div class='cookie-banner'>We use cookies. Accept</div></body></html>"]
+    for html in pages:
+        npage = read_page(page(html))
+        for threshold in (0.9, 0.475, 0.35, 0.175):
+            for relative in (0.0, 0.5, 2.0):
+                got = decide(npage, cleaner._model.native, threshold=threshold,
+                             balanced=0.35, relative=relative)
+                top = max(score for _, score, _, _ in got)
+                cut = model_file.page_cut(threshold, top, 0.35, relative)
+                assert [content for _, _, content, _ in got] == [
+                    score >= cut for _, score, _, _ in got]
 
 
 def _pool(probs: list[list[float]], gold: list[list[bool]], corpus: str = "c") -> Pool:

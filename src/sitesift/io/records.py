@@ -16,10 +16,11 @@ from typing import Any
 from sitesift.result import Result
 
 RESULT_FIELDS = ("url", "site", "method", "input", "position", "offset", "title", "text",
-                 "markdown", "html", "blocks", "content_blocks", "warnings")
+                 "markdown", "html", "blocks", "content_blocks", "warnings", "no_main_content")
 """A result record's fields, always all of them (a fixed schema for Parquet): `markdown` and
 `html` are null unless asked for; `warnings` is a list of strings, empty unless the page was
-doubtful (`Result.warnings`: a page whose text scripts would fill in)."""
+doubtful (`Result.warnings`: a page whose text scripts would fill in); `no_main_content` is
+null unless the result keeps no content, and then says why (`sitesift.weak.empty_reason`)."""
 ERROR_FIELDS = ("url", "site", "input", "position", "offset", "stage", "reason")
 
 
@@ -75,6 +76,7 @@ def result_record(page: PageRecord, result: Result, *, markdown: bool = False,
         "text": result.text, "markdown": result.markdown() if markdown else None,
         "html": result.html() if html else None, "blocks": len(result.blocks),
         "content_blocks": len(result.content), "warnings": result.warnings,
+        "no_main_content": result.meta.get("no_main_content"),
     }
 
 
