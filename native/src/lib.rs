@@ -5,6 +5,7 @@
 
 pub mod blocks;
 pub mod context;
+pub mod conventions;
 pub mod dom;
 pub mod features;
 pub mod forest;

@@ -3,8 +3,9 @@
 
 use std::collections::HashMap;
 
-use crate::blocks::{attr_flag, walk, PageBlocks};
+use crate::blocks::{walk, PageBlocks};
 use crate::context::context_features;
+use crate::conventions::Conventions;
 use crate::dom::{base_href, build_view, title, View};
 use crate::features::{ancestors, block_features, N_FEATURES};
 use crate::forest::Forest;
@@ -13,7 +14,6 @@ use crate::render::{render, OutBlock, Verdict};
 use crate::reveal::{reveal, visible_tokens};
 use crate::site::{block_keys, page_digest, Evidence};
 use crate::structure::{base_url, Format, Options};
-use crate::text::count_tokens;
 
 /// A page as the cleaner reads it: its visible tree (revealed where `reveal` applies), its
 /// blocks, and the digest of the HTML it was served with (the site evidence's name for it).
@@ -212,34 +212,6 @@ pub fn score(
     probabilities(members, cv, &x, &ntok, &anc)
 }
 
-pub const MAIN_START_TOKENS: usize = 10;
-
-/// Per block: whether it lies in a comment section (an element named for comments that
-/// does not hold the start of the main text).
-pub fn comment_blocks(pb: &PageBlocks, likely: &[bool]) -> Vec<bool> {
-    let idx: Vec<usize> = (0..likely.len()).filter(|&b| likely[b]).collect();
-    let start = idx
-        .iter()
-        .copied()
-        .find(|&b| count_tokens(&pb.text[b]) >= MAIN_START_TOKENS)
-        .or_else(|| idx.first().copied());
-    let mut holds = vec![false; pb.parent.len()];
-    if let Some(s) = start {
-        let mut e = pb.elem[s] as i64;
-        while e >= 0 {
-            holds[e as usize] = true;
-            e = pb.parent[e as usize];
-        }
-    }
-    let comment = attr_flag("comment");
-    let mut inside = vec![false; pb.parent.len()];
-    for e in 0..pb.parent.len() {
-        let up = pb.parent[e];
-        inside[e] = (up >= 0 && inside[up as usize]) || (pb.flags[e] & comment != 0 && !holds[e]);
-    }
-    pb.elem.iter().map(|&e| inside[e]).collect()
-}
-
 /// A page whose surest block is below this keeps nothing (`extractor.model.MIN_PAGE_MAX`,
 /// where the figures behind it are; the two are held equal by a test).
 pub const MIN_PAGE_MAX: f64 = 0.05;
@@ -250,7 +222,8 @@ pub struct Cut {
     pub threshold: f64,
     pub balanced: f64,
     pub relative: f64,
-    pub drop_comments: bool,
+    /// sections dropped or kept whatever the model says (`comments=drop`, ...)
+    pub conventions: Conventions,
 }
 
 /// Verdicts per view element from the blocks' probabilities.
@@ -265,26 +238,21 @@ pub fn verdicts(p: &Prepared, prob: &[f64], cut: Cut) -> Vec<Option<Verdict>> {
         };
     }
     let likely: Vec<bool> = prob.iter().map(|&v| v >= c).collect();
-    let in_comments = if cut.drop_comments {
-        comment_blocks(&p.pb, &likely)
-    } else {
-        vec![false; prob.len()]
-    };
+    let decided = crate::conventions::apply(&p.pb, &p.view, &likely, cut.conventions);
     let mut out = vec![None; p.view.elems.len()];
     for (b, &e) in p.pb.elem.iter().enumerate() {
         let v = p.view.preorder[e] as usize;
         out[v] = Some(Verdict {
-            content: likely[b] && !in_comments[b],
+            content: decided[b].map_or(likely[b], |(_, content)| content),
             score: prob[b],
-            comment: in_comments[b],
+            section: decided[b].map(|(k, _)| k),
         });
     }
     out
 }
 
 /// The page cleaned: its blocks, their probabilities, and the verdicts as the structure
-/// renderer reads them (`Prepared::structure`; a comment section dropped by
-/// `comments=drop` is noise there too).
+/// renderer reads them (`Prepared::structure`; what a convention decides, there too).
 #[allow(clippy::too_many_arguments)]
 pub fn clean(
     p: &mut Prepared,
@@ -297,10 +265,7 @@ pub fn clean(
 ) -> (Vec<OutBlock>, Vec<f64>, Vec<Option<bool>>) {
     let prob = score(p, members, cv, evidence);
     let v = verdicts(p, &prob, cut);
-    let kept = v
-        .iter()
-        .map(|x| x.map(|x| x.content && !x.comment))
-        .collect();
+    let kept = v.iter().map(|x| x.map(|x| x.content)).collect();
     (render(&p.view, &v, noise, with_paths), prob, kept)
 }
 

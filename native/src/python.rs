@@ -9,6 +9,7 @@ use pyo3::pybacked::PyBackedStr;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 
 use crate::context::{context_features, N_CONTEXT};
+use crate::conventions::{Conventions, KINDS};
 use crate::features::N_FEATURES;
 use crate::forest::Forest;
 use crate::pipeline::{self, Cut, Member, Prepared};
@@ -329,9 +330,10 @@ fn context<'py>(
 }
 
 /// Clean a read page: (blocks, probabilities, verdicts for `render`). Each block is (text, tag, score or None
-/// where no verdict is above it, content, comment section, nid, path).
+/// where no verdict is above it, content, the convention that decided it or None, nid,
+/// path).
 #[pyfunction]
-#[pyo3(signature = (page, model, *, threshold, balanced, relative, drop_comments=false, cv=None,
+#[pyo3(signature = (page, model, *, threshold, balanced, relative, conventions=None, cv=None,
                     evidence=None, noise=true, paths=true))]
 #[allow(clippy::too_many_arguments)]
 fn clean<'py>(
@@ -341,7 +343,7 @@ fn clean<'py>(
     threshold: f64,
     balanced: f64,
     relative: f64,
-    drop_comments: bool,
+    conventions: Option<HashMap<String, String>>,
     cv: Option<String>,
     evidence: Option<PyRef<'py, PyEvidence>>,
     noise: bool,
@@ -354,7 +356,7 @@ fn clean<'py>(
         threshold,
         balanced,
         relative,
-        drop_comments,
+        conventions: conventions_of(conventions)?,
     };
     let (blocks, prob, kept) = detached(py, || {
         pipeline::clean(p, members, cv.as_deref(), ev, cut, noise, paths)
@@ -369,9 +371,9 @@ fn clean<'py>(
         .collect();
     let list = PyList::empty(py);
     for b in blocks {
-        let (score, content, comment) = match b.verdict {
-            Some(v) => (Some(v.score), v.content, v.comment),
-            None => (None, true, false),
+        let (score, content, section) = match b.verdict {
+            Some(v) => (Some(v.score), v.content, v.section.map(|k| KINDS[k])),
+            None => (None, true, None),
         };
         list.append(PyTuple::new(
             py,
@@ -380,13 +382,20 @@ fn clean<'py>(
                 b.tag.into_pyobject(py)?.into_any(),
                 score.into_pyobject(py)?.into_any(),
                 content.into_pyobject(py)?.to_owned().into_any(),
-                comment.into_pyobject(py)?.to_owned().into_any(),
+                section.into_pyobject(py)?.into_any(),
                 b.nid.into_pyobject(py)?.into_any(),
                 b.path.into_pyobject(py)?.into_any(),
             ],
         )?)?;
     }
     Ok((list, prob, PyBytes::new(py, &kept)))
+}
+
+/// The conventions a `{kind: rule}` dict sets (`conventions::Conventions::parse`).
+fn conventions_of(given: Option<HashMap<String, String>>) -> PyResult<Conventions> {
+    let given = given.unwrap_or_default();
+    Conventions::parse(given.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+        .map_err(PyValueError::new_err)
 }
 
 fn format_named(name: &str) -> PyResult<Format> {
@@ -445,9 +454,10 @@ fn title_heading(title: &str, format: &str) -> PyResult<String> {
 }
 
 /// The verdicts on a read page's block elements: (element's preorder position below
-/// `<body>`, score, content, comment section) per block, in block order.
+/// `<body>`, score, content, the convention that decided it or None) per block, in block
+/// order.
 #[pyfunction]
-#[pyo3(signature = (page, model, *, threshold, balanced, relative, drop_comments=false, cv=None,
+#[pyo3(signature = (page, model, *, threshold, balanced, relative, conventions=None, cv=None,
                     evidence=None))]
 #[allow(clippy::too_many_arguments)]
 fn decide<'py>(
@@ -457,10 +467,10 @@ fn decide<'py>(
     threshold: f64,
     balanced: f64,
     relative: f64,
-    drop_comments: bool,
+    conventions: Option<HashMap<String, String>>,
     cv: Option<String>,
     evidence: Option<PyRef<'py, PyEvidence>>,
-) -> PyResult<Vec<(usize, f64, bool, bool)>> {
+) -> PyResult<Vec<(usize, f64, bool, Option<&'static str>)>> {
     let members = &model.get().members;
     let ev = evidence.as_ref().map(|e| &e.inner);
     let p = &mut page.inner;
@@ -468,7 +478,7 @@ fn decide<'py>(
         threshold,
         balanced,
         relative,
-        drop_comments,
+        conventions: conventions_of(conventions)?,
     };
     detached(py, || {
         let prob = pipeline::score(p, members, cv.as_deref(), ev);
@@ -477,7 +487,7 @@ fn decide<'py>(
             .iter()
             .map(|&e| {
                 let x = v[p.view.preorder[e] as usize].expect("a block's element has a verdict");
-                (e, x.score, x.content, x.comment)
+                (e, x.score, x.content, x.section.map(|k| KINDS[k]))
             })
             .collect()
     })
@@ -504,7 +514,7 @@ fn stage_times(
         threshold,
         balanced,
         relative,
-        drop_comments: false,
+        conventions: Conventions::default(),
     };
     detached(py, || {
         pipeline::stage_times(&html, url.as_deref(), members, ev, cut)

@@ -10,8 +10,9 @@ use crate::text::{all_space, fold_ws, split_ws};
 pub struct Verdict {
     pub content: bool,
     pub score: f64,
-    /// dropped as part of a comment section (`comments=drop`)
-    pub comment: bool,
+    /// the convention that decided it (`conventions::KINDS` index: `comments=drop`, ...),
+    /// None where the model did
+    pub section: Option<usize>,
 }
 
 pub struct OutBlock {
@@ -94,7 +95,7 @@ pub fn render(
                  cache: &mut [Option<String>]| {
         let text = fold_ws(parts);
         parts.clear();
-        let is_noise = verdict.is_some_and(|v| !v.content || v.comment);
+        let is_noise = verdict.is_some_and(|v| !v.content);
         if !text.is_empty() && (noise || !is_noise) {
             let p = if with_paths {
                 path(view, decider, cache)
@@ -181,7 +182,7 @@ mod tests {
             verdicts[v.preorder[e] as usize] = Some(Verdict {
                 content,
                 score: 0.5,
-                comment: false,
+                section: None,
             });
         }
         let out = render(&v, &verdicts, true, true);

@@ -272,10 +272,59 @@ def test_comments_drop_removes_the_comment_section_not_a_wrapper_named_for_it(
     for html in (news_page(), wrapped):
         result = get_cleaner("default", comments="drop", **lenient).clean(page(html))
         assert story in result.text and comment not in result.text
-        assert any("comment section" in b.reason for b in result.blocks
+        assert any("comments=drop" in b.reason for b in result.blocks
                    if comment in b.text)
     with pytest.raises(ValueError, match="comments"):
         get_cleaner("default", comments="keep")
+
+
+FIGURE_STORY = (
+    "<html><body><nav><a href='/'>Home</a> <a href='/w'>World</a></nav><article>"
+    "<h1>Harbour bridge reopens</h1><p class='byline'>By Ann Lee, city desk</p>"
+    "<div class='dateline'><time datetime='2024-05-01'>1 May 2024, 09:00</time></div>"
+    + "".join(f"<p>Paragraph {k} of the story tells at some length how the bridge was mended "
+              f"and what it cost the town over the long winter months.</p>" for k in range(4))
+    + "<figure><img src='b.jpg'><figcaption>The bridge at dawn, seen from the quay</figcaption>"
+    "</figure><p>Paragraph 9 ends the story with the mayor's words on the reopening day.</p>"
+    "</article><aside><figure><figcaption>Gallery: boats of the week in the bay</figcaption>"
+    "</figure></aside></body></html>")
+
+
+@pytest.mark.parametrize("kind,text", [("captions", "The bridge at dawn"),
+                                       ("bylines", "By Ann Lee"), ("dates", "1 May 2024")])
+def test_a_convention_switch_drops_or_keeps_its_sections_whatever_the_model_says(
+        bundled: object, kind: str, text: str) -> None:
+    strict = {"threshold": 0.95, "relative": 0.0}  # keeps the paragraphs alone
+    lenient = {"threshold": 0.001, "relative": 0.0}  # one that keeps nearly everything
+    dropped = get_cleaner("default", **{kind: "drop"}, **lenient).clean(page(FIGURE_STORY))
+    assert text not in dropped.text and "Paragraph 2" in dropped.text
+    assert any(f"{kind}=drop" in b.reason for b in dropped.blocks if text in b.text)
+    assert text not in get_cleaner("default", **strict).clean(page(FIGURE_STORY)).text
+    kept = get_cleaner("default", **{kind: "keep"}, **strict).clean(page(FIGURE_STORY))
+    assert text in kept.text and "Paragraph 2" in kept.text
+    assert any(f"{kind}=keep" in b.reason for b in kept.blocks if text in b.text)
+    if kind == "captions":  # only the main text's: not the gallery's beside it
+        assert "Gallery: boats" not in kept.text
+    with pytest.raises(ValueError, match=kind):
+        get_cleaner("default", **{kind: "always"})
+
+
+def test_the_convention_switches_are_those_the_core_knows() -> None:
+    from sitesift._native import clean as native_clean
+    from sitesift.methods.default import CONVENTIONS
+
+    cleaner = get_cleaner("default")
+    npage = read_page(page(FIGURE_STORY))
+    for kind, values in CONVENTIONS.items():
+        for value in values:
+            native_clean(npage, cleaner._model.native, threshold=0.5, balanced=0.5,
+                         relative=0.5, conventions={kind: value})
+        with pytest.raises(ValueError, match=kind):
+            native_clean(npage, cleaner._model.native, threshold=0.5, balanced=0.5,
+                         relative=0.5, conventions={kind: "sometimes"})
+    with pytest.raises(ValueError, match="unknown convention"):
+        native_clean(npage, cleaner._model.native, threshold=0.5, balanced=0.5,
+                     relative=0.5, conventions={"tweets": "drop"})
 
 
 def test_site_evidence_drops_template_text(bundled: object) -> None:

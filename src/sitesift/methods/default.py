@@ -21,14 +21,22 @@ blocks instead of nothing: at the balanced threshold it is at most `relative` (0
 the page's highest block probability, and every preset's cut scales by the same factor
 (`extractor.model.page_cut`; `relative=0` turns this off).
 
-`comments=drop` removes the page's comment section whatever the model says (people who
-build training corpora often want no reader comments; the model itself follows the gold
-texts, which keep a forum's posts and mostly drop a story's comments). A comment section is
-an element whose class, id, role or itemprop names comments (the keyword groups' comment
-group), unless it holds the start of the main text: the first likely block of some length
-(a wrapper named for comments around the story is not a comment section). Forum posts in
-such containers go too: that is what the option asks for. `comments=auto` (the default)
-leaves it to the model.
+Conventions the gold corpora disagree on (docs/conventions.md) are switches, each `auto`
+(the default: the model decides) or set against it (`native/src/conventions.rs`):
+- `comments=drop` removes the page's comment section (people who build training corpora
+  often want no reader comments; the model follows the gold texts, which keep a forum's
+  posts and mostly drop a story's comments). A comment section is an element whose class,
+  id, role or itemprop names comments (the keyword groups' comment group). Forum posts in
+  such containers go too: that is what the option asks for.
+- `captions=drop|keep`: photo captions and credits (`<figcaption>`, class or id naming a
+  caption or credit);
+- `bylines=drop|keep`: bylines and author boxes (class, id, itemprop or rel naming an
+  author or byline);
+- `dates=drop|keep`: dates (`<time>`, class or id naming a date, dateline, timestamp).
+A section never holds the start of the main text (the first likely block of some length:
+a wrapper named for comments around the story is no comment section); `keep` keeps the
+section's blocks inside the main text's container (the captions of the story's photos, not
+those of a gallery beside it).
 
 Each page is read, scored and rendered by the native core (`sitesift.native`, Rust): one
 crossing per page, the GIL released while it works. The model is
@@ -57,12 +65,18 @@ if TYPE_CHECKING:
     import numpy as np
 
 ENV_MODEL = "SITESIFT_DEFAULT_MODEL"
-COMMENTS = ("auto", "drop")
+CONVENTIONS = {"comments": ("auto", "drop"), "captions": ("auto", "drop", "keep"),
+               "bylines": ("auto", "drop", "keep"), "dates": ("auto", "drop", "keep")}
+"""Each convention switch and its values (`native/src/conventions.rs` holds the same)."""
 KEPT = "no verdict: kept"
 
 
-def _reason(score: float, comment: bool) -> str:
-    return f"default: p={score:.2f}, comment section" if comment else f"default: p={score:.2f}"
+def _reason(score: float, section: str | None, content: bool) -> str:
+    """`default: p=0.91`, or with the convention that decided the block against the model:
+    `default: p=0.91, captions=drop`."""
+    if section is None:
+        return f"default: p={score:.2f}"
+    return f"default: p={score:.2f}, {section}={'keep' if content else 'drop'}"
 
 
 def read_page(page: Page, *, reveal: bool = True) -> Any:
@@ -85,7 +99,8 @@ class DefaultCleaner(Cleaner):
 
     def __init__(self, preset: str = "balanced", threshold: float | None = None,
                  model: str | None = None, site: bool = True,
-                 relative: float = model_file.RELATIVE, comments: str = "auto") -> None:
+                 relative: float = model_file.RELATIVE, comments: str = "auto",
+                 captions: str = "auto", bylines: str = "auto", dates: str = "auto") -> None:
         if preset not in model_file.PRESETS:
             raise ValueError(f"default: preset must be one of {', '.join(model_file.PRESETS)},"
                              f" got {preset!r}")
@@ -96,9 +111,11 @@ class DefaultCleaner(Cleaner):
         if isinstance(relative, bool) or not isinstance(relative, int | float) \
                 or not 0.0 <= relative <= 1.0:
             raise ValueError(f"default: relative must be a number in [0, 1], got {relative!r}")
-        if comments not in COMMENTS:
-            raise ValueError(f"default: comments must be one of {', '.join(COMMENTS)}, got "
-                             f"{comments!r}")
+        for name, value in (("comments", comments), ("captions", captions),
+                            ("bylines", bylines), ("dates", dates)):
+            if value not in CONVENTIONS[name]:
+                raise ValueError(f"default: {name} must be one of "
+                                 f"{', '.join(CONVENTIONS[name])}, got {value!r}")
         if model is not None and not isinstance(model, str):
             raise ValueError("default: model must be a path")
         self.preset = preset
@@ -106,7 +123,8 @@ class DefaultCleaner(Cleaner):
         self.model_path = model
         self.use_site = bool(site)
         self.relative = float(relative)
-        self.comments = comments
+        self.comments, self.captions = comments, captions
+        self.bylines, self.dates = bylines, dates
         self.evidence: SiteEvidence | None = None
         self._loaded: model_file.Scorer | None = None
         # The fitted pages as the core read them, by the page's identity: cleaning a page
@@ -160,7 +178,7 @@ class DefaultCleaner(Cleaner):
     def _settings(self) -> dict[str, Any]:
         model = self._model
         return {"threshold": self.cutoff, "balanced": model.thresholds["balanced"],
-                "relative": self.relative, "drop_comments": self.comments == "drop",
+                "relative": self.relative, "conventions": self.conventions(),
                 "evidence": self.evidence.native if self.evidence is not None else None}
 
     def clean(self, page: Page, *, noise: bool = True) -> Result:
@@ -174,8 +192,8 @@ class DefaultCleaner(Cleaner):
         # (score None: no verdict above the block, which the core reports as content)
         blocks = [Block(text, tag, CONTENT if content else NOISE,
                         1.0 if score is None else score,
-                        KEPT if score is None else _reason(score, comment), nid, path)
-                  for text, tag, score, content, comment, nid, path in rows]
+                        KEPT if score is None else _reason(score, section, content), nid, path)
+                  for text, tag, score, content, section, nid, path in rows]
         page.know_title(npage.title)
         result = Result(blocks, self.name, page.id, page.url, page.site, page.title,
                         verdicts=Verdicts(npage, kept))
@@ -203,21 +221,28 @@ class DefaultCleaner(Cleaner):
                                 **self._settings())
         nodes = list(page.root.iter())[1:]  # below the virtual root: <body> first
         verdicts: NodeScores = {}
-        for e, score, content, comment in decided:
+        for e, score, content, section in decided:
             verdicts[nodes[e].nid] = Verdict(CONTENT if content else NOISE, score,
-                                             _reason(score, comment))
+                                             _reason(score, section, content))
         return verdicts
 
     def get_params(self) -> dict[str, Any]:
         return {"preset": self.preset, "threshold": self.threshold, "model": self.model_path,
-                "site": self.use_site, "relative": self.relative, "comments": self.comments}
+                "site": self.use_site, "relative": self.relative, "comments": self.comments,
+                "captions": self.captions, "bylines": self.bylines, "dates": self.dates}
+
+    def conventions(self) -> dict[str, str]:
+        """The switches set against the model (`CONVENTIONS`), for the core."""
+        return {name: value for name, value in (
+            ("comments", self.comments), ("captions", self.captions),
+            ("bylines", self.bylines), ("dates", self.dates)) if value != "auto"}
 
     def to_state(self) -> dict[str, Any]:
         return {"evidence": self.evidence.to_state() if self.evidence is not None else None}
 
     @classmethod
     def from_state(cls, params: dict[str, Any], state: dict[str, Any]) -> DefaultCleaner:
-        known = {"preset", "threshold", "model", "site", "relative", "comments"}
+        known = {"preset", "threshold", "model", "site", "relative", *CONVENTIONS}
         if unknown := set(params) - known:
             raise ModelError(f"unknown default parameters: {sorted(unknown)}")
         try:

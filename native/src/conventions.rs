@@ -1,0 +1,248 @@
+//! Editorial conventions a user sets against the model's: a page's comment section,
+//! photo captions, bylines and dates, dropped (or captions, bylines and dates kept) whatever
+//! the model says. The gold corpora disagree on these (docs/conventions.md), so the model
+//! follows some corpora on each and a user picks the other side here.
+//!
+//! A section is an element of its kind that does not hold the start of the main text (a
+//! wrapper named for comments around the story is no comment section); a block is in the
+//! section when its element or an ancestor is. `keep` keeps the section's blocks that lie in
+//! the main text's container (the lowest element holding every likely block of main-text
+//! length): the captions of the story's photos, not those of a gallery in the sidebar.
+
+use std::sync::OnceLock;
+
+use regex::Regex;
+
+use crate::blocks::{attr_flag, PageBlocks};
+use crate::dom::View;
+use crate::text::count_tokens;
+
+/// A likely block of at least this many tokens is main text (where it starts, and what
+/// the main container holds).
+pub const MAIN_START_TOKENS: usize = 10;
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Rule {
+    /// the model decides
+    #[default]
+    Auto,
+    Drop,
+    Keep,
+}
+
+/// The kinds of section, in the order of `Conventions::rules`.
+pub const KINDS: [&str; 4] = ["comments", "captions", "bylines", "dates"];
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Conventions {
+    /// one rule per `KINDS` entry
+    pub rules: [Rule; 4],
+}
+
+impl Conventions {
+    /// From `(kind, rule)` pairs: kinds of `KINDS`, rules `auto`, `drop` or `keep`
+    /// (comments: `auto` or `drop`).
+    pub fn parse<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Result<Self, String> {
+        let mut c = Conventions::default();
+        for (kind, rule) in pairs {
+            let Some(k) = KINDS.iter().position(|&x| x == kind) else {
+                return Err(format!(
+                    "unknown convention {kind:?}: use one of {}",
+                    KINDS.join(", ")
+                ));
+            };
+            c.rules[k] = match (rule, k) {
+                ("auto", _) => Rule::Auto,
+                ("drop", _) => Rule::Drop,
+                ("keep", 1..) => Rule::Keep,
+                _ => {
+                    let allowed = if k == 0 {
+                        "auto or drop"
+                    } else {
+                        "auto, drop or keep"
+                    };
+                    return Err(format!("{kind}={rule}: use {allowed}"));
+                }
+            };
+        }
+        Ok(c)
+    }
+
+    pub fn any(&self) -> bool {
+        self.rules.iter().any(|&r| r != Rule::Auto)
+    }
+}
+
+fn caption_name() -> &'static Regex {
+    static R: OnceLock<Regex> = OnceLock::new();
+    R.get_or_init(|| Regex::new(r"caption|credit").unwrap())
+}
+
+fn byline_name() -> &'static Regex {
+    static R: OnceLock<Regex> = OnceLock::new();
+    R.get_or_init(|| Regex::new(r"byline|author").unwrap())
+}
+
+fn date_name() -> &'static Regex {
+    static R: OnceLock<Regex> = OnceLock::new();
+    R.get_or_init(|| {
+        Regex::new(r"(^|[^a-z])(date|dateline|datetime|timestamp|pubdate|published|updated)")
+            .unwrap()
+    })
+}
+
+/// Whether view element `v` is a section of kind `k` by its tag and names (class, id,
+/// itemprop, rel; lowercased).
+fn is_kind(view: &View, v: usize, k: usize, comment_flag: bool) -> bool {
+    let el = &view.elems[v];
+    let names = || {
+        ["class", "id", "itemprop", "rel"]
+            .iter()
+            .filter_map(|a| el.get(a))
+            .map(str::to_ascii_lowercase)
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    match k {
+        0 => comment_flag,
+        1 => el.tag == "figcaption" || caption_name().is_match(&names()),
+        2 => byline_name().is_match(&names()),
+        _ => date_name().is_match(&names()),
+    }
+}
+
+/// Per block: the convention that decides it, if any (an index of `KINDS`), and then
+/// whether it is content. Blocks no convention speaks for are `None`.
+pub fn apply(
+    pb: &PageBlocks,
+    view: &View,
+    likely: &[bool],
+    conventions: Conventions,
+) -> Vec<Option<(usize, bool)>> {
+    let n_el = pb.parent.len();
+    let mut out = vec![None; likely.len()];
+    if !conventions.any() {
+        return out;
+    }
+    let main: Vec<usize> = (0..likely.len())
+        .filter(|&b| likely[b] && count_tokens(&pb.text[b]) >= MAIN_START_TOKENS)
+        .collect();
+    let first_likely = (0..likely.len()).find(|&b| likely[b]);
+    let start = main.first().copied().or(first_likely);
+    let mut holds = vec![false; n_el];
+    if let Some(s) = start {
+        let mut e = pb.elem[s] as i64;
+        while e >= 0 {
+            holds[e as usize] = true;
+            e = pb.parent[e as usize];
+        }
+    }
+    let container = main_container(pb, &main);
+    let comment = attr_flag("comment");
+    for (k, &rule) in conventions.rules.iter().enumerate() {
+        if rule == Rule::Auto {
+            continue;
+        }
+        // inside[e]: e or an ancestor is a section of this kind; in_main[e]: e lies in
+        // the main container (elements come in preorder, parents first)
+        let mut inside = vec![false; n_el];
+        let mut in_main = vec![false; n_el];
+        for e in 0..n_el {
+            let up = pb.parent[e];
+            let own = !holds[e]
+                && is_kind(
+                    view,
+                    view.preorder[e] as usize,
+                    k,
+                    pb.flags[e] & comment != 0,
+                );
+            inside[e] = (up >= 0 && inside[up as usize]) || own;
+            in_main[e] = Some(e) == container || (up >= 0 && in_main[up as usize]);
+        }
+        for (b, &e) in pb.elem.iter().enumerate() {
+            if !inside[e] || out[b].is_some() {
+                continue;
+            }
+            match rule {
+                Rule::Drop => out[b] = Some((k, false)),
+                Rule::Keep if in_main[e] => out[b] = Some((k, true)),
+                _ => {}
+            }
+        }
+    }
+    out
+}
+
+/// The lowest element that holds every main-text block and is not one of them (None
+/// without one).
+fn main_container(pb: &PageBlocks, main: &[usize]) -> Option<usize> {
+    let chain = |e: usize| {
+        let mut up = vec![e];
+        let mut x = pb.parent[e];
+        while x >= 0 {
+            up.push(x as usize);
+            x = pb.parent[x as usize];
+        }
+        up.reverse(); // root first
+        up
+    };
+    let mut common: Option<Vec<usize>> = None;
+    for &b in main {
+        let c = chain(pb.elem[b]);
+        common = Some(match common {
+            None => c,
+            Some(prev) => prev
+                .iter()
+                .zip(&c)
+                .take_while(|(a, b)| a == b)
+                .map(|(a, _)| *a)
+                .collect(),
+        });
+    }
+    // one main block: its own element holds nothing beside it, so its parent contains
+    let lowest = common.and_then(|c| c.last().copied())?;
+    if main.iter().any(|&b| pb.elem[b] == lowest) && pb.parent[lowest] >= 0 {
+        Some(pb.parent[lowest] as usize)
+    } else {
+        Some(lowest)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::blocks::walk;
+    use crate::dom::build_view;
+    use crate::parse::parse;
+
+    #[test]
+    fn rules_parse_and_bad_ones_are_refused() {
+        let c = Conventions::parse([("captions", "keep"), ("comments", "drop")]).unwrap();
+        assert_eq!(c.rules, [Rule::Drop, Rule::Keep, Rule::Auto, Rule::Auto]);
+        assert!(!Conventions::default().any() && c.any());
+        assert!(Conventions::parse([("comments", "keep")]).is_err());
+        assert!(Conventions::parse([("tweets", "drop")]).is_err());
+        assert!(Conventions::parse([("dates", "sometimes")]).is_err());
+    }
+
+    #[test]
+    fn drop_and_keep_decide_sections_outside_the_main_start() {
+        let html = "<div class='story'><p class='byline'>By A. Writer</p>\
+                    <p>The story starts here with words enough to be main text.</p>\
+                    <figure><figcaption>A photo of the quay</figcaption></figure></div>\
+                    <aside><p class='photo-credit'>Gallery credit line</p></aside>";
+        let a = parse(html);
+        let view = build_view(&a, a.html_child("body").unwrap());
+        let pb = walk(&view, None, None);
+        let texts: Vec<&str> = pb.text.iter().map(String::as_str).collect();
+        let at = |t: &str| texts.iter().position(|x| x.starts_with(t)).unwrap();
+        let mut likely = vec![false; pb.text.len()];
+        likely[at("The story")] = true;
+        let c = Conventions::parse([("captions", "keep"), ("bylines", "drop")]).unwrap();
+        let got = apply(&pb, &view, &likely, c);
+        assert_eq!(got[at("By A.")], Some((2, false)));
+        assert_eq!(got[at("A photo")], Some((1, true))); // in the story's container
+        assert_eq!(got[at("Gallery")], None); // a caption outside it: the model's call
+        assert_eq!(got[at("The story")], None);
+    }
+}
