@@ -453,6 +453,9 @@ fn title_heading(title: &str, format: &str) -> PyResult<String> {
     ))
 }
 
+/// One block's verdict for `decide`: (element, score, content, the convention that decided).
+type Decided = (usize, f64, bool, Option<&'static str>);
+
 /// The verdicts on a read page's block elements: (element's preorder position below
 /// `<body>`, score, content, the convention that decided it or None) per block, in block
 /// order.
@@ -470,7 +473,7 @@ fn decide<'py>(
     conventions: Option<HashMap<String, String>>,
     cv: Option<String>,
     evidence: Option<PyRef<'py, PyEvidence>>,
-) -> PyResult<Vec<(usize, f64, bool, Option<&'static str>)>> {
+) -> PyResult<Vec<Decided>> {
     let members = &model.get().members;
     let ev = evidence.as_ref().map(|e| &e.inner);
     let p = &mut page.inner;
