@@ -91,24 +91,29 @@ fn date_name() -> &'static Regex {
     })
 }
 
-/// Whether view element `v` is a section of kind `k` by its tag and names (class, id,
-/// itemprop, rel; lowercased).
-fn is_kind(view: &View, v: usize, k: usize, comment_flag: bool) -> bool {
+/// The kinds (bits of `KINDS` indices) among `wanted` that view element `v` is a section
+/// of, by its tag and names (class, id, itemprop, rel; lowercased, read once).
+fn kinds_of(view: &View, v: usize, wanted: &[usize], comment_flag: bool) -> u8 {
     let el = &view.elems[v];
-    let names = || {
-        ["class", "id", "itemprop", "rel"]
-            .iter()
-            .filter_map(|a| el.get(a))
-            .map(str::to_ascii_lowercase)
-            .collect::<Vec<_>>()
-            .join(" ")
-    };
-    match k {
-        0 => comment_flag,
-        1 => el.tag == "figcaption" || caption_name().is_match(&names()),
-        2 => byline_name().is_match(&names()),
-        _ => date_name().is_match(&names()),
+    let names = ["class", "id", "itemprop", "rel"]
+        .iter()
+        .filter_map(|a| el.get(a))
+        .map(str::to_ascii_lowercase)
+        .collect::<Vec<_>>()
+        .join(" ");
+    let mut bits = 0u8;
+    for &k in wanted {
+        let hit = match k {
+            0 => comment_flag,
+            1 => el.tag == "figcaption" || caption_name().is_match(&names),
+            2 => byline_name().is_match(&names),
+            _ => date_name().is_match(&names),
+        };
+        if hit {
+            bits |= 1 << k;
+        }
     }
+    bits
 }
 
 /// Per block: the convention that decides it, if any (an index of `KINDS`), and then
@@ -139,36 +144,36 @@ pub fn apply(
     }
     let container = main_container(pb, &main);
     let comment = attr_flag("comment");
-    for (k, &rule) in conventions.rules.iter().enumerate() {
-        if rule == Rule::Auto {
-            continue;
-        }
-        // inside[e]: e or an ancestor is a section of this kind; in_main[e]: e lies in
-        // the main container (elements come in preorder, parents first)
-        let mut inside = vec![false; n_el];
-        let mut in_main = vec![false; n_el];
-        for e in 0..n_el {
-            let up = pb.parent[e];
-            let own = !holds[e]
-                && is_kind(
-                    view,
-                    view.preorder[e] as usize,
-                    k,
-                    pb.flags[e] & comment != 0,
-                );
-            inside[e] = (up >= 0 && inside[up as usize]) || own;
-            in_main[e] = Some(e) == container || (up >= 0 && in_main[up as usize]);
-        }
-        for (b, &e) in pb.elem.iter().enumerate() {
-            if !inside[e] || out[b].is_some() {
-                continue;
-            }
-            match rule {
-                Rule::Drop => out[b] = Some((k, false)),
-                Rule::Keep if in_main[e] => out[b] = Some((k, true)),
-                _ => {}
-            }
-        }
+    let wanted: Vec<usize> = (0..KINDS.len())
+        .filter(|&k| conventions.rules[k] != Rule::Auto)
+        .collect();
+    // inside[e]: the kinds e or an ancestor is a section of; in_main[e]: e lies in the main
+    // container (elements come in preorder, parents first)
+    let mut inside = vec![0u8; n_el];
+    let mut in_main = vec![false; n_el];
+    for e in 0..n_el {
+        let up = pb.parent[e];
+        let own = if holds[e] {
+            0
+        } else {
+            kinds_of(
+                view,
+                view.preorder[e] as usize,
+                &wanted,
+                pb.flags[e] & comment != 0,
+            )
+        };
+        inside[e] = own | if up >= 0 { inside[up as usize] } else { 0 };
+        in_main[e] = Some(e) == container || (up >= 0 && in_main[up as usize]);
+    }
+    for (b, &e) in pb.elem.iter().enumerate() {
+        // the first kind, in KINDS order, whose rule decides the block
+        out[b] = wanted.iter().find_map(|&k| match conventions.rules[k] {
+            _ if inside[e] & (1 << k) == 0 => None,
+            Rule::Drop => Some((k, false)),
+            Rule::Keep if in_main[e] => Some((k, true)),
+            _ => None,
+        });
     }
     out
 }

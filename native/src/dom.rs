@@ -98,23 +98,8 @@ pub const STYLE_ATTRS: &[&str] = &[
     "size",
     "style",
 ];
-const KEPT_ATTRS: &[&str] = &[
-    "class",
-    "id",
-    "role",
-    "align",
-    "valign",
-    "width",
-    "height",
-    "bgcolor",
-    "background",
-    "border",
-    "cellpadding",
-    "cellspacing",
-    "color",
-    "face",
-    "size",
-    "style",
+/// The attributes the view keeps beside `STYLE_ATTRS`.
+const MORE_ATTRS: &[&str] = &[
     "itemprop",
     // read by the structure renderer only
     "href",
@@ -236,7 +221,10 @@ fn make_elem(a: &Arena, i: u32, parent: u32, depth: u32) -> Elem {
     };
     let kept = attrs
         .iter()
-        .filter(|x| KEPT_ATTRS.contains(&&*x.name.local))
+        .filter(|x| {
+            let name = &*x.name.local;
+            STYLE_ATTRS.contains(&name) || MORE_ATTRS.contains(&name)
+        })
         .map(|x| (x.name.local.to_string(), x.value.to_string()))
         .collect();
     Elem {

@@ -13,7 +13,7 @@ use crate::parse::parse;
 use crate::render::{render, OutBlock, Verdict};
 use crate::reveal::{reveal, visible_tokens};
 use crate::site::{block_keys, page_digest, Evidence};
-use crate::structure::{base_url, Format, Options};
+use crate::structure::{Format, Options};
 
 /// A page as the cleaner reads it: its visible tree (revealed where `reveal` applies), its
 /// blocks, and the digest of the HTML it was served with (the site evidence's name for it).
@@ -46,17 +46,13 @@ impl Prepared {
         links: bool,
         images: bool,
     ) -> String {
-        let base = if links || images {
-            base_url(self.url.as_deref(), self.base_href.as_deref())
-        } else {
-            None
-        };
-        let opts = Options {
+        let opts = Options::for_page(
             format,
             links,
             images,
-            base,
-        };
+            self.url.as_deref(),
+            self.base_href.as_deref(),
+        );
         crate::structure::render(&self.view, kept, &opts)
     }
 }

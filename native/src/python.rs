@@ -572,20 +572,17 @@ fn render_html(
         if let (Some(&v), Some(slot @ None)) = (kept.get(&0), k.first_mut()) {
             *slot = Some(v);
         }
-        let base = if links || images {
-            crate::structure::base_url(url.as_deref(), crate::dom::base_href(&arena).as_deref())
-        } else {
-            None
-        };
+        let base_href = crate::dom::base_href(&arena);
         Ok(formats
             .iter()
             .map(|&format| {
-                let opts = crate::structure::Options {
+                let opts = crate::structure::Options::for_page(
                     format,
                     links,
                     images,
-                    base: base.clone(),
-                };
+                    url.as_deref(),
+                    base_href.as_deref(),
+                );
                 crate::structure::render(&view, &k, &opts)
             })
             .collect())

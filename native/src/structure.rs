@@ -73,6 +73,30 @@ pub struct Options {
     pub base: Option<Url>,
 }
 
+impl Options {
+    /// Options for a page at `url` with `base_href` (its `<base href>`): the base is
+    /// resolved only where links or images are kept.
+    pub fn for_page(
+        format: Format,
+        links: bool,
+        images: bool,
+        url: Option<&str>,
+        base_href: Option<&str>,
+    ) -> Options {
+        let base = if links || images {
+            base_url(url, base_href)
+        } else {
+            None
+        };
+        Options {
+            format,
+            links,
+            images,
+            base,
+        }
+    }
+}
+
 /// The address relative links of a page resolve against: its `<base href>` resolved
 /// against its URL, else its URL; None where neither parses.
 pub fn base_url(url: Option<&str>, base_href: Option<&str>) -> Option<Url> {
