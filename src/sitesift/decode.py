@@ -369,11 +369,18 @@ def split_http_response(data: bytes) -> tuple[dict[str, str], bytes]:
     first = _FIELD.match(m["fields"])
     if m["status"] is None and (first is None or first[1].lower() not in _RESPONSE_FIELDS):
         return {}, data
+    return header_fields(m["fields"]), data[m.end() :]
+
+
+def header_fields(block: bytes) -> dict[str, str]:
+    """The fields of an HTTP or WARC header block, as browsers read them: names lowercased,
+    the first of repeated names kept, bare-LF or CRLF lines, folded lines unfolded, lines
+    that are not fields ignored."""
     headers: dict[str, str] = {}
-    for f in _FIELD.finditer(m["fields"]):
+    for f in _FIELD.finditer(block):
         value = re.sub(rb"\r?\n[ \t]+", b" ", f[2]).strip()  # unfold continuation lines
         headers.setdefault(f[1].lower().decode("ascii"), value.decode("latin-1"))
-    return headers, data[m.end() :]
+    return headers
 
 
 def decode_file(path: str | os.PathLike[str], *, max_bytes: int = _MAX_BYTES) -> Decoded:

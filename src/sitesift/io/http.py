@@ -1,16 +1,47 @@
-"""HTTP payloads of crawled responses: is it an HTML page, and its body with transfer and
-content codings removed, never inflated past a byte limit (a gzip bomb is an error)."""
+"""HTTP responses as crawled: their header read as leniently as browsers read it, whether
+it is an HTML page, and its body with transfer and content codings removed, never inflated
+past a byte limit (a gzip bomb is an error)."""
 
 from __future__ import annotations
 
 import re
 import zlib
 
+from sitesift.decode import header_fields
 from sitesift.errors import InputError
 
 HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
 _SNIFF = re.compile(rb"^(?:\xef\xbb\xbf)?\s*(?:<!doctype\s+html|<html|<head|<body|<!--)", re.I)
 _CHUNK_SIZE = re.compile(rb"([0-9A-Fa-f]+)[^\r\n]*\r?\n")
+_BLANK_LINE = re.compile(rb"\n\r?\n")  # the empty line that ends a header: CRLF or bare LF
+# "HTTP/1.0 200 OK", "HTTP/1.1  200", "HTTP/1.1\t200\tOK", " HTTP/2 200": the code is what counts
+_STATUS_LINE = re.compile(rb"[ \t]*HTTP/[0-9.]*[ \t]+(\d{3})(?![0-9])", re.I)
+_HTTP_START = re.compile(rb"[ \t\r\n]*HTTP/", re.I)
+_LEADING_LINES = re.compile(rb"[\r\n]*")  # browsers skip blank lines before a status line
+
+HEAD_LIMIT = 1 << 20
+"""An HTTP header larger than this is refused (browsers stop at 256 KiB or less)."""
+
+
+def head_end(data: bytes) -> int | None:
+    """Where the header block at the start of `data` ends, just past its empty line."""
+    start = lead.end() if (lead := _LEADING_LINES.match(data)) else 0
+    m = _BLANK_LINE.search(data, start)
+    return None if m is None else m.end()
+
+
+def is_http_head(data: bytes) -> bool:
+    """Does `data` start with an HTTP status line (blank lines before it allowed)?"""
+    return _HTTP_START.match(data) is not None
+
+
+def parse_head(head: bytes) -> tuple[int | None, dict[str, str]]:
+    """The status code (None when the status line has none: browsers take 200) and the
+    fields of an HTTP response header."""
+    head = head.lstrip(b"\r\n")
+    line, _, fields = head.partition(b"\n")
+    status = _STATUS_LINE.match(line)
+    return (int(status[1]) if status else None), header_fields(fields)
 
 
 def mime_type(content_type: str | None) -> str:

@@ -1,10 +1,24 @@
-"""WARC files in and out, through FastWARC (gzip, zstd and lz4 members detected by itself).
+"""WARC files in and out.
 
 `read_warc` yields one item per WARC record: HTML responses as pages; requests, metadata,
-non-HTML and non-2xx responses as skipped with a reason; truncated, oversized and
-undecodable responses as failed. FastWARC hands out a cut-off record as if it were whole,
-so each payload's length is checked against its header. If the file itself becomes
-unreadable, the rest of it is one failed item, so nothing vanishes without a record.
+non-HTML and non-2xx responses as skipped with a reason; oversized and undecodable
+responses as failed. It frames the records itself (over `sitesift.io.warcstream`), so
+that one bad record costs that record only, where FastWARC gave up on the rest of the
+file: a record whose header is malformed or too large, whose Content-Length is missing,
+negative, cut short by the end of the data or not followed by the next record, or whose
+gzip member is corrupt or cut, starts an unreadable stretch; reading resumes at the next
+record found after it (at the next line starting `WARC/`, the next gzip member), and each
+stretch is one failed item naming its offset, the reason and where reading resumed. The
+records inside a bad record's claimed length are found again (uncompressed files, and gzip
+members up to `warcstream.REWIND_LIMIT` bytes). Corrupt zstd or lz4 data ends the file.
+
+HTTP headers are read as browsers read them (`sitesift.io.http`): bare-LF or CRLF lines,
+folded lines, a status line with odd spacing or no code; the HTTP Content-Length is not
+used (the WARC record says where the payload ends). An HTTP header over `http.HEAD_LIMIT`
+bytes fails its record only.
+
+Offsets: of the record in an uncompressed file, of its gzip member in a gzip file, in the
+decompressed data for zstd and lz4.
 
 `write_warc` writes HTTP responses (and, for tests, other records) as a WARC, one gzip
 member per record as crawlers do; tests and benchmarks/make_warc.py build their inputs
@@ -16,20 +30,32 @@ from __future__ import annotations
 import gzip
 import io
 import re
-import zlib
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from collections.abc import Generator, Iterable, Iterator
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import BinaryIO
 
-from fastwarc.warc import ArchiveIterator, WarcRecord, WarcRecordType
+from fastwarc.warc import WarcRecord, WarcRecordType
 
+from sitesift.decode import header_fields
 from sitesift.errors import InputError
-from sitesift.io.http import decode_payload, looks_like_html, skip_reason
+from sitesift.io.http import (
+    HEAD_LIMIT,
+    decode_payload,
+    is_http_head,
+    looks_like_html,
+    parse_head,
+    skip_reason,
+)
 from sitesift.io.records import Failed, Item, PageRecord, Skipped
+from sitesift.io.warcstream import Damaged, Source, Stream, open_source
 
 WARC_SUFFIXES = (".warc", ".warc.gz", ".warc.zst", ".warc.lz4")
-_CONTENT_LENGTH = re.compile(rb"(?im)^content-length:[ \t]*(\d+)")
+WARC_HEAD_LIMIT = 64 * 1024
+"""A WARC record header larger than this is not one (FastWARC allows 32 KiB)."""
+_TYPES = frozenset({"warcinfo", "response", "resource", "request", "metadata", "revisit",
+                    "conversion", "continuation"})
+_LENGTH = re.compile(r"[0-9]{1,18}")  # more digits: an absurd length, not a number to parse
 
 
 def is_warc(path: str | Path) -> bool:
@@ -37,133 +63,196 @@ def is_warc(path: str | Path) -> bool:
 
 
 def read_warc(path: str, input_index: int, max_bytes: int) -> Iterator[Item]:
-    """Every record of the WARC file at `path`, in file order."""
-    position, offset = -1, 0
-    item: Item | None = None
-    opened: BinaryIO | None = None
-    try:  # a local file, or a URL (s3://, hdfs://, ...) that FastWARC opens through fsspec
-        if "://" not in path:
-            opened = open(path, "rb")  # noqa: SIM115 - closed in the finally below
-        records = iter(ArchiveIterator(opened or path, parse_http=True, auto_decode="none"))
-    except (OSError, ValueError) as exc:
-        yield Failed(input_index, 0, path, None, None, f"cannot open the WARC file: {exc}")
-        return
-    try:
-        while True:
+    """Every record of the WARC file at `path`, in file order (a local path, or a URL that
+    fsspec opens: s3://, hdfs://, ...)."""
+    return _Reader(path, input_index, max_bytes).items()
+
+
+class _BadRecord(Exception):
+    """The record here cannot be framed; look for the next one from `resume` on."""
+
+    def __init__(self, reason: str, resume: int) -> None:
+        super().__init__(reason)
+        self.reason, self.resume = reason, resume
+
+
+def _open(path: str) -> BinaryIO:
+    if "://" not in path:
+        return open(path, "rb")
+    import fsspec  # installed with FastWARC's remote support; only URLs need it
+
+    return fsspec.open(path, "rb").open()
+
+
+class _Reader:
+    """One pass over one file: numbers the items, and holds the unreadable stretch being
+    passed over until reading resumes (then it is one failed item)."""
+
+    def __init__(self, path: str, index: int, max_bytes: int) -> None:
+        self.path, self.index, self.max_bytes = path, index, max_bytes
+        self.count = 0
+        self.url: str | None = None  # of the record being read
+        self.stretch: tuple[int | None, str | None, str] | None = None  # offset, url, reason
+
+    def items(self) -> Iterator[Item]:
+        try:
+            fh = _open(self.path)
+        except (OSError, ValueError, ImportError) as exc:
+            yield self._numbered(Failed(self.index, 0, self.path, None, None,
+                                        f"cannot open the WARC file: {exc}"))
+            return
+        with fh:
             try:
-                record = next(records, None)
+                source: Source | None = open_source(fh)
             except (OSError, ValueError) as exc:
-                yield Failed(input_index, position + 1, path, None, offset,
-                             f"unreadable WARC data after record {position} (offset {offset}): "
-                             f"{exc}")
-                return
-            if record is None:
-                break
-            position += 1
-            offset = record.stream_pos
+                self._open(0, f"cannot read the WARC file ({exc})")
+                source = None
+            while source is not None:
+                damaged = yield from self._part(source)
+                source = source.after_damage() if damaged else None
+        if self.stretch is not None:
+            yield self._close("nothing readable after it")
+
+    def _part(self, source: Source) -> Generator[Item, None, bool]:
+        """The records of `source` until its end or damage (returns True for damage)."""
+        stream = Stream(source)
+        resume: int | None = None  # after a bad record: look for the next one from here
+        while True:
+            start, self.url = stream.pos, None
             try:
-                item = _item(record, input_index, position, path, max_bytes)
-            except (InputError, OSError, ValueError) as exc:  # this record only
-                url = _clean_uri(record.headers.get("WARC-Target-URI"))
-                item = Failed(input_index, position, path, url, offset, str(exc))
-            yield item
-    finally:
-        if opened is not None:
-            opened.close()
-    if isinstance(item, Failed):  # a cut-off last record is already accounted for
-        return
-    if opened is not None and (lost := _lost_tail(path, offset, position >= 0)) is not None:
-        yield Failed(input_index, position + 1, path, None, offset, lost)
+                if resume is not None:
+                    _resync(stream, resume)
+                    resume = None
+                stream.skip_blank()
+                start = stream.pos
+                if not stream.peek(1):
+                    if source.next_part():
+                        continue
+                    return False
+                source.forget(start)
+                item = self._record(stream, source.offset_of(start))
+            except _BadRecord as bad:
+                self._open(source.offset_of(start), bad.reason)
+                resume = bad.resume
+                continue
+            except (Damaged, OSError) as exc:
+                self._open(source.offset_of(start), str(exc))
+                return True
+            if self.stretch is not None:
+                yield self._close(f"reading resumed at offset {source.offset_of(start)}")
+            yield self._numbered(item)
+
+    def _numbered(self, item: Item) -> Item:
+        self.count += 1
+        return replace(item, position=self.count - 1)
+
+    def _open(self, offset: int | None, reason: str) -> None:
+        if self.stretch is None:  # a stretch goes on until a record is read again
+            self.stretch = (offset, self.url, reason)
+
+    def _close(self, end: str) -> Item:
+        assert self.stretch is not None
+        offset, url, reason = self.stretch
+        self.stretch = None
+        where = "" if offset is None else f" at offset {offset}"
+        return self._numbered(Failed(self.index, 0, self.path, url, offset,
+                                     f"{reason}{where}; {end}"))
+
+    def _record(self, stream: Stream, offset: int) -> Item:
+        """The record at this position, read to its end and checked to end there."""
+        self.url = None
+        start = stream.pos
+        if not stream.peek(5).startswith(b"WARC/"):
+            raise _BadRecord("not a WARC record", start + 1)
+        head = stream.head(WARC_HEAD_LIMIT)
+        if head is None:
+            large = len(stream.peek(WARC_HEAD_LIMIT)) >= WARC_HEAD_LIMIT
+            raise _BadRecord(f"WARC record header over {WARC_HEAD_LIMIT:,} bytes" if large
+                             else "truncated WARC record header", start + 1)
+        fields = header_fields(head)
+        self.url = _clean_uri(fields.get("warc-target-uri"))
+        length = _content_length(fields.get("content-length"), start + 1)
+        stream.skip(len(head))
+        content = stream.pos
+        stream.span = True  # a record may go on in the next gzip member
+        try:
+            item = self._content(stream, fields, length, offset)
+            stream.skip(content + length - stream.pos)
+        finally:
+            stream.span = False
+        if (got := stream.pos - content) < length:
+            raise _BadRecord(f"truncated record: {got:,} of {length:,} bytes", content)
+        if stream.peek(4) == b"\r\n\r\n":  # its end: what follows is the next one's business
+            stream.skip(4)
+            stream.peek(1)  # to the end of its gzip member, if it ends there: is it whole?
+            return item
+        stream.skip_blank()  # writers that end records otherwise: the next record must follow
+        if stream.peek(5) not in (b"", b"WARC/"):
+            raise _BadRecord(f"the record does not end where its Content-Length "
+                             f"({length:,}) says", content)
+        return item
+
+    def _content(self, stream: Stream, fields: dict[str, str], length: int,
+                 offset: int) -> Item:
+        """The item for a record's content (of `length` bytes from here); reads what it
+        needs of it."""
+        kind = (fields.get("warc-type") or "").strip().lower()
+        if kind != "response":
+            return self._skipped(f"WARC {kind if kind in _TYPES else 'unknown'} record")
+        if "application/http" not in (fields.get("content-type") or "").lower():
+            return self._skipped("response record without an HTTP message")
+        head = b""  # none: an HTTP/0.9 response, all body, as browsers take it
+        if is_http_head(stream.peek(min(length, 64))):
+            head = stream.head(min(length, HEAD_LIMIT)) or b""
+            if not head and length > HEAD_LIMIT:
+                return self._failed(offset, f"HTTP header over {HEAD_LIMIT:,} bytes")
+            head = head or stream.peek(length)  # a header without a body
+        status, http = parse_head(head)
+        stream.skip(len(head))
+        content_type = http.get("content-type")
+        if (reason := skip_reason(status, content_type)) is not None:
+            return self._skipped(reason)
+        size = length - len(head)
+        if size > self.max_bytes:
+            return self._failed(offset, f"HTTP payload of {size:,} bytes exceeds the limit of "
+                                        f"{self.max_bytes:,}")
+        body = stream.take(size)
+        try:
+            body = decode_payload(body, http.get("content-encoding"),
+                                  http.get("transfer-encoding"), self.max_bytes)
+        except InputError as exc:
+            return self._failed(offset, str(exc))
+        if not content_type and not looks_like_html(body):
+            return self._skipped("no content type, and not HTML")
+        return PageRecord(self.index, 0, self.path, self.url, content_type, body, offset)
+
+    def _skipped(self, reason: str) -> Skipped:
+        return Skipped(self.index, 0, self.path, reason)
+
+    def _failed(self, offset: int, reason: str) -> Failed:
+        return Failed(self.index, 0, self.path, self.url, offset, reason)
 
 
-def _lost_tail(path: str, offset: int, any_record: bool) -> str | None:
-    """FastWARC ends quietly when a file stops inside a record's header: look whether bytes
-    follow the last record it gave (from `offset`, where that record starts)."""
-    name = path.lower()
-    try:
-        with open(path, "rb") as fh:
-            fh.seek(offset)
-            if not any_record:  # not even one record, yet there are bytes
-                rest = bool(fh.read(1 << 16).strip())
-            elif name.endswith(".gz"):
-                rest = _after_first_member(fh)
-            elif name.endswith(".warc"):
-                rest = _after_plain_record(fh)
-            else:
-                return None  # zstd, lz4: not checked
-    except (OSError, zlib.error):
-        rest = True
-    if not rest:
-        return None
-    return (f"unreadable data after the last record (offset {offset}): a truncated or "
-            "corrupt record")
+def _resync(stream: Stream, resume: int) -> None:
+    """On to the next line starting `WARC/` from `resume` (or from where reading stopped,
+    if it cannot go back there); at the end of the data or member, stop there."""
+    if stream.pos < resume:
+        stream.skip(resume - stream.pos)
+    elif stream.pos > resume:
+        stream.rewind(resume)
+    stream.seek_line(b"WARC/")
 
 
-def _after_first_member(fh: BinaryIO) -> bool:
-    """Is there data after the gzip member starting here? (A member cut by the end of the
-    file is the last record's own; its payload was checked when it was read.)"""
-    inflater = zlib.decompressobj(31)
-    pending = b""
-    while not inflater.eof:
-        if not pending and not (pending := fh.read(1 << 16)):
-            return False
-        inflater.decompress(pending, 1 << 20)  # output is not needed: bounded, dropped
-        pending = inflater.unconsumed_tail
-    return bool(inflater.unused_data.strip() or fh.read(1 << 16).strip())
-
-
-def _after_plain_record(fh: BinaryIO) -> bool:
-    """Is there data after the uncompressed record starting here?"""
-    head = fh.read(64 * 1024)
-    end = head.find(b"\r\n\r\n")
-    length = _CONTENT_LENGTH.search(head, 0, max(end, 0))
-    if end < 0 or length is None:
-        return True
-    fh.seek(fh.tell() - len(head) + end + 4 + int(length[1]))
-    return bool(fh.read(1 << 16).strip())
+def _content_length(value: str | None, resume: int) -> int:
+    text = (value or "").strip()
+    if _LENGTH.fullmatch(text) is None:
+        raise _BadRecord(f"bad Content-Length {text[:40]!r}" if text else
+                         "no Content-Length", resume)
+    return int(text)
 
 
 def _clean_uri(uri: str | None) -> str | None:
     return uri.strip().strip("<>") if uri else None  # WARC 1.0 examples wrap it in <>
-
-
-def _consumed(record: WarcRecord) -> None:
-    """Read past a record not kept, making sure it was all there."""
-    got = record.consume()
-    if got < record.content_length:
-        raise InputError(f"truncated record: {got:,} of {record.content_length:,} bytes")
-
-
-def _item(record: WarcRecord, input_index: int, position: int, path: str,
-          max_bytes: int) -> Item:
-    if not (record.headers.get("Content-Length") or "").strip().isdigit():
-        raise InputError("truncated or malformed WARC record header (no Content-Length)")
-    kind = record.record_type
-    if kind != WarcRecordType.response:
-        _consumed(record)
-        return Skipped(input_index, position, path, f"WARC {kind} record")
-    if not record.is_http:
-        if "application/http" in (record.headers.get("Content-Type") or "").lower():
-            raise InputError("truncated or malformed HTTP response header")
-        _consumed(record)
-        return Skipped(input_index, position, path, "response record without an HTTP message")
-    url = _clean_uri(record.headers.get("WARC-Target-URI"))
-    http = record.http_headers
-    content_type = http.get("Content-Type")
-    if (reason := skip_reason(http.status_code, content_type)) is not None:
-        _consumed(record)
-        return Skipped(input_index, position, path, reason)
-    length = record.content_length
-    if length > max_bytes:
-        raise InputError(f"HTTP payload of {length:,} bytes exceeds the limit of {max_bytes:,}")
-    body = record.reader.read()
-    if len(body) < length:
-        raise InputError(f"truncated record: {len(body):,} of {length:,} payload bytes")
-    body = decode_payload(body, http.get("Content-Encoding"), http.get("Transfer-Encoding"),
-                          max_bytes)
-    if not content_type and not looks_like_html(body):
-        return Skipped(input_index, position, path, "no content type, and not HTML")
-    return PageRecord(input_index, position, path, url, content_type, body, record.stream_pos)
 
 
 @dataclass(frozen=True, slots=True)
