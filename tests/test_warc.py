@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 import zlib
 from pathlib import Path
 
@@ -231,3 +232,209 @@ def test_spill_keeps_each_sites_pages_in_order(tmp_path: Path, budget: int, word
     for k in range(3):
         files = list(tmp_path.glob(f"s{k}.example-*.spill"))
         assert list(read_spill(files)) == [p for p in pages if p.site == f"s{k}.example"]
+
+
+# -- hostile WARCs: one bad record costs that record only -----------------------------------
+# Each file is GOOD pages, a bad record (or bad bytes), GOOD more pages: in a plain file, or
+# one gzip member each. Every good page must come through once, the bad stretch must be
+# one failed item naming its offset and where reading resumed, and nothing else.
+
+GOOD = 4
+BAD_URL = "http://a.example/bad"
+
+
+def _response(http: bytes) -> bytes:
+    """A WARC response record holding the HTTP message `http` byte for byte."""
+    head = warc_record(HttpResponse(BAD_URL, b"")).split(b"\r\n\r\n", 1)[0]
+    return _set_length(head, len(http)) + b"\r\n\r\n" + http + b"\r\n\r\n"
+
+
+def _set_length(record: bytes, value: int | bytes) -> bytes:
+    """The WARC record with its Content-Length replaced (by a lie, or garbage)."""
+    text = b"%d" % value if isinstance(value, int) else value
+    return re.sub(rb"Content-Length: \d+", b"Content-Length: " + text, record, count=1)
+
+
+def _hostile(path: Path, bad: bytes) -> tuple[list[bytes], int]:
+    """Write GOOD pages, `bad`, GOOD pages to `path`; the good bodies and `bad`'s offset."""
+    good = [HttpResponse(f"http://a.example/{i}", html(i, 10)) for i in range(2 * GOOD)]
+    records = [warc_record(p) for p in good]
+    records.insert(GOOD, bad)
+    if path.name.endswith(".gz"):
+        records = [gzip.compress(r, 6, mtime=0) for r in records]
+    path.write_bytes(b"".join(records))
+    return [p.body for p in good], sum(len(r) for r in records[:GOOD])
+
+
+HTML99 = html(99, 10)
+GOOD_RECORD = warc_record(HttpResponse(BAD_URL, HTML99))
+HOSTILE_PAGES = {  # bad-looking responses that browsers read: the page comes through
+    "bare-lf": _response(b"HTTP/1.0 200 OK\nServer: old\nContent-Type: text/html\n\n" + HTML99),
+    "bare-lf-untyped": _response(b"HTTP/1.0 200 OK\nServer: NCSA/1.3\n\n" + HTML99),
+    "folded-header": _response(b"HTTP/1.1 200 OK\r\nX-Long: a\r\n  b\r\n\tc\r\n"
+                               b"Content-Type:\r\n text/html\r\n\r\n" + HTML99),
+    "odd-status-line": _response(b"HTTP/1.1  200\tOK\r\nContent-Type: text/html\r\n\r\n" + HTML99),
+    "status-without-code": _response(b"HTTP/1.1 OK\nContent-Type: text/html\n\n" + HTML99),
+    "no-status-line": _response(HTML99),  # HTTP/0.9: all body
+    "http-length-negative": _response(b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n"
+                                      b"Content-Length: -3\r\n\r\n" + HTML99),
+    "http-length-absurd": _response(b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n"
+                                    b"Content-Length: " + b"9" * 5000 + b"\r\n\r\n" + HTML99),
+    "http-length-short": _response(b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n"
+                                   b"Content-Length: 5\r\n\r\n" + HTML99),
+}
+HOSTILE_RECORDS = {  # records that cannot be read: one failed item, and reading goes on
+    "http-header-3-MiB": (_response(b"HTTP/1.1 200 OK\r\nX-Big: " + b"a" * (3 << 20)
+                                    + b"\r\nContent-Type: text/html\r\n\r\n" + HTML99),
+                          "HTTP header over"),
+    "warc-header-300-KiB": (GOOD_RECORD.replace(b"\r\n", b"\r\nX-Big: " + b"b" * 300_000
+                                                + b"\r\n", 1), "WARC record header over"),
+    "length-negative": (_set_length(GOOD_RECORD, b"-5"), "bad Content-Length '-5'"),
+    "length-not-a-number": (_set_length(GOOD_RECORD, b"12x"), "bad Content-Length"),
+    "length-absurd": (_set_length(GOOD_RECORD, b"9" * 30), "bad Content-Length"),
+    "length-past-the-end": (_set_length(GOOD_RECORD, 999_999_999), "truncated record"),
+    "length-too-long": (_set_length(GOOD_RECORD, len(GOOD_RECORD) + 300), "does not end"),
+    "length-too-short": (_set_length(GOOD_RECORD, 100), "does not end"),
+    "junk-between-records": (b"junk, not a record\r\n" * 50, "not a WARC record"),
+}
+FORMATS = pytest.mark.parametrize("name", ["a.warc", "a.warc.gz"], ids=["plain", "gzip"])
+
+
+def _positions_are_dense(items: list[Item]) -> bool:
+    return [getattr(i, "position", None) for i in items] == list(range(len(items)))
+
+
+@FORMATS
+@pytest.mark.parametrize("case", sorted(HOSTILE_PAGES))
+def test_http_headers_are_read_as_browsers_read_them(tmp_path: Path, name: str,
+                                                     case: str) -> None:
+    bodies, _ = _hostile(tmp_path / name, HOSTILE_PAGES[case])
+    items = read(tmp_path / name)
+    assert kinds(items) == "P" * (2 * GOOD + 1)
+    bodies.insert(GOOD, HTML99)
+    assert [i.body for i in items if isinstance(i, PageRecord)] == bodies
+    assert isinstance(items[GOOD], PageRecord) and items[GOOD].url == BAD_URL
+
+
+@FORMATS
+@pytest.mark.parametrize("case", sorted(HOSTILE_RECORDS))
+def test_one_bad_record_costs_that_record_only(tmp_path: Path, name: str, case: str) -> None:
+    bad, words = HOSTILE_RECORDS[case]
+    bodies, offset = _hostile(tmp_path / name, bad)
+    items = read(tmp_path / name)
+    assert kinds(items) == "P" * GOOD + "F" + "P" * GOOD, [getattr(i, "reason", "") for i in items]
+    assert [i.body for i in items if isinstance(i, PageRecord)] == bodies
+    failed = items[GOOD]
+    assert isinstance(failed, Failed) and failed.offset == offset
+    assert words in failed.reason and failed.url in (BAD_URL, None)
+    if "resumed" in failed.reason:  # a stretch: says where it starts and reading went on
+        assert f"at offset {offset}; reading resumed at offset {items[GOOD + 1].offset}" \
+            in failed.reason
+    assert _positions_are_dense(items)
+
+
+def _member_starts(data: bytes) -> list[int]:
+    return [0, *_gzip_member_ends(data)[:-1]]
+
+
+@pytest.mark.parametrize("damage", ["flipped-bytes", "cut-member", "not-gzip-bytes"])
+def test_damaged_gzip_member_resumes_at_the_next_member(tmp_path: Path, damage: str) -> None:
+    path = tmp_path / "a.warc.gz"
+    bodies, offset = _hostile(path, GOOD_RECORD)
+    data = path.read_bytes()
+    member = data[offset : _member_starts(data)[GOOD + 1]]
+    mid = len(member) // 2
+    broken = {"flipped-bytes": member[:mid] + bytes(b ^ 0x5A for b in member[mid : mid + 8])
+                               + member[mid + 8 :],
+              "cut-member": member[:mid],
+              "not-gzip-bytes": b"\0garbage between members" * 20}[damage]
+    path.write_bytes(data[:offset] + broken + data[offset + len(member) :])
+    items = read(path)
+    assert kinds(items) == "P" * GOOD + "F" + "P" * GOOD
+    assert [i.body for i in items if isinstance(i, PageRecord)] == bodies
+    failed = items[GOOD]
+    assert isinstance(failed, Failed) and failed.offset == offset
+    assert "gzip member" in failed.reason
+    assert f"resumed at offset {offset + len(broken)}" in failed.reason
+
+
+def test_records_inside_a_lying_length_are_found_again_in_one_gzip_member(
+        tmp_path: Path) -> None:
+    """A whole file gzipped as one member (not one per record): the member is inflated
+    again to look inside the bad record's claimed length."""
+    path = tmp_path / "one.warc"
+    bodies, _ = _hostile(path, _set_length(GOOD_RECORD, len(GOOD_RECORD) * 3))
+    (tmp_path / "one.warc.gz").write_bytes(gzip.compress(path.read_bytes()))
+    items = read(tmp_path / "one.warc.gz")
+    assert kinds(items) == "P" * GOOD + "F" + "P" * GOOD
+    assert [i.body for i in items if isinstance(i, PageRecord)] == bodies
+
+
+def _zstd_warc(path: Path, records: list[bytes]) -> None:
+    from fastwarc.stream_io import ZstdWriter
+
+    with open(path, "wb") as fh:
+        for record in records:  # one frame a record, as .warc.zst writers do
+            writer = ZstdWriter(fh)
+            writer.write(record)
+            writer.close()  # ends the frame; the file stays open
+
+
+def test_zstd_bad_record_resyncs_and_corrupt_data_ends_the_file(tmp_path: Path) -> None:
+    good = [warc_record(HttpResponse(f"http://a.example/{i}", html(i, 10))) for i in range(8)]
+    _zstd_warc(tmp_path / "a.warc.zst", [*good[:4], _set_length(GOOD_RECORD, b"-1"), *good[4:]])
+    assert kinds(read(tmp_path / "a.warc.zst")) == "PPPPFPPPP"
+    _zstd_warc(tmp_path / "b.warc.zst", good)
+    data = bytearray((tmp_path / "b.warc.zst").read_bytes())
+    data[len(data) // 2 : len(data) // 2 + 16] = bytes(16)  # a frame's data zeroed
+    (tmp_path / "b.warc.zst").write_bytes(bytes(data))
+    items = read(tmp_path / "b.warc.zst")
+    assert kinds(items).rstrip("F") == kinds(items)[:-1] and kinds(items).endswith("F")
+    assert isinstance(items[-1], Failed) and "nothing readable after it" in items[-1].reason
+
+
+def test_a_panic_or_read_error_in_the_reader_is_a_failed_item(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import sitesift.io.warcstream as warcstream
+
+    class PanicException(BaseException):  # what PyO3 raises for a Rust panic
+        pass
+
+    class Panicking:
+        def __init__(self, fh: object) -> None:
+            self.calls = 0
+
+        def read(self, n: int) -> bytes:
+            self.calls += 1
+            if self.calls > 1:
+                raise PanicException("called `Option::unwrap()` on a `None` value")
+            return GOOD_RECORD
+
+    monkeypatch.setattr(warcstream, "ZstdReader", Panicking)
+    _zstd_warc(tmp_path / "a.warc.zst", [GOOD_RECORD])
+    items = read(tmp_path / "a.warc.zst")
+    assert kinds(items) == "PF" and "unwrap" in items[1].reason  # type: ignore[union-attr]
+    (tmp_path / "dir.warc").mkdir()
+    items = read(tmp_path / "dir.warc")
+    assert kinds(items) == "F" and "cannot open" in items[0].reason  # type: ignore[union-attr]
+
+
+def test_crawl_counts_every_record_of_a_hostile_warc_once(tmp_path: Path) -> None:
+    """`sitesift crawl`: records_in is the records of the file (a bad stretch is one), every
+    good page has its result, every bad record its error."""
+    from sitesift.crawl import run_crawl
+    from sitesift.sitework import CrawlConfig
+
+    good = [HttpResponse(f"http://a.example/{i}", html(i, 10)) for i in range(12)]
+    bad = [HOSTILE_RECORDS[c][0] for c in ("length-negative", "http-header-3-MiB",
+                                           "length-too-long", "junk-between-records")]
+    records = [warc_record(p) for p in good[:3]] + [HOSTILE_PAGES["bare-lf"]]
+    for k, record in enumerate(bad):
+        records += [record, *(warc_record(p) for p in good[3 + 2 * k : 5 + 2 * k])]
+    records += [warc_record(p) for p in good[11:]]
+    path = tmp_path / "hostile.warc.gz"
+    path.write_bytes(b"".join(gzip.compress(r, 6, mtime=0) for r in records))
+    summary = run_crawl([str(path)], tmp_path / "out", CrawlConfig(fit_sample=10), workers=1)
+    assert summary["records_in"] == len(records) == 17
+    assert (summary["results"], summary["errors"], summary["skipped"]) == (13, 4, 0)
+    assert summary["balanced"]

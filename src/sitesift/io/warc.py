@@ -184,7 +184,7 @@ class _Reader:
             raise _BadRecord(f"truncated record: {got:,} of {length:,} bytes", content)
         if stream.peek(4) == b"\r\n\r\n":  # its end: what follows is the next one's business
             stream.skip(4)
-            stream.peek(1)  # to the end of its gzip member, if it ends there: is it whole?
+            _whole(stream, offset)
             return item
         stream.skip_blank()  # writers that end records otherwise: the next record must follow
         if stream.peek(5) not in (b"", b"WARC/"):
@@ -231,6 +231,17 @@ class _Reader:
 
     def _failed(self, offset: int, reason: str) -> Failed:
         return Failed(self.index, 0, self.path, self.url, offset, reason)
+
+
+def _whole(stream: Stream, offset: int) -> None:
+    """Read on to the end of the record's gzip member, if it ends there, so that a member
+    found corrupt or cut at its end (the CRC is checked there) fails its record; damage
+    further on is the next stretch's."""
+    try:
+        stream.peek(1)
+    except Damaged:
+        if stream.src.offset_of(stream.pos) == offset:
+            raise
 
 
 def _resync(stream: Stream, resume: int) -> None:

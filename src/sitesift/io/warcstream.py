@@ -129,13 +129,14 @@ class Gzip(Source):
     def next_part(self) -> bool:
         # At a member's end the input after it is in unused_data (CPython may leave a copy
         # of it in unconsumed_tail too when the output limit was reached: not counted).
-        offset = self._fh.tell() - len(self._z.unused_data)
-        self._start(offset)
-        magic = self._fh.read(3)
+        here = self._fh.tell()
+        offset = here - len(self._z.unused_data)
         self._fh.seek(offset)
+        magic = self._fh.read(3)
         if not magic or (magic != _GZIP_MAGIC and _blank_to_end(self._fh)):
-            return False  # the end, or padding after the last member
-        self._fh.seek(offset)  # not a member: read, it is Damaged here
+            self._fh.seek(here)  # the end, or padding after the last member: stay there
+            return False
+        self._start(offset)  # not a member: read, it is Damaged here
         self._parts.append((self._out, offset))
         return True
 
@@ -246,9 +247,9 @@ class Stream:
                     parts.append(chunk)
                     have += len(chunk)
             except Damaged as exc:  # a look ahead must not lose the records before damage
+                self._damage = exc
                 if not have:
                     raise
-                self._damage = exc
             self._buf, self._at = b"".join(parts), 0
         return self._buf[self._at : self._at + n]
 
