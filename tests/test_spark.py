@@ -20,6 +20,7 @@ pq = pytest.importorskip("pyarrow.parquet")
 from sitesift.crawl import run_crawl  # noqa: E402
 from sitesift.spark import local_session, run_spark  # noqa: E402
 from tests.test_crawl import CFG, crawl_inputs  # noqa: E402
+from tests.test_warc import write_hostile_warc  # noqa: E402
 
 SAME = ("records_in", "pages", "results", "errors", "skipped", "skipped_by_reason", "sites",
         "sites_by_model", "balanced")
@@ -82,3 +83,16 @@ def test_spark_guards_turn_a_runaway_page_into_an_error_record(spark: Any,
     assert summary["balanced"] and summary["results"] == 9 and summary["errors"] == 1
     (error,) = rows(tmp_path / "spark" / "errors")
     assert error["url"] == f"http://{HOST}/huge" and "time limit" in str(error["reason"])
+
+
+def test_spark_reads_a_hostile_warc_as_the_local_job_does(spark: Any, tmp_path: Path) -> None:
+    """Bad records in the middle of a WARC (one reader for both engines): every record
+    counted once, the same errors."""
+    warc = tmp_path / "hostile.warc.gz"
+    count = write_hostile_warc(warc)
+    local = run_crawl([str(warc)], tmp_path / "local", CFG, fmt="parquet", workers=1)
+    remote = run_spark(spark, [str(warc)], str(tmp_path / "spark"), CFG, partitions=2)
+    assert remote["records_in"] == local["records_in"] == count
+    assert {k: remote[k] for k in SAME} == {k: local[k] for k in SAME}
+    assert remote["balanced"] and (remote["results"], remote["errors"]) == (13, 4)
+    assert rows(tmp_path / "spark" / "results") == rows(tmp_path / "local" / "results.parquet")

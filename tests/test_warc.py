@@ -419,12 +419,9 @@ def test_a_panic_or_read_error_in_the_reader_is_a_failed_item(
     assert kinds(items) == "F" and "cannot open" in items[0].reason  # type: ignore[union-attr]
 
 
-def test_crawl_counts_every_record_of_a_hostile_warc_once(tmp_path: Path) -> None:
-    """`sitesift crawl`: records_in is the records of the file (a bad stretch is one), every
-    good page has its result, every bad record its error."""
-    from sitesift.crawl import run_crawl
-    from sitesift.sitework import CrawlConfig
-
+def write_hostile_warc(path: Path) -> int:
+    """A gzip WARC of 12 good pages of one site, a bare-LF page and four bad records (one a
+    junk stretch) between them; its number of records (17: 13 pages, 4 errors)."""
     good = [HttpResponse(f"http://a.example/{i}", html(i, 10)) for i in range(12)]
     bad = [HOSTILE_RECORDS[c][0] for c in ("length-negative", "http-header-3-MiB",
                                            "length-too-long", "junk-between-records")]
@@ -432,9 +429,19 @@ def test_crawl_counts_every_record_of_a_hostile_warc_once(tmp_path: Path) -> Non
     for k, record in enumerate(bad):
         records += [record, *(warc_record(p) for p in good[3 + 2 * k : 5 + 2 * k])]
     records += [warc_record(p) for p in good[11:]]
-    path = tmp_path / "hostile.warc.gz"
     path.write_bytes(b"".join(gzip.compress(r, 6, mtime=0) for r in records))
-    summary = run_crawl([str(path)], tmp_path / "out", CrawlConfig(fit_sample=10), workers=1)
-    assert summary["records_in"] == len(records) == 17
+    return len(records)
+
+
+def test_crawl_counts_every_record_of_a_hostile_warc_once(tmp_path: Path) -> None:
+    """`sitesift crawl`: records_in is the records of the file (a bad stretch is one), every
+    good page has its result, every bad record its error."""
+    from sitesift.crawl import run_crawl
+    from sitesift.sitework import CrawlConfig
+
+    count = write_hostile_warc(tmp_path / "hostile.warc.gz")
+    summary = run_crawl([str(tmp_path / "hostile.warc.gz")], tmp_path / "out",
+                        CrawlConfig(fit_sample=10), workers=1)
+    assert summary["records_in"] == count == 17
     assert (summary["results"], summary["errors"], summary["skipped"]) == (13, 4, 0)
     assert summary["balanced"]
