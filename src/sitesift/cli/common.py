@@ -4,9 +4,11 @@ and writing outcomes."""
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import os
 import sys
+import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -16,8 +18,9 @@ if TYPE_CHECKING:
     from sitesift.methods.base import Cleaner
 
 # Exit status: every input gave a result; some inputs failed (the summary says how many,
-# errors.jsonl why); the command could not run as given (usage, settings, model files).
-OK, SOME_FAILED, USAGE = 0, 1, 2
+# errors.jsonl why); the command could not run as given (usage, settings, model files, an
+# --out another run holds); the machine stopped it (a full disk, a path it cannot write).
+OK, SOME_FAILED, USAGE, ENVIRONMENT = 0, 1, 2, 3
 
 FORMATS = {"text": ".txt", "markdown": ".md", "html": ".html", "json": ".json"}
 SAMPLE_SITE = Path(__file__).resolve().parents[1] / "data" / "sample_site"
@@ -141,6 +144,23 @@ def limits(args: argparse.Namespace) -> Any:
         raise fail(args.command, str(exc)) from None
 
 
+def environment_message(command: str, exc: OSError, where: str | None) -> str:
+    """One line for an error of the machine (a full disk, a path that cannot be written):
+    the path, the reason and its errno. `where`: the path to name when the error names
+    none (the --out folder)."""
+    path = exc.filename or where or "?"
+    again = ("; what was written is kept: fix that, then rerun the same command to finish"
+             if command == "crawl" else "; fix that, then run the command again")
+    return f"sitesift {command}: {path}: {os_reason(exc)}{again}"
+
+
+def os_reason(exc: OSError) -> str:
+    """An OSError's reason with its errno: `No space left on device (errno 28 ENOSPC)`."""
+    if not exc.errno:
+        return str(exc)
+    return f"{exc.strerror} (errno {exc.errno} {errno.errorcode.get(exc.errno, '?')})"
+
+
 def unwritable(path: Path) -> str | None:
     """Why a file cannot be written at `path` (its folder is made if missing), or None."""
     if path.is_dir():
@@ -162,9 +182,12 @@ def out_folder(command: str, out: str | Path) -> Path:
     try:
         path.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise fail(command, f"--out {out}: cannot make it: {exc.strerror or exc}") from None
-    if not os.access(path, os.W_OK):
-        raise fail(command, f"--out {out}: not writable")
+        raise fail(command, f"--out {out}: cannot make it: {os_reason(exc)}") from None
+    try:  # a real write: access() answers for permissions only, and yes to root always
+        with tempfile.TemporaryFile(dir=path):
+            pass
+    except OSError as exc:
+        raise fail(command, f"--out {out}: cannot write in it: {os_reason(exc)}") from None
     return path
 
 

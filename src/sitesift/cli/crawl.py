@@ -16,6 +16,7 @@ from sitesift.cli.common import (
     add_workers,
     checked_cleaner,
     limits,
+    out_folder,
     parse_set,
 )
 
@@ -49,7 +50,8 @@ def add_parsers(sub: Any, methods: list[str]) -> None:
     p.add_argument("--refit", action="store_true", help="fit even where a model is stored")
     add_workers(p)
     add_limits(p)
-    p.add_argument("--max-record-mb", type=float, default=16.0)
+    p.add_argument("--max-record-mb", type=float, default=16.0, metavar="MB",
+                   help="a larger record is an error record (default %(default)g)")
     p.add_argument("--engine", default="local", choices=("local", "spark"),
                    help="spark: a local Spark with --workers cores (Parquet out)")
     p.add_argument("--keep-work", action="store_true", help="keep OUT/work (spill, parts)")
@@ -76,6 +78,7 @@ def cmd_crawl(args: argparse.Namespace) -> int:
     checked_cleaner("crawl", args.method, params)  # settings refused before any record
     if args.fallback == args.method:
         checked_cleaner("crawl", args.fallback, params)
+    out_folder("crawl", args.out)  # a file, or a folder it cannot write in: refused now
     try:
         cfg, limits = crawl_settings(args)
         if args.engine == "spark":
