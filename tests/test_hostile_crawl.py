@@ -30,6 +30,7 @@ from sitesift.crawl import run_crawl
 from sitesift.datasets import read_index, read_page_bytes
 from sitesift.decode import decode_html
 from sitesift.sitework import CrawlConfig
+from tests.conftest import refused
 
 SRC = Path(sitesift.__file__).resolve().parents[1]
 CFG = CrawlConfig(fit_sample=10)
@@ -331,3 +332,78 @@ def test_an_unwritable_out_is_refused_before_any_work_naming_the_errno(
     (tmp_path / "file").write_text("x")
     assert main(crawl_args(inputs, tmp_path / "file")) == 2
     assert "is a file" in capsys.readouterr().err
+
+
+# -- item 10: --memory-mb is a cap; bad numbers are refused ------------------------------------
+
+GROUP_CAP = """
+import os, resource
+os.environ["OPENBLAS_NUM_THREADS"] = "1"  # as in a worker (sitesift.guards)
+from sitesift.batch import GroupTask, Out, Source, _steps, prepare_worker
+from sitesift.guards import Limits, limit_memory
+limits = Limits(memory_mb=100)
+prepare_worker()
+limit_memory(limits.memory_mb)
+cap = resource.getrlimit(resource.RLIMIT_AS)[0]
+sources = [Source(f"p{i}", "", {"url": f"http://big.example/{i}"},
+                  data=f"<nav>menu</nav><p>story number {i}</p>".encode()) for i in range(400)]
+outs = [m for m in _steps(GroupTask("big.example", sources, "sst", {}), limits)
+        if isinstance(m, Out) and m.outcome.result is not None]
+print(len(outs), resource.getrlimit(resource.RLIMIT_AS)[0] - cap)
+"""
+
+
+def test_memory_mb_is_a_cap_that_does_not_grow_with_a_site_group() -> None:
+    """A worker holding a site group of 400 pages keeps the limit it started with (it
+    used to get 1.5 MiB more per page: 8,282 pages made `--memory-mb 300` 13 GB)."""
+    run = subprocess.run([sys.executable, "-c", GROUP_CAP], capture_output=True, text=True,
+                         timeout=120, env={**os.environ, "PYTHONPATH": str(SRC)})
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.split() == ["400", "0"]
+
+
+def test_the_memory_mb_help_says_it_is_a_cap(capsys: pytest.CaptureFixture[str]) -> None:
+    for command in ("clean", "fit", "evaluate", "crawl"):
+        with pytest.raises(SystemExit):
+            main([command, "--help"])
+        assert "memory cap" in " ".join(capsys.readouterr().out.split())
+
+
+BAD_NUMBERS = {
+    "--page-timeout": ["nan", "inf", "-inf", "1e400", "-1", "0", "soon"],
+    "--fit-timeout": ["nan", "inf", "-2", "0"],
+    "--memory-mb": ["nan", "-1", "1.5", "1e30"],
+    "--workers": ["0", "-3", "nan"],
+    "--min-site-pages": ["0", "-1"],
+    "--fit-sample": ["0", "nan"],
+    "--max-record-mb": ["nan", "inf", "0", "-4"],
+    "--folds": ["0", "-1"],
+}
+OPTIONS = {  # the numeric options of each command
+    "clean": ["--page-timeout", "--fit-timeout", "--memory-mb", "--workers"],
+    "fit": ["--page-timeout", "--fit-timeout", "--memory-mb"],
+    "evaluate": ["--page-timeout", "--fit-timeout", "--memory-mb", "--workers",
+                 "--min-site-pages", "--folds"],
+    "crawl": ["--page-timeout", "--fit-timeout", "--memory-mb", "--workers",
+              "--min-site-pages", "--fit-sample", "--max-record-mb"],
+}
+
+
+def _argv(command: str, out: Path) -> list[str]:
+    site = str(SAMPLE_SITE)
+    return {"clean": ["clean", site, "--out", str(out)],
+            "fit": ["fit", site, "-o", str(out / "model.json")],
+            "evaluate": ["evaluate", site, "--out", str(out)],
+            "crawl": ["crawl", site, "--out", str(out)]}[command]
+
+
+@pytest.mark.parametrize(("command", "option"),
+                         [(c, o) for c, options in OPTIONS.items() for o in options])
+def test_bad_numbers_are_refused_before_any_work(tmp_path: Path, command: str,
+                                                 option: str) -> None:
+    for value in BAD_NUMBERS[option]:
+        out = tmp_path / value
+        err = refused([*_argv(command, out), f"{option}={value}"])
+        last = err.strip().splitlines()[-1]  # after argparse's usage lines
+        assert option in last and repr(value) in last, err
+        assert not out.exists(), f"{command} {option}={value} wrote {out}"

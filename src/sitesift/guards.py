@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import importlib
+import math
 import multiprocessing as mp
 import os
 import pickle
@@ -40,6 +41,10 @@ class PageTimeout(SitesiftError):
     """A page (or a site's fit) ran past its time limit."""
 
 
+MAX_SECONDS = 1e6  # the interval timer overflows not far past 1e9 s; 11 days is ample
+MAX_MEMORY_MB = 1 << 24  # 16 TiB: beyond it the address-space limit would overflow
+
+
 @dataclass(frozen=True, slots=True)
 class Limits:
     """How long and how large one unit of work may get."""
@@ -51,10 +56,15 @@ class Limits:
     startup_seconds: float = 180.0  # a new worker imports NumPy, SciPy, ... on a busy machine
 
     def __post_init__(self) -> None:
-        if min(self.page_seconds, self.fit_seconds, self.grace_seconds) <= 0:
-            raise ValueError("time limits must be positive")
-        if self.memory_mb < 0:
-            raise ValueError("memory_mb must be >= 0 (0: no limit)")
+        for name in ("page_seconds", "fit_seconds", "grace_seconds", "startup_seconds"):
+            value = getattr(self, name)
+            # nan passes every comparison, inf overflows the timer: both fail every page
+            if not (math.isfinite(value) and 0 < value <= MAX_SECONDS):
+                raise ValueError(f"{name} must be a number of seconds above 0 and at most "
+                                 f"{MAX_SECONDS:g}, not {value!r}")
+        if not 0 <= self.memory_mb <= MAX_MEMORY_MB:
+            raise ValueError(f"memory_mb must be from 0 (no limit) to {MAX_MEMORY_MB}, "
+                             f"not {self.memory_mb!r}")
 
 
 @contextlib.contextmanager
