@@ -45,7 +45,8 @@ def _no_browser_left() -> Iterator[None]:
 
 def refused(argv: list[str], match: str = "") -> str:
     """Run the command line expecting a refusal of how it was called: exit status 2 and
-    `match` (a pattern) in what it printed on stderr; returns that."""
+    `match` (a pattern) in what it printed on stderr; returns that. A refusal by argparse
+    (an option's type: `--page-timeout nan`) exits through SystemExit, caught here."""
     import contextlib
     import io
     import re
@@ -54,7 +55,10 @@ def refused(argv: list[str], match: str = "") -> str:
 
     err = io.StringIO()
     with contextlib.redirect_stderr(err):
-        code = main(argv)
+        try:
+            code = main(argv)
+        except SystemExit as exc:
+            code = exc.code  # type: ignore[assignment]
     assert code == 2, f"exit {code}, stderr: {err.getvalue()}"
     assert re.search(match, err.getvalue()), err.getvalue()
     return err.getvalue()

@@ -250,4 +250,4 @@ def test_clean_and_crawl_run_the_same_cleaner_without_method(tmp_path: Path) -> 
 def test_bad_limits_are_refused_before_any_input_is_read(tmp_path: Path) -> None:
     # the settings come first: no input is looked at (here a missing one), none fetched
     refused(["clean", str(tmp_path / "absent.html"), "--page-timeout", "-1"],
-            "time limits must be positive")
+            "--page-timeout: must be a number of seconds above 0")

@@ -257,8 +257,9 @@ def test_resume_redoes_exactly_the_unfinished_parts(tmp_path: Path) -> None:
     work = out / "work"
     for name in ("summary.json", "results.jsonl", "errors.jsonl", "sites.jsonl"):
         (out / name).unlink()
-    (work / "ingest" / "1.json").unlink()  # input 1 counts as unread ...
-    (work / "spill" / "1" / "junk.spill").write_bytes(b"half-written")  # ... and half spilled
+    # input 1 half read: its ingest not committed, a partial folder with a stray spill file
+    (work / "inputs" / "1").rename(work / "inputs" / "1.part-99999")
+    (work / "inputs" / "1.part-99999" / "junk.spill").write_bytes(b"half-written")
     done = (work / "done.jsonl").read_text().splitlines()
     (work / "done.jsonl").write_text("\n".join(done[:2]) + "\n" + done[2][:15])
     (work / "parts" / "stale.results.jsonl.tmp").write_text('{"text": "stale"}\n')

@@ -42,12 +42,6 @@ HANDLER = "sitesift.batch:process_group"
 # group (and re-parses its pages, which a fit needs), so a group that fails again and again
 # -- too large as a whole for the memory limit, say -- must not cost quadratic time.
 MAX_LOSSES = 8
-# A parsed page holds its Lexbor document, which reserves about 1 MiB of address space that
-# is mostly never touched (measured: 1.0 MiB per document, ~0.15 MiB resident). The memory
-# limit counts address space, so a worker that holds a site group's pages for its fit gets
-# this much more per page held: the limit stays what one runaway page may add.
-RESERVE_PER_PAGE = 3 << 19  # 1.5 MiB
-_BASE_LIMIT: list[int] = []  # the worker's own address-space limit, before any group's share
 # Pages larger than this are cleaned but not fitted on (here and in the crawl): a template is
 # learnt from ordinary pages, and one giant page (a 9 MB page costs ~350 MB of tree) could
 # cost the whole site its model through the fit's time or memory limit.
@@ -226,8 +220,6 @@ def _steps(task: GroupTask, limits: Limits | None) -> Iterator[Busy | Out | Fitt
             except Exception as exc:
                 yield from failed_prep(_reason(exc), todo)
                 return
-        if limits is not None:
-            _allow_pages(0)
         for i in todo:  # one page at a time: nothing is held but the page being cleaned
             yield from _clean(task, i, cleaner, None, page_s, keep)
         return
@@ -235,9 +227,9 @@ def _steps(task: GroupTask, limits: Limits | None) -> Iterator[Busy | Out | Fitt
     if task.save is not None and 0 in task.fit_failed:
         yield Fitted(task.save, 0, 0.0, task.fit_failed[0])
         return
-    # Site-level: every readable page of the group is needed for the fits.
-    if limits is not None:
-        _allow_pages(n)
+    # Site-level: every readable page of the group is needed for the fits. They count
+    # against the worker's memory limit like anything else (`_held` keeps each small): a
+    # limit that grew with the group would be no limit (8,282 pages once made 300 MiB 13 GB).
     pages: dict[int, Page] = {}
     for i in range(n):
         if i in task.poison or i in task.unread:
@@ -296,23 +288,6 @@ def _held(page: Page) -> Page:
         for _ in page.root.iter():
             pass
     return page
-
-
-def _allow_pages(pages: int) -> None:
-    """Set this worker's address-space limit to its own plus RESERVE_PER_PAGE per page held."""
-    import resource
-
-    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
-    if not _BASE_LIMIT:
-        _BASE_LIMIT.append(soft)
-    base = _BASE_LIMIT[0]
-    if base == resource.RLIM_INFINITY:
-        return
-    want = base + pages * RESERVE_PER_PAGE
-    if hard != resource.RLIM_INFINITY:
-        want = min(want, hard)
-    if want != soft:
-        resource.setrlimit(resource.RLIMIT_AS, (want, hard))
 
 
 def _fit_and_save(path: str, cleaner: Cleaner, pages: list[Page], fit_s: float,

@@ -11,11 +11,18 @@
 Resuming: DIR/job.json names the inputs and the settings that decide the output; a rerun
 with the same ones continues where a kill stopped it, one with others is refused, naming
 the settings that differ (defaults count: a job started when the crawl's default was `sst`
-with the `alltext` fallback resumes with `--method sst --fallback alltext`). Inputs with an
-ingest report are not read again (a half-read input is read again from the start); sites
-in `work/done.jsonl` are not cleaned again (a site is entered there only after its parts
-were renamed into place, and a half-done site is redone from scratch); finishing rewrites
-the final files from the parts. So a rerun neither loses nor duplicates a record.
+with the `alltext` fallback resumes with `--method sst --fallback alltext`). Inputs whose
+ingest was committed (`sitesift.io.ingest`: one rename per input) are not read again (a
+half-read input is read again from the start); sites in `work/done.jsonl` are not cleaned
+again (a site is entered there only after its parts were renamed into place, and a half-done
+site is redone from scratch); finishing rewrites the final files from the parts. So a rerun
+neither loses nor duplicates a record.
+
+Nothing else writes into DIR meanwhile: a run holds DIR/.lock (flock; a second run is
+refused at once, and the kernel frees a killed run's lock), and its worker processes die
+with it, even under SIGKILL (`sitesift.guards.die_with_parent`), instead of writing on
+under the rerun. A failed write (a full disk) deletes its temporary file and stops the run
+with an OSError naming the file; what was committed stays for the rerun.
 """
 
 from __future__ import annotations
@@ -29,14 +36,22 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 from typing import Any
 
-from sitesift.errors import InputError
-from sitesift.guards import Limits, Lost, Supervisor
-from sitesift.io.ingest import IngestReport, errors_path, ingest_input, load_report, spill_path
+from sitesift.errors import InputError, writing
+from sitesift.guards import Limits, Lost, Supervisor, die_with_parent, parent_identity
+from sitesift.io.ingest import (
+    IngestReport,
+    discard_partial,
+    errors_path,
+    ingest_input,
+    load_report,
+    spill_path,
+)
 from sitesift.io.sinks import (
     FORMATS,
     PartStore,
     concat,
     dumps,
+    hold_folder,
     jsonl_to_parquet,
     remove_tree,
     result_schema,
@@ -61,6 +76,12 @@ def run_crawl(inputs: Sequence[str], out: str | Path, cfg: CrawlConfig,
     if not paths:
         raise InputError("no inputs given")
     job = {"inputs": [_fingerprint(p) for p in paths], "format": fmt, "config": cfg.identity()}
+    with hold_folder(out):  # one run at a time in `out`; a killed run's lock is freed
+        return _run(paths, out, job, cfg, limits, fmt, workers, progress, keep_work)
+
+
+def _run(paths: list[str], out: Path, job: dict[str, Any], cfg: CrawlConfig, limits: Limits,
+         fmt: str, workers: int, progress: bool, keep_work: bool) -> dict[str, Any]:
     _claim(out, job)
     if (out / "summary.json").is_file():
         summary: dict[str, Any] = json.loads((out / "summary.json").read_text("utf-8"))
@@ -140,11 +161,14 @@ def _bar(total: int, enabled: bool, unit: str, desc: str) -> Any:
 
 def _ingest_all(paths: list[str], work: Path, cfg: CrawlConfig, workers: int,
                 progress: bool) -> list[IngestReport]:
+    discard_partial(work)  # no ingest runs now: the lock is ours, old workers died with us
     pending = [i for i in range(len(paths)) if load_report(work, i) is None]
     with _bar(len(pending), progress, "input", "reading") as bar:
         if len(pending) > 1 and workers > 1:
             with ProcessPoolExecutor(min(workers, len(pending)),
-                                     mp_context=mp.get_context("spawn")) as pool:
+                                     mp_context=mp.get_context("spawn"),
+                                     initializer=die_with_parent,
+                                     initargs=parent_identity()) as pool:
                 futures = [pool.submit(ingest_input, i, paths[i], work, cfg.grouping,
                                        cfg.max_record_bytes) for i in pending]
                 for future in as_completed(futures):
@@ -162,12 +186,16 @@ def _ingest_all(paths: list[str], work: Path, cfg: CrawlConfig, workers: int,
 def _read_manifest(path: Path) -> dict[str, dict[str, Any]]:
     done: dict[str, dict[str, Any]] = {}
     if path.is_file():
-        for line in path.read_text("utf-8").splitlines():
+        text = path.read_text("utf-8")
+        for line in text.splitlines():
             try:
                 entry = json.loads(line)
             except json.JSONDecodeError:  # a line cut by a crash: that site is redone
                 continue
             done[entry["site"]] = entry
+        if text and not text.endswith("\n"):  # so that the next entry starts a line
+            with writing(path), open(path, "a", encoding="utf-8") as log:
+                log.write("\n")
     return done
 
 
@@ -198,8 +226,9 @@ def _clean_all(reports: list[IngestReport], work: Path, cfg: CrawlConfig, limits
                              "method": message.method, "model": message.model,
                              "note": message.note, "results": tally[0], "errors": tally[1],
                              "warnings": list(message.warnings), "warned_pages": tally[2]}
-                    log.write(dumps(entry))
-                    log.flush()  # the site counts as done from here on
+                    with writing(manifest):
+                        log.write(dumps(entry))
+                        log.flush()  # the site counts as done from here on
                     done[task.site] = entry
                     del tallies[task.site]
                 else:
@@ -207,8 +236,10 @@ def _clean_all(reports: list[IngestReport], work: Path, cfg: CrawlConfig, limits
                     tally[0 if "text" in message else 1] += 1
                     tally[2] += bool(message.get("warnings"))
                     bar.update(1)
-        finally:
-            parts.close()
+        except BaseException:
+            parts.abandon()
+            raise
+        parts.close()
     return done, len(losses)
 
 

@@ -7,6 +7,10 @@ flag set-ups that run but clean badly: a fit on too few pages or on several site
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
+from pathlib import Path
+
 
 class SitesiftError(Exception):
     """Base class of every error sitesift raises on purpose."""
@@ -26,6 +30,22 @@ class NotFittedError(SitesiftError):
 
 class UnknownMethodError(SitesiftError):
     """No cleaner is registered under the requested name."""
+
+
+class FolderInUse(SitesiftError):
+    """An output folder is held by another run (`sitesift.io.sinks.hold_folder`)."""
+
+
+@contextlib.contextmanager
+def writing(path: str | Path) -> Iterator[None]:
+    """Name `path` in an OSError of the block that names no file: a full disk is reported
+    by write() and close(), which know no name, and a message must say where it was."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.filename is None:
+            exc.filename = str(path)
+        raise
 
 
 class SettingsError(SitesiftError, ValueError):

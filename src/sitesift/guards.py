@@ -14,11 +14,14 @@ Two layers, because a timer cannot interrupt C code:
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import importlib
+import math
 import multiprocessing as mp
 import os
 import pickle
 import signal
+import sys
 import threading
 import time
 from collections import deque
@@ -38,6 +41,10 @@ class PageTimeout(SitesiftError):
     """A page (or a site's fit) ran past its time limit."""
 
 
+MAX_SECONDS = 1e6  # the interval timer overflows not far past 1e9 s; 11 days is ample
+MAX_MEMORY_MB = 1 << 24  # 16 TiB: beyond it the address-space limit would overflow
+
+
 @dataclass(frozen=True, slots=True)
 class Limits:
     """How long and how large one unit of work may get."""
@@ -49,10 +56,15 @@ class Limits:
     startup_seconds: float = 180.0  # a new worker imports NumPy, SciPy, ... on a busy machine
 
     def __post_init__(self) -> None:
-        if min(self.page_seconds, self.fit_seconds, self.grace_seconds) <= 0:
-            raise ValueError("time limits must be positive")
-        if self.memory_mb < 0:
-            raise ValueError("memory_mb must be >= 0 (0: no limit)")
+        for name in ("page_seconds", "fit_seconds", "grace_seconds", "startup_seconds"):
+            value = getattr(self, name)
+            # nan passes every comparison, inf overflows the timer: both fail every page
+            if not (math.isfinite(value) and 0 < value <= MAX_SECONDS):
+                raise ValueError(f"{name} must be a number of seconds above 0 and at most "
+                                 f"{MAX_SECONDS:g}, not {value!r}")
+        if not 0 <= self.memory_mb <= MAX_MEMORY_MB:
+            raise ValueError(f"memory_mb must be from 0 (no limit) to {MAX_MEMORY_MB}, "
+                             f"not {self.memory_mb!r}")
 
 
 @contextlib.contextmanager
@@ -119,6 +131,43 @@ def limit_memory(memory_mb: int) -> None:
     resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
 
 
+_PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
+ORPHAN_POLL_SECONDS = 0.5
+
+
+def parent_identity() -> tuple[int, bool]:
+    """What a process started from here passes to `die_with_parent`."""
+    return os.getpid(), threading.current_thread() is threading.main_thread()
+
+
+def die_with_parent(parent: int, from_main_thread: bool) -> None:
+    """End this process (a worker) as soon as `parent` dies, however it dies: a SIGKILLed
+    crawl must not leave workers that go on writing into its folder under its rerun.
+    Nothing in multiprocessing does this (daemon processes are ended by a parent's normal
+    exit only; a pool notices dead workers, not a dead parent). On Linux the kernel sends
+    SIGKILL on the parent's death (prctl PR_SET_PDEATHSIG): at once, and without a thread.
+    But it watches the *thread* that started the process, so where that was not the main
+    thread (a library caller's thread may end before its workers), or off Linux, a daemon
+    thread polls for a new parent instead. `from_main_thread`: whether the parent started
+    this process from its main thread. A parent that died before this ran is seen too."""
+    armed = False
+    if from_main_thread and sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError, AttributeError):
+            libc = ctypes.CDLL(None, use_errno=True)
+            armed = libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) == 0
+    if os.getppid() != parent:
+        os._exit(1)
+    if armed:
+        return
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(ORPHAN_POLL_SECONDS)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="sitesift-orphan-watch", daemon=True).start()
+
+
 def _at_memory_limit(pid: int) -> bool:
     """Is the process's address space within 5% of its limit? A worker out of memory with a
     large heap often spins (in the allocator and the garbage collector) instead of failing,
@@ -162,7 +211,9 @@ END = End()
 T = TypeVar("T")
 
 
-def _worker_main(conn: Connection, handler_ref: str, config_blob: bytes, limits: Limits) -> None:
+def _worker_main(conn: Connection, handler_ref: str, config_blob: bytes, limits: Limits,
+                 parent: tuple[int, bool]) -> None:
+    die_with_parent(*parent)
     for var in _THREAD_VARS:  # before anything imports NumPy
         os.environ.setdefault(var, "1")
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the supervisor's to handle
@@ -238,7 +289,8 @@ class Supervisor(Generic[T]):
     def _start(self) -> _Worker[T]:
         parent, child = self._ctx.Pipe(duplex=True)
         proc = self._ctx.Process(target=_worker_main, daemon=True,
-                                 args=(child, self.handler, self.config_blob, self.limits))
+                                 args=(child, self.handler, self.config_blob, self.limits,
+                                       parent_identity()))
         proc.start()
         child.close()  # so that the worker's death reads as EOF here
         return _Worker(proc, parent)

@@ -5,7 +5,9 @@ only; the core never sees argparse. Nothing heavy is imported before a command r
 
 Exit status: 0 when every input gave a result, 1 when some failed (the summary line says
 how many, errors.jsonl why), 2 when the command could not run as given (usage, settings,
-model files: one line on stderr, nothing written).
+model files, an --out another run holds: one line on stderr, nothing written), 3 when the
+machine stopped it (a full disk, a path it cannot write: one line naming the path and the
+errno; a crawl keeps what it wrote and its rerun finishes the job).
 """
 
 from __future__ import annotations
@@ -14,7 +16,13 @@ import argparse
 import sys
 
 from sitesift.cli import clean, crawl, evaluate, mine, report, train
-from sitesift.cli.common import SAMPLE_SITE, USAGE, UsageError
+from sitesift.cli.common import (
+    ENVIRONMENT,
+    SAMPLE_SITE,
+    USAGE,
+    UsageError,
+    environment_message,
+)
 from sitesift.cli.common import limits as _limits
 from sitesift.cli.crawl import crawl_settings
 
@@ -73,6 +81,10 @@ def main(argv: list[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 0
+    except OSError as exc:  # the machine's, not the command's: a full disk, a read-only path
+        print(environment_message(args.command, exc, getattr(args, "out", None)),
+              file=sys.stderr)
+        return ENVIRONMENT
 
 
 __all__ = ["SAMPLE_SITE", "_limits", "build_parser", "crawl_settings", "main"]

@@ -49,7 +49,8 @@ def add_parsers(sub: Any, methods: list[str]) -> None:
         description="Clean pages and write their main content. With one input and no --out "
                     "the result goes to stdout; with --out, one file per page and "
                     "errors.jsonl. Exit 0: every input gave a result; 1: some failed (see "
-                    "the summary and errors.jsonl); 2: the command could not run as given.",
+                    "the summary and errors.jsonl); 2: the command could not run as given; "
+                    "3: the machine stopped it (a full disk, a path it cannot write).",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     p.add_argument("inputs", nargs="*", metavar="INPUT",
                    help="a page file, a folder of pages, a dataset folder (index.jsonl + "

@@ -4,9 +4,12 @@ and writing outcomes."""
 from __future__ import annotations
 
 import argparse
+import errno
 import json
+import math
 import os
 import sys
+import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -16,8 +19,9 @@ if TYPE_CHECKING:
     from sitesift.methods.base import Cleaner
 
 # Exit status: every input gave a result; some inputs failed (the summary says how many,
-# errors.jsonl why); the command could not run as given (usage, settings, model files).
-OK, SOME_FAILED, USAGE = 0, 1, 2
+# errors.jsonl why); the command could not run as given (usage, settings, model files, an
+# --out another run holds); the machine stopped it (a full disk, a path it cannot write).
+OK, SOME_FAILED, USAGE, ENVIRONMENT = 0, 1, 2, 3
 
 FORMATS = {"text": ".txt", "markdown": ".md", "html": ".html", "json": ".json"}
 SAMPLE_SITE = Path(__file__).resolve().parents[1] / "data" / "sample_site"
@@ -99,23 +103,64 @@ def add_quiet(p: argparse.ArgumentParser) -> None:
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bars or notes")
 
 
+def seconds(text: str) -> float:
+    """An argparse type: a time limit, finite and above 0 (nan passes every comparison and
+    inf overflows the timer: either would fail every page, so they are refused here)."""
+    from sitesift.guards import MAX_SECONDS
+
+    return _number(text, float, 0.0, MAX_SECONDS, above=True, what="a number of seconds")
+
+
+def megabytes(text: str) -> float:
+    """An argparse type: a size in MB, finite and above 0."""
+    return _number(text, float, 0.0, float(1 << 24), above=True, what="a size in MB")
+
+
+def at_least(low: int, high: int | None = None) -> Any:
+    """An argparse type: a whole number from `low` (to `high`)."""
+    def whole(text: str) -> int:
+        return int(_number(text, int, low, high, what="a whole number"))
+
+    whole.__name__ = "whole number"  # what argparse would call it
+    return whole
+
+
+def _number(text: str, kind: type, low: float, high: float | None, *, above: bool = False,
+            what: str) -> float:
+    try:
+        value = kind(text)
+    except ValueError:
+        value = None
+    bound = f"above {low:g}" if above else f"{low:g} or more"
+    bound += f" and at most {high:g}" if high is not None else ""
+    if value is None or not math.isfinite(value) or value < low or (above and value == low) \
+            or (high is not None and value > high):
+        raise argparse.ArgumentTypeError(f"must be {what} {bound}, not {text!r}")
+    return float(value) if kind is float else value
+
+
 def add_limits(p: argparse.ArgumentParser) -> None:
     """The guards' settings (sitesift.guards.Limits), the same for every batch command."""
-    p.add_argument("--page-timeout", type=float, default=None, metavar="SECONDS",
+    from sitesift.guards import MAX_MEMORY_MB
+
+    p.add_argument("--page-timeout", type=seconds, default=None, metavar="SECONDS",
                    help=f"per page (decode, parse, clean; default {PAGE_SECONDS:g}, or "
                         f"{BROWSER_PAGE_SECONDS:g} for methods that render in a browser); "
                         "past it the page is an error record")
-    p.add_argument("--fit-timeout", type=float, default=300.0, metavar="SECONDS",
+    p.add_argument("--fit-timeout", type=seconds, default=300.0, metavar="SECONDS",
                    help="per site model fit (default %(default)g)")
-    p.add_argument("--memory-mb", type=int, default=2048,
-                   help="address space a worker may add; past it, the page it was on is an "
-                        "error record (0: no limit; default %(default)s)")
+    p.add_argument("--memory-mb", type=at_least(0, MAX_MEMORY_MB), default=2048, metavar="MB",
+                   help="each worker's memory cap: the address space a worker process may "
+                        "grow by past its start-up size, whatever it holds (a site group's "
+                        "pages included), fixed for the whole run; an allocation past it "
+                        "fails, and the page the worker was on becomes an error record "
+                        "(0: no cap; default %(default)s)")
 
 
 def add_workers(p: argparse.ArgumentParser, default: int | None = None,
                 what: str = "processes") -> None:
     n = default if default is not None else (os.cpu_count() or 1)
-    p.add_argument("--workers", type=int, default=n,
+    p.add_argument("--workers", type=at_least(1), default=n,
                    help=f"{what} (default {n})")
 
 
@@ -141,6 +186,23 @@ def limits(args: argparse.Namespace) -> Any:
         raise fail(args.command, str(exc)) from None
 
 
+def environment_message(command: str, exc: OSError, where: str | None) -> str:
+    """One line for an error of the machine (a full disk, a path that cannot be written):
+    the path, the reason and its errno. `where`: the path to name when the error names
+    none (the --out folder)."""
+    path = exc.filename or where or "?"
+    again = ("; what was written is kept: fix that, then rerun the same command to finish"
+             if command == "crawl" else "; fix that, then run the command again")
+    return f"sitesift {command}: {path}: {os_reason(exc)}{again}"
+
+
+def os_reason(exc: OSError) -> str:
+    """An OSError's reason with its errno: `No space left on device (errno 28 ENOSPC)`."""
+    if not exc.errno:
+        return str(exc)
+    return f"{exc.strerror} (errno {exc.errno} {errno.errorcode.get(exc.errno, '?')})"
+
+
 def unwritable(path: Path) -> str | None:
     """Why a file cannot be written at `path` (its folder is made if missing), or None."""
     if path.is_dir():
@@ -162,9 +224,12 @@ def out_folder(command: str, out: str | Path) -> Path:
     try:
         path.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise fail(command, f"--out {out}: cannot make it: {exc.strerror or exc}") from None
-    if not os.access(path, os.W_OK):
-        raise fail(command, f"--out {out}: not writable")
+        raise fail(command, f"--out {out}: cannot make it: {os_reason(exc)}") from None
+    try:  # a real write: access() answers for permissions only, and yes to root always
+        with tempfile.TemporaryFile(dir=path):
+            pass
+    except OSError as exc:
+        raise fail(command, f"--out {out}: cannot write in it: {os_reason(exc)}") from None
     return path
 
 

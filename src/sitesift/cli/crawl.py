@@ -14,8 +14,11 @@ from sitesift.cli.common import (
     add_limits,
     add_quiet,
     add_workers,
+    at_least,
     checked_cleaner,
     limits,
+    megabytes,
+    out_folder,
     parse_set,
 )
 
@@ -38,9 +41,9 @@ def add_parsers(sub: Any, methods: list[str]) -> None:
     p.add_argument("--format", default="jsonl", choices=("jsonl", "parquet"))
     p.add_argument("--group-by", default="domain", choices=("domain", "host"),
                    help="site = registrable domain (public suffix list) or host")
-    p.add_argument("--min-site-pages", type=int, default=5,
+    p.add_argument("--min-site-pages", type=at_least(1), default=5,
                    help="smaller sites are cleaned by the --fallback (default 5)")
-    p.add_argument("--fit-sample", type=int, default=50,
+    p.add_argument("--fit-sample", type=at_least(1), default=50,
                    help="pages per site the model is fitted on (a seeded sample)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--markdown", action="store_true", help="add markdown to the results")
@@ -49,7 +52,8 @@ def add_parsers(sub: Any, methods: list[str]) -> None:
     p.add_argument("--refit", action="store_true", help="fit even where a model is stored")
     add_workers(p)
     add_limits(p)
-    p.add_argument("--max-record-mb", type=float, default=16.0)
+    p.add_argument("--max-record-mb", type=megabytes, default=16.0, metavar="MB",
+                   help="a larger record is an error record (default %(default)g)")
     p.add_argument("--engine", default="local", choices=("local", "spark"),
                    help="spark: a local Spark with --workers cores (Parquet out)")
     p.add_argument("--keep-work", action="store_true", help="keep OUT/work (spill, parts)")
@@ -76,6 +80,7 @@ def cmd_crawl(args: argparse.Namespace) -> int:
     checked_cleaner("crawl", args.method, params)  # settings refused before any record
     if args.fallback == args.method:
         checked_cleaner("crawl", args.fallback, params)
+    out_folder("crawl", args.out)  # a file, or a folder it cannot write in: refused now
     try:
         cfg, limits = crawl_settings(args)
         if args.engine == "spark":

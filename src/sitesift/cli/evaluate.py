@@ -19,6 +19,7 @@ from sitesift.cli.common import (
     add_method_set,
     add_quiet,
     add_workers,
+    at_least,
     datasets_folder,
     limits,
     method_params,
@@ -30,8 +31,8 @@ def add_parsers(sub: Any, methods: list[str]) -> None:
     p.add_argument("datasets", nargs="+")
     p.add_argument("--method", action="append", choices=methods)
     p.add_argument("--group-by", default="site", choices=GROUPINGS)
-    p.add_argument("--min-site-pages", type=int, default=1)
-    p.add_argument("--folds", type=int, default=1,
+    p.add_argument("--min-site-pages", type=at_least(1), default=1)
+    p.add_argument("--folds", type=at_least(1), default=1,
                    help="clean each page with a site model fitted on the other folds of its "
                         "site (pages the model never saw); 1 = fit on all pages")
     add_method_set(p)

@@ -1,25 +1,33 @@
 """The first step of a local crawl: read one input, spill its pages by site, account for
 every record.
 
-An input is ingested completely or not at all: its spill files go to `spill/<i>/`, its
-read errors to `ingest/<i>.errors.jsonl`, and only then is its report written to
-`ingest/<i>.json` (atomically). On resume, an input without a report has its partial spill
-deleted and is read again.
+An input is ingested completely or not at all: its spill files, its read errors and its
+report are written into a folder of this try's own, `inputs/<i>.part-<pid>/`, which is
+renamed to `inputs/<i>/` when complete. That rename is the commit: a folder `inputs/<i>`
+holds a whole ingest, and nothing else does. A try cut off by a kill leaves only a `.part`
+folder, which the next run deletes (`discard_partial`) before it reads the input again; and
+even a try still running beside another (a worker that outlived its crawl) cannot mix its
+pages into the other's, nor commit an input twice: the first rename wins, the second try's
+folder is deleted.
 """
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from sitesift.errors import writing
 from sitesift.io.records import Failed, PageRecord, error_record
 from sitesift.io.sinks import dumps, remove_tree, write_atomic
 from sitesift.io.sites import site_key
 from sitesift.io.sources import read_input
 from sitesift.io.spill import SpillWriter, site_file
+
+PARTIAL = ".part-"  # the mark of an uncommitted ingest folder
 
 
 @dataclass(slots=True)
@@ -36,16 +44,21 @@ class IngestReport:
         return sum(self.sites.values())
 
 
+def input_folder(work: Path, index: int) -> Path:
+    """Where input `index`'s committed ingest is."""
+    return work / "inputs" / str(index)
+
+
 def report_path(work: Path, index: int) -> Path:
-    return work / "ingest" / f"{index}.json"
+    return input_folder(work, index) / "report.json"
 
 
 def errors_path(work: Path, index: int) -> Path:
-    return work / "ingest" / f"{index}.errors.jsonl"
+    return input_folder(work, index) / "errors.jsonl"
 
 
 def spill_path(work: Path, index: int, site: str) -> Path:
-    return work / "spill" / str(index) / (site_file(site) + ".spill")
+    return input_folder(work, index) / (site_file(site) + ".spill")
 
 
 def load_report(work: Path, index: int) -> IngestReport | None:
@@ -55,16 +68,38 @@ def load_report(work: Path, index: int) -> IngestReport | None:
     return IngestReport(**json.loads(path.read_text(encoding="utf-8")))
 
 
+def discard_partial(work: Path) -> None:
+    """Delete what uncommitted ingests left (call it holding the crawl's lock, when no
+    ingest runs), and the folders of the layout before this one (`spill/`, `ingest/`),
+    whose inputs are then read again."""
+    for stale in (work / "inputs").glob(f"*{PARTIAL}*"):
+        remove_tree(stale)
+    for old in ("spill", "ingest"):
+        remove_tree(work / old)
+
+
 def ingest_input(index: int, path: str, work: Path, grouping: str, max_bytes: int
                  ) -> IngestReport:
     """Read input `index` at `path` into the work folder; see the module docstring."""
-    remove_tree(work / "spill" / str(index))  # what a killed earlier try left
-    (work / "ingest").mkdir(parents=True, exist_ok=True)
+    final = input_folder(work, index)
+    part = final.with_name(f"{index}{PARTIAL}{os.getpid()}")
+    remove_tree(part)
+    try:
+        report = _read_into(part, index, path, grouping, max_bytes)
+        _commit(part, final)
+    except BaseException:
+        remove_tree(part)  # frees the space a full disk needs back; the input is read again
+        raise
+    return report
+
+
+def _read_into(part: Path, index: int, path: str, grouping: str, max_bytes: int
+               ) -> IngestReport:
     report = IngestReport(index, path)
     skipped: Counter[str] = Counter()
-    writer = SpillWriter(work / "spill" / str(index))
-    errors = errors_path(work, index)
-    with open(f"{errors}.tmp", "w", encoding="utf-8") as err:
+    writer = SpillWriter(part)
+    errors = part / "errors.jsonl"
+    with writing(errors), open(errors, "w", encoding="utf-8") as err:
         for item in read_input(path, index, max_bytes):
             report.records_in += 1
             if isinstance(item, PageRecord):
@@ -77,9 +112,17 @@ def ingest_input(index: int, path: str, work: Path, grouping: str, max_bytes: in
                 skipped[item.reason] += 1
     report.sites = dict(writer.close())
     report.skipped = dict(skipped)
-    os.replace(f"{errors}.tmp", errors)
-    write_atomic(report_path(work, index), json.dumps({
+    write_atomic(part / "report.json", json.dumps({
         "index": report.index, "input": report.input, "records_in": report.records_in,
         "read_errors": report.read_errors, "skipped": report.skipped, "sites": report.sites,
     }))
     return report
+
+
+def _commit(part: Path, final: Path) -> None:
+    try:
+        os.rename(part, final)  # atomic; fails on an existing non-empty folder
+    except OSError as exc:
+        if exc.errno not in (errno.ENOTEMPTY, errno.EEXIST):
+            raise
+        remove_tree(part)  # another try committed this input first: its ingest stands

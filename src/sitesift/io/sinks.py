@@ -6,19 +6,27 @@ entered in the done-manifest. A site whose parts were never renamed is redone fr
 scratch on resume, so a kill at any moment neither loses nor duplicates a record.
 `finish` concatenates the parts in site order into `results.jsonl` (or converts them to
 `results.parquet`) and `errors.jsonl`, each written to a temporary name and renamed.
+
+A write that fails (a full disk, a folder made read-only) names its file (`writing`) and
+deletes its temporary file, so the space is free for the rerun; `hold_folder` keeps a
+second run out of a folder a run is writing.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
+from sitesift.errors import FolderInUse, writing
 from sitesift.io.records import ERROR_FIELDS, RESULT_FIELDS, is_result
 from sitesift.io.spill import site_file
+
+LOCK_NAME = ".lock"
 
 FORMATS = ("jsonl", "parquet")
 _PARQUET_BATCH = 2000
@@ -43,10 +51,54 @@ def error_schema() -> Any:
     return pa.schema([(name, types.get(name, pa.string())) for name in ERROR_FIELDS])
 
 
+@contextlib.contextmanager
+def replacing(target: Path) -> Iterator[Path]:
+    """A temporary path beside `target` to write, renamed over `target` when the block ends
+    well and deleted when it fails; an OSError names the file."""
+    tmp = target.with_name(target.name + ".tmp")
+    try:
+        with writing(tmp):
+            yield tmp
+    except BaseException:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise
+    os.replace(tmp, target)
+
+
 def write_atomic(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
+    with replacing(path) as tmp:
+        tmp.write_text(text, encoding="utf-8")
+
+
+@contextlib.contextmanager
+def hold_folder(folder: Path, what: str = "crawl") -> Iterator[None]:
+    """Hold `folder` for this run alone: an exclusive lock (flock) on `folder/.lock`, or
+    FolderInUse naming the holder at once. The kernel drops the lock when its holder dies,
+    however it dies, so a killed run's lock is taken over by the next without a stale-lock
+    check. (Where flock is missing, not POSIX, the folder is not locked.)"""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        yield
+        return
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / LOCK_NAME
+    with writing(path):
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)  # not inherited by workers
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 64, 0).decode("ascii", "replace").strip()
+            raise FolderInUse(
+                f"{folder} is in use by another {what} (process {holder or 'unknown'}): "
+                f"wait for it to end, or give another --out") from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, str(os.getpid()).encode("ascii"), 0)
+        yield
+    finally:
+        os.close(fd)  # the lock goes with the descriptor; the file stays (an empty hint)
 
 
 class PartStore:
@@ -65,17 +117,19 @@ class PartStore:
 
     def write(self, site: str, record: dict[str, Any]) -> None:
         files = self._open.get(site)
+        tmps = [f"{path}.tmp" for path in self._paths(site)]
         if files is None:
-            res, err = self._paths(site)
-            files = (open(f"{res}.tmp", "w", encoding="utf-8"),  # noqa: SIM115 - kept open
-                     open(f"{err}.tmp", "w", encoding="utf-8"))  # noqa: SIM115
+            files = (open(tmps[0], "w", encoding="utf-8"),  # noqa: SIM115 - kept open
+                     open(tmps[1], "w", encoding="utf-8"))  # noqa: SIM115
             self._open[site] = files
-        files[0 if is_result(record) else 1].write(dumps(record))
+        kind = 0 if is_result(record) else 1
+        with writing(tmps[kind]):
+            files[kind].write(dumps(record))
 
     def commit(self, site: str) -> None:
         files = self._open.pop(site, None)
         for fh in files or ():
-            fh.close()
+            _close(fh)
         for path in self._paths(site):
             tmp = Path(f"{path}.tmp")
             if files is None:
@@ -85,7 +139,18 @@ class PartStore:
     def close(self) -> None:
         for files in self._open.values():
             for fh in files:
-                fh.close()
+                _close(fh)
+        self._open.clear()
+
+    def abandon(self) -> None:
+        """After a failure: close and delete the open parts (their sites are redone on
+        resume anyway), freeing their space; errors on the way are the failure's own."""
+        for site, files in self._open.items():
+            for fh, path in zip(files, self._paths(site), strict=True):
+                with contextlib.suppress(OSError):
+                    fh.close()
+                with contextlib.suppress(OSError):
+                    Path(f"{path}.tmp").unlink()
         self._open.clear()
 
     def parts(self, sites: Iterable[str]) -> tuple[list[Path], list[Path]]:
@@ -93,17 +158,20 @@ class PartStore:
         return [r for r, _ in pairs], [e for _, e in pairs]
 
 
+def _close(fh: IO[str]) -> None:
+    with writing(fh.name):  # a full disk shows when the buffer is written out
+        fh.close()
+
+
 def concat(sources: Iterable[Path], target: Path) -> int:
     """Concatenate JSONL files into `target` (atomically); the number of lines."""
-    tmp = target.with_name(target.name + ".tmp")
     lines = 0
-    with open(tmp, "wb") as out:
+    with replacing(target) as tmp, open(tmp, "wb") as out:
         for src in sources:
             with open(src, "rb") as fh:
                 while chunk := fh.read(1 << 20):
                     lines += chunk.count(b"\n")
                     out.write(chunk)
-    os.replace(tmp, target)
     return lines
 
 
@@ -112,9 +180,8 @@ def jsonl_to_parquet(sources: Iterable[Path], target: Path, schema: Any) -> int:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    tmp = target.with_name(target.name + ".tmp")
     rows = 0
-    with pq.ParquetWriter(tmp, schema, compression="zstd") as writer:
+    with replacing(target) as tmp, pq.ParquetWriter(tmp, schema, compression="zstd") as writer:
         batch: list[dict[str, Any]] = []
         for src in sources:
             with open(src, encoding="utf-8") as fh:
@@ -127,7 +194,6 @@ def jsonl_to_parquet(sources: Iterable[Path], target: Path, schema: Any) -> int:
         if batch or rows == 0:
             writer.write_table(pa.Table.from_pylist(batch, schema))
             rows += len(batch)
-    os.replace(tmp, target)
     return rows
 
 

@@ -11,6 +11,7 @@ Appending never rewrites what is there, and the writer holds at most `budget` by
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import re
 import struct
@@ -20,7 +21,7 @@ from pathlib import Path
 
 from fastwarc.stream_io import ZstdReader, ZstdWriter
 
-from sitesift.errors import InputError
+from sitesift.errors import InputError, writing
 from sitesift.io.records import PageRecord
 
 _FRAME = struct.Struct("<II")
@@ -65,12 +66,18 @@ class SpillWriter:
         if not buf:
             return
         self._held -= len(buf)
-        with open(self.folder / (site_file(site) + ".spill"), "ab") as fh:
-            writer = ZstdWriter(fh, compression_level=1)
-            done = 0
-            while done < len(buf):  # write() takes at most 2 MiB a call
-                done += writer.write(bytes(buf[done : done + _SLICE]))
-            writer.close()  # ends the frame; the file stays open
+        # The frame is made in memory and then written: FastWARC's writer panics (in Rust,
+        # when it is dropped) after a write to its file failed, so a full disk must reach
+        # a plain file's write(), which raises an OSError that names the file.
+        frame = io.BytesIO()
+        writer = ZstdWriter(frame, compression_level=1)
+        done = 0
+        while done < len(buf):  # write() takes at most 2 MiB a call
+            done += writer.write(bytes(buf[done : done + _SLICE]))
+        writer.close()  # ends the frame
+        path = self.folder / (site_file(site) + ".spill")
+        with writing(path), open(path, "ab") as fh:
+            fh.write(frame.getbuffer())
 
     def close(self) -> Counter[str]:
         """Flush everything; the number of pages spilled per site."""
