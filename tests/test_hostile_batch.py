@@ -14,6 +14,7 @@ sources), whose cleaning kills the worker on pages marked `kill` after a normal 
 
 from __future__ import annotations
 
+import json
 import multiprocessing
 import os
 import signal
@@ -37,6 +38,7 @@ from sitesift.batch import (
     run_groups,
 )
 from sitesift.cli import SAMPLE_SITE, main
+from sitesift.cli.common import output_name
 from sitesift.guards import END, Busy, Limits, Lost, Supervisor
 from sitesift.inputs import collect_sources
 from sitesift.methods.base import register
@@ -245,3 +247,57 @@ def test_clean_command_exits_1_when_a_group_is_abandoned(
     assert main(["clean", str(SAMPLE_SITE), "--method", "sst", "--out", str(tmp_path / "o"),
                  "--workers", "1", "--page-timeout", "1", "--quiet"]) == 1
     assert "31 inputs = 0 pages cleaned + 31 errors" in capsys.readouterr().err
+
+
+# -- item 7: output file names --------------------------------------------------------------
+
+HOSTILE_IDS = ["sub/dir", "sub__dir", "sub%2Fdir", "a" * 200 + "/" + "b" * 200,
+               "a" * 200 + "/" + "b" * 199 + "c", "é" * 100 + "/" + "ü" * 100, "..", ".",
+               "x\\y", "tab\there", "~2", "plain"]
+
+
+def test_output_names_are_distinct_bounded_and_readable() -> None:
+    names = {pid: output_name(pid, ".txt") for pid in HOSTILE_IDS}
+    assert len(set(names.values())) == len(names)  # distinct ids, distinct names
+    for pid, name in names.items():
+        assert len(name.encode("utf-8")) <= 255 and "/" not in name and "\0" not in name
+        assert name not in (".txt", "..txt") or pid in (".", "..")
+    assert names["plain"] == "plain.txt"  # ordinary ids keep their names
+    assert names["sub/dir"] == "sub%2Fdir.txt"
+    from urllib.parse import unquote
+
+    for pid in ("sub/dir", "sub__dir", "sub%2Fdir", "x\\y", "tab\there"):
+        assert unquote(names[pid].removesuffix(".txt")) == pid  # reversible
+
+
+def _dataset(root: Path, ids: list[str]) -> Path:
+    """A dataset whose index names `ids` (one twice), each with a page of its own text."""
+    rows = []
+    for n, pid in enumerate(ids):
+        rows.append({"id": pid, "url": f"https://x.example/{n}", "site": "x.example"})
+        page = root / "pages" / f"{pid}.html"
+        page.parent.mkdir(parents=True, exist_ok=True)
+        page.write_text(f"<html><body><article><p>Page {n} says its own thing here.</p>"
+                        "</article></body></html>")
+    rows.append(dict(rows[-1]))  # the same id listed twice
+    (root / "index.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return root
+
+
+def test_clean_writes_one_file_per_input_and_a_manifest(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    ids = ["sub/dir", "sub__dir", "sub%2Fdir", "a" * 200 + "/" + "b" * 200,
+           "a" * 200 + "/" + "b" * 199 + "c", "plain"]
+    root = _dataset(tmp_path / "corpus", ids)
+    out = tmp_path / "out"
+    assert main(["clean", str(root), "--method", "alltext", "--out", str(out), "--workers",
+                 "1", "--page-timeout", "5", "--quiet"]) == 0
+    assert "7 inputs = 7 pages cleaned + 0 errors" in capsys.readouterr().err
+    manifest = [json.loads(line) for line in (out / "manifest.jsonl").read_text().splitlines()]
+    assert len(manifest) == 7 and len({m["file"] for m in manifest}) == 7
+    by_id = {m["id"]: m for m in manifest}
+    assert set(by_id) == {*ids, "plain~2"}  # the second listing is suffixed
+    for n, pid in enumerate([*ids, "plain~2"]):
+        text = (out / by_id[pid]["file"]).read_text()
+        assert f"Page {min(n, len(ids) - 1)} says" in text, (pid, text)
+    assert len(list(out.glob("*.txt"))) == 7
