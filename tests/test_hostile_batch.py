@@ -150,6 +150,9 @@ def test_pages_stuck_past_the_page_timeout_cost_only_themselves() -> None:
 def test_pages_that_kill_the_cleaning_cost_no_refit_each(tmp_path: Path) -> None:
     """Pages that kill their worker after the fit, while being cleaned: each costs a worker,
     not a fit: the retry after the first keeps its model for the next ones."""
+    import tempfile
+
+    folders = set(Path(tempfile.gettempdir()).glob("sitesift-kept-*"))
     log = tmp_path / "fits.log"
     good = _good(12, Logged, fit_log=str(log))
     bad = [Logged(f"kill{k}", s.path, {**s.row, "kill": True}, s.dataset)
@@ -164,6 +167,7 @@ def test_pages_that_kill_the_cleaning_cost_no_refit_each(tmp_path: Path) -> None
     # the first fit (on all 18), one refit without the first killer (its model kept); none
     # for the other five
     assert fits == ["18", "17"], fits
+    assert set(Path(tempfile.gettempdir()).glob("sitesift-kept-*")) == folders  # removed
 
 
 def test_the_parse_order_puts_pages_known_to_parse_last() -> None:
@@ -301,3 +305,22 @@ def test_clean_writes_one_file_per_input_and_a_manifest(
         text = (out / by_id[pid]["file"]).read_text()
         assert f"Page {min(n, len(ids) - 1)} says" in text, (pid, text)
     assert len(list(out.glob("*.txt"))) == 7
+
+
+def test_write_outcomes_keeps_one_id_twice_apart(tmp_path: Path) -> None:
+    """The library's outcomes may hold an id twice (two inputs of one page), or an id with
+    a lone surrogate (JSON's "\\ud800"): each gets a file and a manifest line."""
+    from sitesift.batch import Outcome
+    from sitesift.cli.common import write_outcomes
+
+    ids = ["p", "p", "bad\ud800id"]
+    outcomes = [Outcome(pid, "g", result=Result(blocks=[], method="alltext")) for pid in ids]
+    outcomes.append(Outcome("bad\ud800id", "g", error="unreadable"))
+    assert write_outcomes(outcomes, tmp_path, "text") == (3, 1)
+    manifest = [json.loads(line) for line in (tmp_path / "manifest.jsonl").read_text()
+                .splitlines()]
+    assert [m["id"] for m in manifest] == [*ids, "bad\ud800id"]
+    files = [m["file"] for m in manifest]
+    assert files[:3] == ["p.txt", "p~2.txt", "bad%ED%A0%80id.txt"] and files[3] is None
+    assert all((tmp_path / f).is_file() for f in files[:3])
+    assert "unreadable" in (tmp_path / "errors.jsonl").read_text()
