@@ -18,7 +18,7 @@ from typing import cast
 import pytest
 
 from sitesift.batch import (
-    MAX_LOSSES,
+    MAX_STALLS,
     GroupTask,
     Out,
     Outcome,
@@ -244,20 +244,22 @@ def test_a_lost_worker_costs_one_page_and_nothing_is_sent_twice() -> None:
     assert got[-1][1] is None  # the group is complete
     first, retry = supervisor.ran
     assert first.poison == {} and retry.poison == {1: "worker died (SIGSEGV)"}
-    assert retry.done == {0} and retry.losses == 1
+    assert retry.done == {0} and retry.tries == 1 and retry.stalls == 0
 
 
 def test_fit_losses_and_repeated_failures_are_bounded() -> None:
     task = _task(3)
     lost_fit = Lost(Busy(-1, "fit", 1), "fit exceeded the time limit of 1 s")
     blind = Lost(None, "worker did not answer in time")
+    # the fit's loss blames the fit (progress); then failures that blame nothing, MAX_STALLS
+    # in a row, end the group
     script: list[list[object]] = [[lost_fit]]
-    script += [[blind] for _ in range(MAX_LOSSES - 1)]
+    script += [[blind] for _ in range(MAX_STALLS)]
     supervisor = ScriptedSupervisor(script)
     got = list(_drive(cast(Supervisor[GroupTask], supervisor), [task]))
     outs = [m for _, m in got if isinstance(m, Out)]
     assert sorted(o.index for o in outs) == [0, 1, 2]  # every page, once, as an error
-    assert all("abandoned after" in str(o.outcome.error) for o in outs)
+    assert all("without progress" in str(o.outcome.error) for o in outs)
     assert got[-1][1] is None and not supervisor.script
     assert supervisor.ran[1].fit_failed == {0: "fit exceeded the time limit of 1 s"}
 
@@ -271,7 +273,7 @@ def test_the_retry_carries_what_was_learnt() -> None:
     assert retry.poison == {3: "killed"} and retry.done == {0, 1} and retry.unread == {1}
     retry = _after_loss(retry, Lost(Busy(-2, "fit", 1), "fit stopped"), {0, 1, 2}, {1})
     assert retry is not None and retry.fit_failed == {1: "fit stopped"}
-    assert retry.poison == {3: "killed"} and retry.losses == 2
+    assert retry.poison == {3: "killed"} and retry.tries == 2
 
 
 def test_page_out_of_memory_becomes_an_error_record(folder: Path) -> None:

@@ -11,6 +11,14 @@ kills or hangs its worker becomes an error record, and its group is resumed with
 (`_drive`). Without limits and with one worker a group runs in this process, unguarded: the
 library's fast path. Both run the same steps (`_steps`).
 
+A poison page costs only itself, however many a group has: a failure that names the page
+(or fit) it happened in is progress, and the group goes on; only failures that make no
+progress (`MAX_STALLS` in a row) give the rest of a group up. What a retry costs stays
+linear in the group: it reads the pages not yet tried before those known to parse (each
+good page is read at most twice, not once per poison page), and after a first failure the
+retry keeps its fitted model in a file (`Kept`), so later failures cost a worker's restart,
+not another fit.
+
 Warnings (`sitesift.weak`) travel with the outcomes rather than through `warnings.warn`,
 which a worker process would keep to itself: `Outcome.fit_warnings` (the group's fit: too few
 pages, several sites), `Outcome.warnings` (the page's own) and `Fitted.warnings`;
@@ -20,7 +28,10 @@ pages, several sites), `Outcome.warnings` (the page's own) and `Fitted.warnings`
 from __future__ import annotations
 
 import atexit
-from collections.abc import Iterable, Iterator, Sequence
+import os
+import shutil
+import tempfile
+from collections.abc import Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -38,10 +49,10 @@ from sitesift.timing import Stopwatch
 from sitesift.weak import quiet_fits
 
 HANDLER = "sitesift.batch:process_group"
-# Worker failures in one group before the rest of it is given up: each failure restarts the
-# group (and re-parses its pages, which a fit needs), so a group that fails again and again
-# -- too large as a whole for the memory limit, say -- must not cost quadratic time.
-MAX_LOSSES = 8
+# Worker failures in a row that make no progress (blame no new page or fit, and send no new
+# outcome) before the rest of a group is given up: such a failure would come again on
+# every retry. A failure that blames a page removes that page, so it cannot recur.
+MAX_STALLS = 3
 # Pages larger than this are cleaned but not fitted on (here and in the crawl): a template is
 # learnt from ordinary pages, and one giant page (a 9 MB page costs ~350 MB of tree) could
 # cost the whole site its model through the fit's time or memory limit.
@@ -120,11 +131,25 @@ class WarningTally:
         return len(self.fits) + self.pages
 
 
+@dataclass(frozen=True, slots=True)
+class Kept:
+    """Worker -> parent: fold `fold`'s fitted model, saved at `path` for the retries of its
+    group, with what the fit cost each page (wall and CPU ms) and warned of."""
+
+    fold: int
+    path: str
+    fit: tuple[float, float]
+    warnings: tuple[str, ...]
+
+
 @dataclass(slots=True)
 class GroupTask:
     """One site group's work, and what earlier tries learnt: pages that killed or hung a
     worker (`poison`), fits that did (`fit_failed`, by fold), pages whose outcome was sent
-    (`done`) and pages that could not be read (`unread`, not worth parsing again)."""
+    (`done`), pages that could not be read (`unread`, not worth parsing again), pages that
+    were read without harm (`parsed`, read last), and the models fitted by an earlier try
+    (`kept`, by fold). `scratch` is a folder for kept models, `stalls` the failures in a
+    row without progress, `tries` the tries before this one."""
 
     group: str
     sources: list[Source]
@@ -138,7 +163,11 @@ class GroupTask:
     unread: frozenset[int] = frozenset()
     poison: dict[int, str] = field(default_factory=dict)
     fit_failed: dict[int, str] = field(default_factory=dict)
-    losses: int = 0
+    parsed: frozenset[int] = frozenset()
+    kept: dict[int, Kept] = field(default_factory=dict)
+    scratch: str | None = None
+    stalls: int = 0
+    tries: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,7 +209,7 @@ def _fit_unit(fold: int) -> int:
     return -1 - fold  # Busy units: pages are 0.., a fold's fit (or loading the model) below 0
 
 
-def _steps(task: GroupTask, limits: Limits | None) -> Iterator[Busy | Out | Fitted]:
+def _steps(task: GroupTask, limits: Limits | None) -> Iterator[Busy | Out | Fitted | Kept]:
     """The group's work, in a guarded worker (with `limits`) or in this process (without):
     one Out for every page not yet done, announced by Busy messages for the supervisor."""
     page_s, fit_s = (limits.page_seconds, limits.fit_seconds) if limits else (0.0, 0.0)
@@ -192,57 +221,42 @@ def _steps(task: GroupTask, limits: Limits | None) -> Iterator[Busy | Out | Fitt
         if i not in task.done:
             yield Out(i, _error(task, i, task.poison[i]))
     todo = [i for i in range(n) if i not in task.done and i not in task.poison]
-
-    def failed_prep(why: str, indices: Iterable[int]) -> Iterator[Out]:
-        for i in indices:
-            yield Out(i, _error(task, i, f"preparing the {task.method} model failed: {why}"))
-
     cleaner: Cleaner | None = None
     try:
         if task.model is None:
             cleaner = get_cleaner(task.method, **task.params)
     except Exception as exc:  # an unknown method or bad parameters: every page says so
-        yield from failed_prep(_reason(exc), todo)
+        yield from _failed_prep(task, _reason(exc), todo)
         return
     if task.save is None and (cleaner is None or not cleaner.site_level):
         if cleaner is None:  # a fitted model from a file, the same for every page
             if 0 in task.fit_failed:
-                yield from failed_prep(task.fit_failed[0], todo)
+                yield from _failed_prep(task, task.fit_failed[0], todo)
                 return
-            yield Busy(_fit_unit(0), "loading the model", fit_s)
-            try:
-                from sitesift.model_io import load_model
-
-                with time_limit(fit_s, "loading the model"):
-                    cleaner = load_model(task.model or "")
-            except keep:
-                raise
-            except Exception as exc:
-                yield from failed_prep(_reason(exc), todo)
+            loaded = yield from _load_fitted(task.model or "", 0, fit_s, keep)
+            if isinstance(loaded, str):
+                yield from _failed_prep(task, loaded, todo)
                 return
+            cleaner = loaded
         for i in todo:  # one page at a time: nothing is held but the page being cleaned
             yield from _clean(task, i, cleaner, None, page_s, keep)
         return
     assert cleaner is not None
-    if task.save is not None and 0 in task.fit_failed:
-        yield Fitted(task.save, 0, 0.0, task.fit_failed[0])
+    if task.save is not None:
+        if 0 in task.fit_failed:
+            yield Fitted(task.save, 0, 0.0, task.fit_failed[0])
+            return
+    elif not todo:
+        return
+    folds = task.folds if task.folds > 1 and task.save is None else 1
+    if task.save is None and {i % folds for i in todo} <= task.kept.keys():
+        # an earlier try kept the model of every page left: nothing to read all of, or fit
+        yield from _clean_kept(task, todo, folds, (page_s, fit_s), keep)
         return
     # Site-level: every readable page of the group is needed for the fits. They count
     # against the worker's memory limit like anything else (`_held` keeps each small): a
     # limit that grew with the group would be no limit (8,282 pages once made 300 MiB 13 GB).
-    pages: dict[int, Page] = {}
-    for i in range(n):
-        if i in task.poison or i in task.unread:
-            continue
-        yield Busy(i, "parse", page_s)
-        try:
-            with time_limit(page_s):
-                pages[i] = _held(task.sources[i].load())
-        except keep:
-            raise
-        except Exception as exc:
-            if i not in task.done:
-                yield Out(i, _error(task, i, _reason(exc)), unread=True)
+    pages = yield from _read_all(task, page_s, keep)
     if task.save is not None:
         for i, page in list(pages.items()):
             if len(page.html) > FIT_MAX_BYTES:
@@ -254,29 +268,137 @@ def _steps(task: GroupTask, limits: Limits | None) -> Iterator[Busy | Out | Fitt
         yield Busy(_fit_unit(0), "fit", fit_s)
         yield _fit_and_save(task.save, cleaner, list(pages.values()), fit_s, keep)
         return
-    folds = task.folds if task.folds > 1 else 1
     for fold in range(folds):  # page i is in fold i % folds, whatever failed before it
         test = [i for i in pages if i % folds == fold and i not in task.done]
         if not test:
             continue
         if fold in task.fit_failed:
-            yield from failed_prep(task.fit_failed[fold], test)
+            yield from _failed_prep(task, task.fit_failed[fold], test)
             continue
         train = [p for i, p in pages.items()
                  if (folds == 1 or i % folds != fold) and len(p.html) <= FIT_MAX_BYTES]
-        yield Busy(_fit_unit(fold), "fit", fit_s)
-        watch = Stopwatch()
+        got = yield from _fold_model(task, fold, train, fit_s, keep)
+        if isinstance(got, str):
+            yield from _failed_prep(task, got, test)
+            continue
+        for i in test:
+            yield from _clean(task, i, got[0], pages[i], page_s, keep, got[1])
+
+
+def _read_all(task: GroupTask, seconds: float, keep: tuple[type[BaseException], ...]
+              ) -> Generator[Busy | Out, None, dict[int, Page]]:
+    """Every readable page of the group, held for the fits, in input order (as a fit sees
+    them); an Out for each page that cannot be read."""
+    pages: dict[int, Page] = {}
+    for i in _parse_order(task):
+        yield Busy(i, "parse", seconds)
         try:
-            with time_limit(fit_s, "fit"), quiet_fits():  # carried to the outcomes
-                model = get_cleaner(task.method, **task.params).fit(train)
+            with time_limit(seconds):
+                pages[i] = _held(task.sources[i].load())
         except keep:
             raise
         except Exception as exc:
-            yield from failed_prep(_reason(exc), test)
+            if i not in task.done:
+                yield Out(i, _error(task, i, _reason(exc)), unread=True)
+    return {i: pages[i] for i in sorted(pages)}
+
+
+def _failed_prep(task: GroupTask, why: str, indices: Iterable[int]) -> Iterator[Out]:
+    for i in indices:
+        yield Out(i, _error(task, i, f"preparing the {task.method} model failed: {why}"))
+
+
+def _parse_order(task: GroupTask) -> list[int]:
+    """The pages a fit reads, those not yet tried first: a retry then meets the next poison
+    page before it reads again the pages an earlier try read without harm, so that each
+    good page is read at most twice however many poison pages its group holds."""
+    todo = [i for i in range(len(task.sources)) if i not in task.poison and i not in task.unread]
+    return [i for i in todo if i not in task.parsed] + [i for i in todo if i in task.parsed]
+
+
+Fit = tuple[float, float]  # a fit's wall and CPU ms per page it was fitted on
+
+
+def _fold_model(task: GroupTask, fold: int, train: list[Page], fit_s: float,
+                keep: tuple[type[BaseException], ...]
+                ) -> Generator[Busy | Kept, None, tuple[Cleaner, Fit] | str]:
+    """Fold `fold`'s model (kept by an earlier try, or fitted on `train`), or why not. A
+    retry keeps what it fits (`Kept`): a group that loses a worker once may lose more, and
+    each later loss then costs a restart, not a fit."""
+    kept = task.kept.get(fold)
+    if kept is not None:
+        loaded = yield from _load_fitted(kept.path, fold, fit_s, keep)
+        if isinstance(loaded, str):
+            return loaded
+        loaded.fit_warnings = kept.warnings  # the fit's, which the model file does not hold
+        return loaded, kept.fit
+    yield Busy(_fit_unit(fold), "fit", fit_s)
+    watch = Stopwatch()
+    try:
+        with time_limit(fit_s, "fit"), quiet_fits():  # carried to the outcomes
+            model = get_cleaner(task.method, **task.params).fit(train)
+    except keep:
+        raise
+    except Exception as exc:
+        return _reason(exc)
+    fit = (watch.ms / max(len(train), 1), watch.cpu_ms / max(len(train), 1))
+    if task.tries and task.scratch is not None:
+        yield Busy(_fit_unit(fold), "keeping the model", fit_s)
+        path = _saved(model, task.scratch, fit_s, keep)
+        if path is not None:
+            yield Kept(fold, path, fit, model.fit_warnings)
+    return model, fit
+
+
+def _saved(model: Cleaner, folder: str, fit_s: float, keep: tuple[type[BaseException], ...]
+           ) -> str | None:
+    """The model saved in `folder` for the retries (None where it cannot be: they refit)."""
+    from sitesift.model_io import save_model
+
+    try:
+        fd, path = tempfile.mkstemp(prefix="fold-", suffix=".json", dir=folder)
+        os.close(fd)
+        with time_limit(fit_s, "keeping the model"):
+            save_model(model, path)
+    except keep:
+        raise
+    except Exception:  # a method without a saved form, a full disk: the retries refit
+        return None
+    return path
+
+
+def _load_fitted(path: str, fold: int, fit_s: float, keep: tuple[type[BaseException], ...]
+                 ) -> Generator[Busy, None, Cleaner | str]:
+    """A fitted model from its file, under the fit's time limit; or why not."""
+    yield Busy(_fit_unit(fold), "loading the model", fit_s)
+    try:
+        from sitesift.model_io import load_model
+
+        with time_limit(fit_s, "loading the model"):
+            return load_model(path)
+    except keep:
+        raise
+    except Exception as exc:
+        return _reason(exc)
+
+
+def _clean_kept(task: GroupTask, todo: list[int], folds: int,
+                seconds: tuple[float, float], keep: tuple[type[BaseException], ...]
+                ) -> Iterator[Busy | Out | Kept]:
+    """The pages left, each read and cleaned alone with its fold's kept model."""
+    models: dict[int, tuple[Cleaner, Fit] | str] = {}
+    for i in todo:
+        fold = i % folds
+        if fold in task.fit_failed:
+            yield from _failed_prep(task, task.fit_failed[fold], [i])
             continue
-        fit = (watch.ms / max(len(train), 1), watch.cpu_ms / max(len(train), 1))
-        for i in test:
-            yield from _clean(task, i, model, pages[i], page_s, keep, fit)
+        if fold not in models:
+            models[fold] = yield from _fold_model(task, fold, [], seconds[1], keep)
+        got = models[fold]
+        if isinstance(got, str):
+            yield from _failed_prep(task, got, [i])
+            continue
+        yield from _clean(task, i, got[0], None, seconds[0], keep, got[1])
 
 
 def _held(page: Page) -> Page:
@@ -325,7 +447,8 @@ def _clean(task: GroupTask, index: int, cleaner: Cleaner, page: Page | None, sec
     yield Out(index, outcome)
 
 
-def process_group(task: GroupTask, config: object, limits: Limits) -> Iterator[Busy | Out | Fitted]:
+def process_group(task: GroupTask, config: object, limits: Limits
+                  ) -> Iterator[Busy | Out | Fitted | Kept]:
     """The worker side (a `Supervisor` handler)."""
     return _steps(task, limits)
 
@@ -337,55 +460,89 @@ def prepare_worker() -> None:
     prepare()
 
 
-def _after_loss(task: GroupTask, lost: Lost, done: set[int], unread: set[int]
-                ) -> GroupTask | None:
-    """The task to retry after its worker died or hung (None: give the rest up)."""
-    if task.losses + 1 >= MAX_LOSSES:
+def _after_loss(task: GroupTask, lost: Lost, done: set[int], unread: set[int],
+                kept: dict[int, Kept] | None = None) -> GroupTask | None:
+    """The task to retry after its worker died or hung (None: give the rest up). A loss
+    that blames a page or a fit removes it from the retry, and one that follows new
+    outcomes has moved on: both are progress. Only MAX_STALLS losses in a row without
+    progress, which would recur on every retry, end the group."""
+    busy = lost.busy
+    blamed = busy is not None and (busy.unit not in task.poison if busy.unit >= 0
+                                   else -1 - busy.unit not in task.fit_failed)
+    stalls = 0 if blamed or len(done) > len(task.done) else task.stalls + 1
+    if stalls >= MAX_STALLS:
         return None
     retry = replace(task, done=frozenset(done), unread=frozenset(unread),
-                    losses=task.losses + 1)
-    busy = lost.busy
+                    kept={**task.kept, **(kept or {})}, stalls=stalls, tries=task.tries + 1)
     if busy is None:  # between pages: nothing to blame, so just try again
         return retry
     if busy.unit < 0:  # a fit, or loading the model: the pages it was for become errors
         retry.fit_failed = {**task.fit_failed, -1 - busy.unit: lost.reason}
-    else:
-        retry.poison = {**task.poison, busy.unit: lost.reason}
+        return retry
+    retry.poison = {**task.poison, busy.unit: lost.reason}
+    if busy.stage == "parse":  # the pages read before it were harmless: read them last
+        order = _parse_order(task)
+        if busy.unit in order:
+            retry.parsed = task.parsed | frozenset(order[:order.index(busy.unit)])
     return retry
 
 
 def _drive(supervisor: Supervisor[GroupTask], tasks: Iterable[GroupTask]
            ) -> Iterator[tuple[GroupTask, Out | Fitted | None]]:
     """(task, Out) for every page, (task, Fitted) in fit mode and (task, None) when a group
-    is complete, resuming groups whose worker failed."""
+    is complete, resuming groups whose worker failed. The models that retries keep live in
+    a temporary folder, each removed when its group is complete."""
     done: dict[str, set[int]] = {}
     unread: dict[str, set[int]] = {}
-    for task, message in supervisor.run(tasks):
-        seen = done.setdefault(task.group, set(task.done))
-        bad = unread.setdefault(task.group, set(task.unread))
-        if isinstance(message, Out):
-            if message.index not in seen:
-                seen.add(message.index)
-                if message.unread:
-                    bad.add(message.index)
+    kept: dict[str, dict[int, Kept]] = {}
+    scratch: list[str] = []  # made at the first loss
+    try:
+        for task, message in supervisor.run(tasks):
+            seen = done.setdefault(task.group, set(task.done))
+            bad = unread.setdefault(task.group, set(task.unread))
+            if isinstance(message, Out):
+                if message.index not in seen:
+                    seen.add(message.index)
+                    if message.unread:
+                        bad.add(message.index)
+                    yield task, message
+            elif isinstance(message, Kept):
+                kept.setdefault(task.group, {})[message.fold] = message
+            elif isinstance(message, Fitted):
                 yield task, message
-        elif isinstance(message, Fitted):
-            yield task, message
-        elif isinstance(message, Lost):
-            retry = _after_loss(task, message, seen, bad)
-            if retry is not None:
-                supervisor.retry(retry)
-                continue
-            why = (f"group abandoned after {MAX_LOSSES} worker failures; the last: "
-                   f"{message.reason}")
-            for i in range(len(task.sources)):
-                if i not in seen:
-                    yield task, Out(i, _error(task, i, why))
-            if task.save is not None:
-                yield task, Fitted(task.save, 0, 0.0, why)
-            yield task, None
-        else:  # END
-            yield task, None
+            elif isinstance(message, Lost):
+                retry = _after_loss(task, message, seen, bad, kept.get(task.group))
+                if retry is not None:
+                    if not scratch:
+                        scratch.append(tempfile.mkdtemp(prefix="sitesift-kept-"))
+                    supervisor.retry(replace(retry, scratch=scratch[0]))
+                    continue
+                yield from _abandon(task, seen, message.reason)
+                _forget(kept.pop(task.group, {}))
+            else:  # END
+                _forget(kept.pop(task.group, {}))
+                yield task, None
+    finally:
+        for folder in scratch:
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def _abandon(task: GroupTask, seen: set[int], reason: str
+             ) -> Iterator[tuple[GroupTask, Out | Fitted | None]]:
+    why = (f"group abandoned after {MAX_STALLS} worker failures in a row without progress; "
+           f"the last: {reason}")
+    for i in range(len(task.sources)):
+        if i not in seen:
+            yield task, Out(i, _error(task, i, why))
+    if task.save is not None:
+        yield task, Fitted(task.save, 0, 0.0, why)
+    yield task, None
+
+
+def _forget(kept: dict[int, Kept]) -> None:
+    """Remove a complete group's kept models (a long batch keeps no more than it needs)."""
+    for model in kept.values():
+        Path(model.path).unlink(missing_ok=True)
 
 
 def _in_order(task: GroupTask, got: dict[int, Outcome]) -> list[Outcome]:

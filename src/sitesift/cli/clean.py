@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from sitesift.cli.common import (
     FORMATS,
     GROUPINGS,
+    MANIFEST,
     OK,
     SAMPLE_SITE,
     SOME_FAILED,
@@ -27,6 +28,7 @@ from sitesift.cli.common import (
     fail,
     limits,
     note,
+    numbered,
     out_folder,
     parse_set,
     render_result,
@@ -47,10 +49,11 @@ def add_parsers(sub: Any, methods: list[str]) -> None:
     p = sub.add_parser(
         "clean", help="clean pages: files, folders, datasets, URLs or stdin",
         description="Clean pages and write their main content. With one input and no --out "
-                    "the result goes to stdout; with --out, one file per page and "
-                    "errors.jsonl. Exit 0: every input gave a result; 1: some failed (see "
-                    "the summary and errors.jsonl); 2: the command could not run as given; "
-                    "3: the machine stopped it (a full disk, a path it cannot write).",
+                    "the result goes to stdout; with --out, one file per page (named "
+                    "from its id; manifest.jsonl maps ids to files) and errors.jsonl. "
+                    "Exit 0: every input gave a result; 1: some failed (see the summary "
+                    "and errors.jsonl); 2: the command could not run as given; 3: the "
+                    "machine stopped it (a full disk, a path it cannot write).",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     p.add_argument("inputs", nargs="*", metavar="INPUT",
                    help="a page file, a folder of pages, a dataset folder (index.jsonl + "
@@ -184,10 +187,7 @@ def _sources(command: str, inputs: list[str], grouping: str
 
     def add(group: str, source: Source) -> None:
         if source.id in seen:  # two inputs naming one page: the second gets a new id
-            k = 2
-            while f"{source.id}~{k}" in seen:
-                k += 1
-            source = replace(source, id=f"{source.id}~{k}")
+            source = replace(source, id=numbered(source.id, seen))
         seen.add(source.id)
         groups.setdefault(group, []).append(source)
 
@@ -265,7 +265,8 @@ def cmd_clean(args: argparse.Namespace) -> int:
     inputs_n = pages + len(prefailed)
     # the accounting, also under --quiet: what exit status 1 refers to
     print(f"sitesift clean: {inputs_n} inputs = {ok} pages cleaned + {failed} errors (see "
-          f"{out}/errors.jsonl), {len(groups)} site groups, "
+          f"{out}/errors.jsonl; each input's file: {out}/{MANIFEST}), {len(groups)} site "
+          "groups, "
           + (f"model {args.model}" if args.model else f"method {args.method}")
           + (f", {tally.count} warnings ({tally.pages} pages, {len(tally.fits)} fits)"
              if tally.count else ""), file=sys.stderr)

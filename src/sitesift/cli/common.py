@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import argparse
 import errno
+import hashlib
 import json
 import math
 import os
+import re
 import sys
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Container, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -24,6 +26,7 @@ if TYPE_CHECKING:
 OK, SOME_FAILED, USAGE, ENVIRONMENT = 0, 1, 2, 3
 
 FORMATS = {"text": ".txt", "markdown": ".md", "html": ".html", "json": ".json"}
+MANIFEST = "manifest.jsonl"  # beside the pages: each input's id and its file (or error)
 SAMPLE_SITE = Path(__file__).resolve().parents[1] / "data" / "sample_site"
 # Default page time limits: a rendered page takes 1-3 s of browser time, more on a busy box.
 PAGE_SECONDS = 10.0
@@ -244,8 +247,48 @@ def datasets_folder(command: str, value: str | None) -> Path:
     return path
 
 
-def safe_name(page_id: str) -> str:
-    return page_id.replace(os.sep, "__").replace("/", "__") or "_"
+# The longest file name ext4, XFS, Btrfs and APFS take, in bytes (NTFS: 255 UTF-16 units).
+NAME_BYTES = 255
+# What a page id may not carry into a file name as it is: the escape character itself, path
+# separators, control characters and lone surrogates (from a JSON `\ud800`: no file system
+# takes them); a leading dot (a hidden file, or `.`/`..`).
+_ESCAPE = re.compile(r"^\.|[%/\\\x00-\x1f\x7f\ud800-\udfff]")
+_TOKEN = re.compile(r"%[0-9A-F]{2}|.", re.S)  # an escape or one character: never cut apart
+_HASHED = "%-"  # marks a shortened name: never in an escaped one (there % leads 2 hex digits)
+
+
+def output_name(page_id: str, suffix: str) -> str:
+    """The file name of a page's output: distinct ids give distinct names. The id with
+    `%`, path separators, control characters and a leading dot %-escaped (`unquote` gives
+    the id back); an id too long for a file name is cut and ends in `%-` and a hash of the
+    whole id; the empty id is `%`."""
+    name = _ESCAPE.sub(lambda m: "".join(f"%{b:02X}" for b in _utf8(m.group())), page_id)
+    budget = NAME_BYTES - len(suffix.encode())
+    if len(name.encode()) > budget:
+        digest = hashlib.sha256(_utf8(page_id)).hexdigest()[:24]
+        room, kept = budget - len(_HASHED) - len(digest), []
+        for token in _TOKEN.findall(name):
+            room -= len(token.encode())
+            if room < 0:
+                break
+            kept.append(token)
+        name = "".join(kept) + _HASHED + digest
+    return (name or "%") + suffix
+
+
+def _utf8(text: str) -> bytes:
+    return text.encode("utf-8", "surrogatepass")  # a lone surrogate too, as its own bytes
+
+
+def numbered(name: str, taken: Container[str]) -> str:
+    """`name`, or if it is taken the first of `name~2`, `name~3`, ... that is not: how a
+    second input of one id is told apart."""
+    if name not in taken:
+        return name
+    k = 2
+    while f"{name}~{k}" in taken:
+        k += 1
+    return f"{name}~{k}"
 
 
 def render_result(result: Any, fmt: str, front_matter: bool = False) -> str:
@@ -261,22 +304,40 @@ def render_result(result: Any, fmt: str, front_matter: bool = False) -> str:
 
 def write_outcomes(outcomes: Iterable[Outcome], out: Path, fmt: str,
                    front_matter: bool = False) -> tuple[int, int]:
-    """One file per page, and errors.jsonl with one record per failed input."""
+    """One file per page (`output_name`), errors.jsonl with one record per failed input,
+    and manifest.jsonl with one line per input: its id and its file, or its error."""
     out.mkdir(parents=True, exist_ok=True)
     ok = failed = 0
-    with open(out / "errors.jsonl", "w", encoding="utf-8") as errors:
+    ids: set[str] = set()
+    with open(out / "errors.jsonl", "w", encoding="utf-8") as errors, \
+            open(out / MANIFEST, "w", encoding="utf-8") as manifest:
         for outcome in outcomes:
+            page_id = numbered(outcome.id, ids)  # one id twice: the second file apart
+            ids.add(page_id)
+            record: dict[str, Any] = {"id": outcome.id, "group": outcome.group}
+            if outcome.source.get("path"):
+                record["path"] = outcome.source["path"]
             if outcome.result is None:
                 failed += 1
-                record = {"id": outcome.id, "group": outcome.group, "reason": outcome.error}
-                if outcome.source.get("path"):
-                    record["path"] = outcome.source["path"]
-                errors.write(json.dumps(record, ensure_ascii=False) + "\n")
+                record["reason"] = outcome.error
+                errors.write(_line(record))
+                manifest.write(_line({**record, "file": None}))
                 continue
             ok += 1
+            name = output_name(page_id, FORMATS[fmt])
             body = render_result(outcome.result, fmt, front_matter)
-            (out / (safe_name(outcome.id) + FORMATS[fmt])).write_text(body + "\n", "utf-8")
+            (out / name).write_text(body + "\n", "utf-8")
+            manifest.write(_line({**record, "file": name}))
     return ok, failed
+
+
+def _line(record: dict[str, Any]) -> str:
+    text = json.dumps(record, ensure_ascii=False)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate (an id from JSON's "\ud800"): as its escape
+        text = json.dumps(record)
+    return text + "\n"
 
 
 def note(args: argparse.Namespace, message: str) -> None:
