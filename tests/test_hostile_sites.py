@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import random
+import time
 import warnings
 from pathlib import Path
 
@@ -20,9 +21,10 @@ from sitesift.batch import Source, clean_group
 from sitesift.cli import SAMPLE_SITE
 from sitesift.crawl import run_crawl
 from sitesift.datasets import read_index, read_page_bytes
-from sitesift.errors import WeakFitWarning
+from sitesift.errors import InputError, WeakFitWarning
 from sitesift.io.warc import HttpResponse, write_warc
 from sitesift.methods.base import get_class, get_cleaner, method_names
+from sitesift.nesting import MAX_FORMATTING, MAX_NESTING, MAX_REBUILT
 from sitesift.page import Page
 from sitesift.shingles import bulk_shingle_ids, jaccard, near_duplicates
 from sitesift.sitework import CrawlConfig
@@ -150,3 +152,60 @@ def test_the_crawl_with_repeated_captures_and_an_archive_listed_twice(tmp_path: 
     gazette_flagged = [r for r in results if "gazette.example" in str(r["url"])
                        and any(str(w).startswith(EMPTIED) for w in r["warnings"])]
     assert gazette_flagged and {r["method"] for r in gazette_flagged} == {"default"}
+
+
+# -- item 8: the nesting guard measures the tree the parser builds ---------------------------
+
+TAGS = "<div>" * (MAX_NESTING + 1000)
+
+
+@pytest.mark.parametrize("html", [
+    f"<p>Before.</p><script>var t = '{TAGS}';</script><p>After.</p>",
+    '<script type="application/ld+json">' + '{"h": "<span>"}' * (MAX_NESTING + 1000)
+    + "</script><p>After.</p>",
+    f"<p>Before.</p><!-- {TAGS} --><p>After.</p>",
+    f"<form><textarea>{TAGS}</textarea></form><p>After.</p>",
+    f"<p>Before.</p><style>{TAGS}</style><p>After.</p>",
+    "<p>Before.</p><!-- never closed " + "<div>" * 400_000,
+    "<p>Before.</p><title>t</title><iframe>" + TAGS + "</iframe><p>After.</p>",
+    "<table>" + "<tr><td><font face=arial>cell" * (MAX_NESTING + 1000) + "</table>",
+    "<font face=arial>" + "<p><font size=2>text" * (MAX_NESTING + 1000),
+    "<nobr>" * 100_000 + "<p>After.</p>",
+    "<svg>" + "<g/>" * (MAX_NESTING + 1000) + "</svg><p>After.</p>",
+], ids=["script", "json", "comment", "textarea", "style", "unclosed-comment", "iframe",
+        "font-in-cells", "font-in-paragraphs", "nobr", "svg-self-closed"])
+def test_text_that_holds_no_elements_and_tags_the_parser_closes_pass(html: str) -> None:
+    Page.from_html(f"<html><body>{html}</body></html>")  # each refused before (or too slow)
+
+
+@pytest.mark.parametrize(("html", "why"), [
+    ("<div/>" * 50_000, "nested 50,000 deep"),
+    ("".join(f"<b id={i}>" for i in range(50_000)), "nested 50,000 deep"),
+    ("".join(f"<font size={i}>" for i in range(50_000)), "nested 50,000 deep"),
+    ("<b>" * 50_000, "nested 50,000 deep"),
+    ("".join(f"<b id={i}>" for i in range(MAX_FORMATTING + 500)) + "<p>x",
+     f"{MAX_FORMATTING + 500:,} formatting elements"),
+    ("".join(f"<b id={i}><p>t" for i in range(800)), "would rebuild 319,600 times"),
+    ("".join(f"<div><i class={i}>t</div>" for i in range(1000)), "would rebuild 499,500 times"),
+], ids=["div-self-closed", "b-id", "font-size", "b", "b-id-under-depth", "b-id-p", "div-i"])
+def test_floods_that_really_nest_are_refused_at_once(html: str, why: str) -> None:
+    start = time.process_time()
+    with pytest.raises(InputError, match=why):
+        Page.from_html(html, id="flood")
+    assert time.process_time() - start < 1.0  # measured: 0.25 s at most; 50k <b id> parsed 33 s
+
+
+def test_the_rebuild_count_is_what_the_parser_builds() -> None:
+    """The guard's count of rebuilt formatting elements against Lexbor's tree, just under
+    the limit: the same within the few elements a page has besides."""
+    from selectolax.lexbor import LexborHTMLParser
+
+    html = "".join(f"<b id={i}><p>t" for i in range(700))
+    from sitesift.nesting import _Shape
+
+    shape = _Shape()
+    shape.scan(html)
+    assert shape.rebuilt < MAX_REBUILT
+    built = len(LexborHTMLParser(html).css("*"))
+    assert 0 <= built - (shape.rebuilt + 700 * 2) < 10
+    Page.from_html(html)  # under every limit: parsed
