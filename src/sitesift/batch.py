@@ -31,10 +31,10 @@ import atexit
 import os
 import shutil
 import tempfile
-from collections.abc import Generator, Iterable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from selectolax.lexbor import SelectolaxError
 
@@ -46,7 +46,7 @@ from sitesift.output import BLOCKS, Output, finish
 from sitesift.page import Page
 from sitesift.result import Result
 from sitesift.timing import Stopwatch
-from sitesift.weak import quiet_fits
+from sitesift.weak import add_warning, emptied, emptied_warning, quiet_fits
 
 HANDLER = "sitesift.batch:process_group"
 # Worker failures in a row that make no progress (blame no new page or fit, and send no new
@@ -57,6 +57,10 @@ MAX_STALLS = 3
 # learnt from ordinary pages, and one giant page (a 9 MB page costs ~350 MB of tree) could
 # cost the whole site its model through the fit's time or memory limit.
 FIT_MAX_BYTES = 4 * 1024 * 1024
+FALLBACK = "default"
+"""The cleaner of a page that a fitted site model emptied (`sitesift.weak.emptied`: it read
+the whole page as template): a method that cleans a page alone. The crawl's is its
+`fallback` setting, which also cleans its sites too small to fit."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,6 +163,7 @@ class GroupTask:
     output: Output = BLOCKS  # what each result carries (sitesift.output)
     folds: int = 1
     save: str | None = None  # fit mode: fit on every readable page, write it here, clean none
+    fallback: str | None = FALLBACK  # cleans the pages a site model empties (None: nobody)
     done: frozenset[int] = frozenset()
     unread: frozenset[int] = frozenset()
     poison: dict[int, str] = field(default_factory=dict)
@@ -221,6 +226,8 @@ def _steps(task: GroupTask, limits: Limits | None) -> Iterator[Busy | Out | Fitt
         if i not in task.done:
             yield Out(i, _error(task, i, task.poison[i]))
     todo = [i for i in range(n) if i not in task.done and i not in task.poison]
+    fallback = (None if task.fallback is None else
+                held(lambda: fallback_cleaner(task.fallback or "", task.method, task.params)))
     cleaner: Cleaner | None = None
     try:
         if task.model is None:
@@ -239,7 +246,7 @@ def _steps(task: GroupTask, limits: Limits | None) -> Iterator[Busy | Out | Fitt
                 return
             cleaner = loaded
         for i in todo:  # one page at a time: nothing is held but the page being cleaned
-            yield from _clean(task, i, cleaner, None, page_s, keep)
+            yield from _clean(task, i, cleaner, None, page_s, keep, fallback=fallback)
         return
     assert cleaner is not None
     if task.save is not None:
@@ -251,7 +258,7 @@ def _steps(task: GroupTask, limits: Limits | None) -> Iterator[Busy | Out | Fitt
     folds = task.folds if task.folds > 1 and task.save is None else 1
     if task.save is None and {i % folds for i in todo} <= task.kept.keys():
         # an earlier try kept the model of every page left: nothing to read all of, or fit
-        yield from _clean_kept(task, todo, folds, (page_s, fit_s), keep)
+        yield from _clean_kept(task, todo, folds, (page_s, fit_s), keep, fallback)
         return
     # Site-level: every readable page of the group is needed for the fits. They count
     # against the worker's memory limit like anything else (`_held` keeps each small): a
@@ -282,7 +289,7 @@ def _steps(task: GroupTask, limits: Limits | None) -> Iterator[Busy | Out | Fitt
             yield from _failed_prep(task, got, test)
             continue
         for i in test:
-            yield from _clean(task, i, got[0], pages[i], page_s, keep, got[1])
+            yield from _clean(task, i, got[0], pages[i], page_s, keep, got[1], fallback)
 
 
 def _read_all(task: GroupTask, seconds: float, keep: tuple[type[BaseException], ...]
@@ -383,8 +390,8 @@ def _load_fitted(path: str, fold: int, fit_s: float, keep: tuple[type[BaseExcept
 
 
 def _clean_kept(task: GroupTask, todo: list[int], folds: int,
-                seconds: tuple[float, float], keep: tuple[type[BaseException], ...]
-                ) -> Iterator[Busy | Out | Kept]:
+                seconds: tuple[float, float], keep: tuple[type[BaseException], ...],
+                fallback: Callable[[], Cleaner] | None) -> Iterator[Busy | Out | Kept]:
     """The pages left, each read and cleaned alone with its fold's kept model."""
     models: dict[int, tuple[Cleaner, Fit] | str] = {}
     for i in todo:
@@ -398,7 +405,7 @@ def _clean_kept(task: GroupTask, todo: list[int], folds: int,
         if isinstance(got, str):
             yield from _failed_prep(task, got, [i])
             continue
-        yield from _clean(task, i, got[0], None, seconds[0], keep, got[1])
+        yield from _clean(task, i, got[0], None, seconds[0], keep, got[1], fallback)
 
 
 def _held(page: Page) -> Page:
@@ -432,14 +439,14 @@ def _fit_and_save(path: str, cleaner: Cleaner, pages: list[Page], fit_s: float,
 
 
 def _clean(task: GroupTask, index: int, cleaner: Cleaner, page: Page | None, seconds: float,
-           keep: tuple[type[BaseException], ...], fit: tuple[float, float] = (0.0, 0.0)
-           ) -> Iterator[Busy | Out]:
+           keep: tuple[type[BaseException], ...], fit: tuple[float, float] = (0.0, 0.0),
+           fallback: Callable[[], Cleaner] | None = None) -> Iterator[Busy | Out]:
     src = task.sources[index]
     yield Busy(index, "clean" if page is not None else "page", seconds)
     try:
         with time_limit(seconds):
             outcome = clean_source(cleaner, task.group, src, page, task.output,
-                                   passthrough=keep)
+                                   passthrough=keep, fallback=fallback)
     except PageTimeout as exc:  # the timer went off outside clean_source's own handler
         outcome = Outcome(src.id, task.group, error=str(exc), source=src.row)
     outcome.fit_ms, outcome.fit_cpu_ms = fit  # wall and CPU ms
@@ -553,34 +560,41 @@ def _in_order(task: GroupTask, got: dict[int, Outcome]) -> list[Outcome]:
 
 
 def clean_group(method: str, params: dict[str, Any], group: str, sources: Sequence[Source],
-                model: str | None = None, output: Output = BLOCKS, folds: int = 1
-                ) -> list[Outcome]:
+                model: str | None = None, output: Output = BLOCKS, folds: int = 1,
+                fallback: str | None = FALLBACK) -> list[Outcome]:
     """Load, fit (site-level methods) and clean one site group in this process; with
     `model` (a model file), clean with that fitted model instead of fitting one.
     `output` says what each result carries (`sitesift.output.Output`: `noise=False` keeps
     only the content blocks, faster, for text output; metadata, renderings, the title).
     With `folds` > 1 every page is cleaned by a model fitted on the other folds of its
     group (page i is in fold i % folds), which measures how a saved site model does on
-    pages it never saw."""
-    task = GroupTask(group, list(sources), method, params, model, output, folds)
+    pages it never saw. `fallback` cleans a page that a site model emptied (`FALLBACK`;
+    None leaves such a page empty: an evaluation of the method alone)."""
+    task = GroupTask(group, list(sources), method, params, model, output, folds,
+                     fallback=fallback)
     got = {m.index: m.outcome for m in _steps(task, None) if isinstance(m, Out)}
     return _in_order(task, got)
 
 
 def clean_source(cleaner: Cleaner, group: str, src: Source, page: Page | None = None,
                  output: Output = BLOCKS,
-                 passthrough: tuple[type[BaseException], ...] = ()) -> Outcome:
+                 passthrough: tuple[type[BaseException], ...] = (),
+                 fallback: Callable[[], Cleaner] | None = None) -> Outcome:
     """One input cleaned with a prepared cleaner (loading it unless `page` is given), as one
     Outcome: the per-page step of the batch and the crawl, each page under its own guard.
     Exceptions of the `passthrough` types propagate (a worker whose memory ran out is
     restarted, rather than go on with a heap it cannot trust). The result is finished as
     `output` asks (`sitesift.output.finish`: metadata, renderings, title), timed with the
-    cleaning."""
+    cleaning. A page that a site-level `cleaner` empties is cleaned by `fallback` (made on
+    first need), and says so (`_refill`)."""
     try:
         if page is None:
             page = src.load()
         watch = Stopwatch()
-        result = finish(cleaner.clean(page, noise=output.noise), page, output)
+        result = cleaner.clean(page, noise=output.noise)
+        if fallback is not None and cleaner.site_level and emptied(page, result):
+            result = _refill(page, result, cleaner, fallback(), output)
+        result = finish(result, page, output)
     except passthrough:
         raise
     except Exception as exc:  # recorded, never swallowed: the batch edge
@@ -589,21 +603,56 @@ def clean_source(cleaner: Cleaner, group: str, src: Source, page: Page | None = 
                    source=src.row)
 
 
+def _refill(page: Page, result: Result, model: Cleaner, fallback: Cleaner,
+            output: Output) -> Result:
+    """The fallback's result on a page that the site model `model` emptied, with a warning
+    naming both; the model's own (empty, and saying why) where the fallback keeps nothing
+    either."""
+    other = fallback.clean(page, noise=output.noise)
+    if emptied(page, other):
+        return result
+    add_warning(other, emptied_warning(model.name, fallback.name))
+    return other
+
+
+def fallback_cleaner(name: str, method: str, params: dict[str, Any]) -> Cleaner:
+    """A new, unfitted `name` cleaner: with `params` when it is `method` itself (`default`
+    cleaning a page alone keeps the settings it has on the site), with its defaults
+    otherwise (another method's settings are not its own)."""
+    return get_cleaner(name, **(params if name == method else {}))
+
+
+T = TypeVar("T")
+
+
+def held(make: Callable[[], T]) -> Callable[[], T]:
+    """`make`, called on first need only and its value kept: a fallback cleaner loads its
+    model when a page needs it, not for every group."""
+    kept: list[T] = []
+
+    def get() -> T:
+        if not kept:
+            kept.append(make())
+        return kept[0]
+    return get
+
+
 def run_groups(groups: dict[str, list[Source]], method: str, params: dict[str, Any] | None = None,
                *, model: str | None = None, workers: int = 1, progress: bool = False,
-               output: Output = BLOCKS, folds: int = 1, limits: Limits | None = None
-               ) -> Iterator[Outcome]:
+               output: Output = BLOCKS, folds: int = 1, limits: Limits | None = None,
+               fallback: str | None = FALLBACK) -> Iterator[Outcome]:
     """Clean every group, yielding each group's outcomes in input order; guarded (see the
-    module docstring) with `limits` or `workers` > 1; `folds` as in `clean_group`."""
+    module docstring) with `limits` or `workers` > 1; `folds` and `fallback` as in
+    `clean_group`."""
     params = params or {}
-    tasks = [GroupTask(name, list(sources), method, params, model, output, folds)
-             for name, sources in groups.items()]
+    tasks = [GroupTask(name, list(sources), method, params, model, output, folds,
+                       fallback=fallback) for name, sources in groups.items()]
     bar = _progress(sum(len(t.sources) for t in tasks), progress)
     try:
         if limits is None and workers <= 1:
             for task in tasks:
                 for outcome in clean_group(method, params, task.group, task.sources, model,
-                                           output, folds):
+                                           output, folds, fallback):
                     bar.update(1)
                     yield outcome
             return

@@ -71,7 +71,8 @@ def evaluate(datasets: Iterable[Path], methods: Iterable[str], *, grouping: str 
             for outcome in run_groups(groups, method, (params or {}).get(method),
                                       workers=workers, progress=progress,
                                       output=Output(noise=False),
-                                      folds=folds, limits=limits):
+                                      folds=folds, limits=limits,
+                                      fallback=None):  # a method's figures are its own
                 gold = read_gold(root, outcome.id) or ""
                 text = outcome.result.text if outcome.result is not None else ""
                 rows.append({

@@ -10,23 +10,9 @@ from selectolax.lexbor import LexborHTMLParser, SelectolaxError
 from sitesift.decode import decode_file, decode_html
 from sitesift.dom import DomNode, build_dom
 from sitesift.errors import InputError
+from sitesift.nesting import too_deep
 
-# Lexbor's time grows with the square of element nesting (20 s at 100,000 levels), so very
-# deep documents are refused before parsing. Counting '<' is cheap; the exact scan below
-# runs only on pages with enough tags to be that deep.
-MAX_NESTING = 5000
 MAX_CHARS = 32 * 1024 * 1024
-# The start of a tag; it ends at the next ">" (found with str.find, not by the pattern: a
-# pattern scanning on for its ">" from every "<p" of `<p "<p "<p ...` with no ">" after them
-# takes quadratic time: 28 s for 80 kB).
-_TAG_START = re.compile(r"<(/?)([a-zA-Z][a-zA-Z0-9-]*)")
-# Void elements never nest; elements with implied end tags or formatting elements that the
-# parser closes or caps itself are left out too, so old pages of unclosed <p> and <td> pass.
-_NOT_NESTING = frozenset((
-    "area base br col embed hr img input link meta param source track wbr p li td th tr dt dd "
-    "option optgroup tbody thead tfoot colgroup caption a b i u s em strong font small big tt "
-    "nobr code"
-).split())
 
 
 # A `<title>` never closed swallows the rest of the document as its text (HTML5's RCDATA
@@ -130,10 +116,9 @@ class Page:
         if "\x00" in html:
             html = html.replace("\x00", "")
         html, cut_title = _close_title(html)
-        depth = _nesting_depth(html)
-        if depth > MAX_NESTING:
-            raise InputError(f"{id or url or 'page'}: elements nested {depth:,} deep "
-                             f"(limit {MAX_NESTING:,})")
+        refused = too_deep(html)  # shapes the parser takes quadratic time on
+        if refused is not None:
+            raise InputError(f"{id or url or 'page'}: {refused}")
         return cls(html, url, site, id, encoding, cut_title=cut_title)
 
     @classmethod
@@ -164,31 +149,3 @@ class Page:
             raise InputError(f"{path}: {exc}") from None
         return cls.from_html(decoded.text, url=url, site=site, id=id or path.name,
                              encoding=decoded.encoding)
-
-
-def _nesting_depth(html: str) -> int:
-    """Deepest element nesting (void and self-closed tags ignored); cheap for small pages."""
-    if html.count("<") <= MAX_NESTING:
-        return 0
-    depth = deepest = after = 0
-    for match in _TAG_START.finditer(html):
-        if match.start() < after:  # inside the tag before
-            continue
-        end = html.find(">", match.end())
-        if end < 0:  # no tag ends after here: the rest is text
-            break
-        after = end + 1
-        closing, tag = match.groups()
-        if closing:
-            depth = max(depth - 1, 0)
-        elif tag.lower() not in _NOT_NESTING and (
-                html[end - 1] != "/" or _open_quote(html[match.end():end])):
-            # (a "/>" inside a quoted value, `<div title="/>">`, closes nothing)
-            depth += 1
-            deepest = max(deepest, depth)
-    return deepest
-
-
-def _open_quote(attrs: str) -> bool:
-    """Does the tag's text end inside a quoted attribute value?"""
-    return attrs.count('"') % 2 == 1 or attrs.count("'") % 2 == 1

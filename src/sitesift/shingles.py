@@ -92,3 +92,64 @@ def resemblance(sig_a: Sequence[int], sig_b: Sequence[int]) -> float:
     if len(sig_a) != len(sig_b) or not sig_a:
         raise ValueError("signatures must be non-empty and of equal length")
     return sum(x == y for x, y in zip(sig_a, sig_b, strict=True)) / len(sig_a)
+
+
+def jaccard(ids_a: np.ndarray, ids_b: np.ndarray) -> float:
+    """The exact resemblance of two shingle-id sets (`shingle_ids`); 1.0 for two empty ones."""
+    import numpy as np
+    union = np.union1d(ids_a, ids_b).size
+    return np.intersect1d(ids_a, ids_b, assume_unique=True).size / union if union else 1.0
+
+
+def bulk_shingle_ids(tokens: Sequence[str], w: int) -> np.ndarray:
+    """The distinct w-shingles of a token sequence as 31-bit ids (sorted, uint64), like
+    `shingle_ids` but computed in bulk: each distinct token is hashed once and a shingle's
+    id is a polynomial of its tokens' ids, in NumPy. Several times faster on a whole page
+    (a page of 2,000 words: ~1 ms against ~6 ms), for comparing pages within one run; the
+    ids differ from `shingle_ids`', which model files store, so the two never mix."""
+    import numpy as np
+    if w < 1:
+        raise ValueError(f"shingle width must be at least 1, got {w}")
+    if not tokens:
+        return np.zeros(0, dtype=np.uint64)
+    vocab: dict[str, int] = {}
+    for token in tokens:
+        if token not in vocab:
+            vocab[token] = int.from_bytes(
+                hashlib.blake2b(token.encode("utf-8"), digest_size=8).digest(), "little")
+    ids = np.fromiter((vocab[t] for t in tokens), dtype=np.uint64, count=len(tokens))
+    count = max(len(tokens) - w + 1, 1)
+    acc = ids[:count].copy()
+    for k in range(1, min(w, len(tokens))):  # uint64 arithmetic wraps: a hash, not a value
+        acc = acc * np.uint64(0x100000001B3) + ids[k:k + count]
+    return np.unique(acc % np.uint64(_PRIME))
+
+
+def near_duplicates(id_sets: Sequence[np.ndarray], threshold: float, *,
+                    bands: int = 8, rows: int = 4, seed: int = 0) -> list[int]:
+    """For each shingle-id set (`bulk_shingle_ids`), the index of the first earlier one it
+    equals or nearly equals (exact resemblance at least `threshold`), else its own index.
+
+    Identical shingle sets are found by a dictionary; near ones by locality-sensitive
+    hashing (Broder 1997; Leskovec, Rajaraman & Ullman, ch. 3): each text's `bands` x `rows`
+    min-hashes in bands, texts that agree on a whole band are candidates, and each candidate
+    is checked exactly. A pair of resemblance 0.9 is a candidate with probability
+    1 - (1 - 0.9**4)**8 > 0.999; so the work is linear in the texts, not quadratic."""
+    twins = list(range(len(id_sets)))
+    ids = list(id_sets)
+    exact: dict[bytes, int] = {}
+    buckets: dict[tuple[int, int], list[int]] = {}
+    for i, own in enumerate(ids):
+        first = exact.setdefault(own.tobytes(), i)
+        if first != i or own.size == 0:
+            twins[i] = first
+            continue
+        sig = minhash(own, bands * rows, seed)
+        keys = [(band, combine(sig[band * rows:(band + 1) * rows])) for band in range(bands)]
+        candidates = sorted({j for key in keys for j in buckets.get(key, ())})
+        twin = next((j for j in candidates if jaccard(ids[j], own) >= threshold), i)
+        twins[i] = twin
+        if twin == i:  # only distinct texts are kept to compare later ones with
+            for key in keys:
+                buckets.setdefault(key, []).append(i)
+    return twins

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from sitesift.batch import FIT_MAX_BYTES, Source, clean_source
+from sitesift.batch import FIT_MAX_BYTES, Source, clean_source, fallback_cleaner, held
 from sitesift.errors import ModelError, SitesiftError
 from sitesift.guards import Busy, Limits, Lost, PageTimeout, Supervisor, time_limit
 from sitesift.io.models import ModelStore
@@ -70,8 +70,7 @@ class CrawlConfig:
         """A new (unfitted) fallback cleaner: with the crawl's `params` when it is the crawl's
         own method (`default` on a site too small to fit is `default` page by page, with the
         same settings), with its defaults otherwise."""
-        return get_cleaner(self.fallback, **(self.params if self.fallback == self.method
-                                             else {}))
+        return fallback_cleaner(self.fallback, self.method, self.params)
 
     def output(self) -> Output:
         """What each page's record carries: its text with its structure (paragraphs, line
@@ -230,6 +229,8 @@ def process_site(task: SiteTask, cfg: CrawlConfig, limits: Limits
             prepared = message
     assert prepared is not None
     cleaner, how, note = prepared
+    # A site's model that empties a page gives way to the fallback (`clean_source`).
+    fallback = held(cfg.fallback_cleaner) if how in ("fitted", "stored") else None
     for seq, rec in enumerate(task.records()):
         if seq < task.start:
             continue
@@ -244,7 +245,8 @@ def process_site(task: SiteTask, cfg: CrawlConfig, limits: Limits
         try:
             with time_limit(limits.page_seconds):
                 outcome = clean_source(cleaner, task.site, src, cache.pop(seq, None),
-                                       cfg.output(), passthrough=(MemoryError,))
+                                       cfg.output(), passthrough=(MemoryError,),
+                                       fallback=fallback)
         except PageTimeout as exc:  # the timer went off outside clean_source's own handler
             yield Out(seq, error_record(rec, task.site, "page", str(exc)))
             continue

@@ -16,6 +16,16 @@ the cleaner's `fit_warnings`) when it is fitted
   domain (`sitesift.io.sites`); pages with neither are not counted. One site's template is
   another's content, so a model fitted on several sites removes what they share (little)
   and keeps each one's template.
+- on a sample that holds a page more than once (five captures of one URL, an archive listed
+  twice, mirrors of one page): `Cleaner.fit` fits on the distinct pages only
+  (`distinct_pages`: the same words, or all but a few, count once) and warns of the
+  repeats. Without that, a page repeated in the sample looks like a template: every word of
+  it "recurs on every page", and the site model empties it.
+
+**Emptied pages** (`empty_by_model`): a site model that keeps no content word of a page with
+text, because the page looks wholly like the site's template to it, gives way to the
+fallback cleaner (`sitesift.batch.clean_source`), and the result says so in a warning
+(`EMPTIED`), rather than come out as a silent empty result.
 
 **Scripted pages** (`check_page`, called by every method's `clean`): a page whose text is
 put in by JavaScript (a single-page app's shell: an empty `<div id="root">`, a
@@ -55,6 +65,18 @@ NO_MAIN_CONTENT = "no_main_content"
 """The key of a result's meta that says why it keeps no content (`empty_reason`)."""
 TOO_FEW = "too few pages"
 SEVERAL_SITES = "several sites"
+REPEATED = "repeated pages"
+EMPTIED = "site model kept nothing"
+"""How the warning on a page that a site model emptied and the fallback cleaned starts."""
+NEAR_DUPLICATE = 0.9
+"""Pages whose 5-word shingle sets overlap this much (Jaccard) are one page to a fit: the
+same page captured twice with another date or counter. On the shared corpora's site
+groups, distinct pages of one site reach 0.83-0.88 (amazon product pages, yahoo and blog
+posts: a short text in a long template), and most pages with a twin at 0.9 or above have an
+exact copy there (cleaneval's dev-60 and final-60, webkb's mirrored pages)."""
+_SHINGLE_WIDTH = 5
+_SAMPLE_WORDS = 20_000  # compared of each page: bounds the cost of a huge one (~2 ms a page
+# of 2,600 words, with the parse ~7 ms); pages alike in this many words are one page
 NEAR_EMPTY_WORDS = 25
 """Cleaned text of fewer words than this is near empty (a short real page has nav,
 headings or a paragraph beyond it; an app shell has "Loading..." or nothing)."""
@@ -88,10 +110,53 @@ def site_of(page: Page) -> str | None:
     return None
 
 
-def fit_warnings(cleaner: Cleaner, pages: Sequence[Page], used: int | None = None) -> list[str]:
+def _sample_words(page: Page) -> list[str]:
+    """What a page says, as `distinct_pages` compares it: its body's words without scripts
+    and styles, case folded (digits are not: pages that differ in numbers alone, a
+    catalogue's items or "story 1" and "story 2", are pages of their own; a capture's changed
+    time or counter is a few words, which the near-duplicate threshold allows); a page without
+    words is its markup's words, so two such pages are alike only when their HTML is. Read
+    with a light Lexbor parse (a few ms), not `Page.root`: the default cleaner fits without
+    that tree."""
+    from selectolax.lexbor import LexborHTMLParser, SelectolaxError
+
+    from sitesift.shingles import normalise_tokens
+
+    try:
+        tree = LexborHTMLParser(page.html)
+        tree.strip_tags(["script", "style", "noscript", "template"])
+        body = tree.body
+        words = TOKEN.findall(body.text(separator=" ")) if body is not None else []
+    except SelectolaxError:  # out of memory in the parser: compare the markup
+        words = []
+    return normalise_tokens((words or TOKEN.findall(page.html))[:_SAMPLE_WORDS],
+                            fold_digits=False)
+
+
+def distinct_pages(pages: Sequence[Page]) -> tuple[list[Page], int]:
+    """The pages of a fit sample that repeat no earlier one (resemblance of their words'
+    shingles below `NEAR_DUPLICATE`), in order, and how many repeats were left out."""
+    if len(pages) < 2:
+        return list(pages), 0
+    from sitesift.shingles import bulk_shingle_ids, near_duplicates
+
+    twins = near_duplicates([bulk_shingle_ids(_sample_words(p), _SHINGLE_WIDTH)
+                             for p in pages], NEAR_DUPLICATE)
+    kept = [page for i, page in enumerate(pages) if twins[i] == i]
+    return kept, len(pages) - len(kept)
+
+
+def fit_warnings(cleaner: Cleaner, pages: Sequence[Page], used: int | None = None,
+                 repeats: int = 0) -> list[str]:
     """What is weak about fitting `cleaner` on `pages` (`used`: how many of them the fit
-    reads, when it samples); empty when nothing is."""
+    reads, when it samples; `repeats`: pages left out of the sample as repeats of these);
+    empty when nothing is."""
     found = []
+    if repeats:
+        total = len(pages) + repeats
+        found.append(f"{REPEATED}: {repeats} of the {total} pages repeat another page of the "
+                     f"sample (the same text, or all but a few words) and count once in the "
+                     f"{cleaner.name} fit; a page repeated in a sample looks like template")
     n = len(pages) if used is None else used
     need = cleaner.min_fit_pages
     if n < need:
@@ -108,10 +173,10 @@ def fit_warnings(cleaner: Cleaner, pages: Sequence[Page], used: int | None = Non
 
 
 def check_fit(cleaner: Cleaner, pages: Sequence[Page], *, used: int | None = None,
-              stacklevel: int = 3) -> None:
+              repeats: int = 0, stacklevel: int = 3) -> None:
     """Set `cleaner.fit_warnings` for a fit on `pages` and warn (`WeakFitWarning`) of each;
-    a method's `fit` calls it first. `stacklevel` 3 names the caller of `fit`."""
-    found = fit_warnings(cleaner, pages, used)
+    `Cleaner.fit` calls it first. `stacklevel` 3 names the caller of `fit`."""
+    found = fit_warnings(cleaner, pages, used, repeats)
     cleaner.fit_warnings = tuple(found)
     for message in found:
         warnings.warn(message, WeakFitWarning, stacklevel=stacklevel)
@@ -186,15 +251,34 @@ def scripted(html: str, text: str) -> str | None:
             "likely filled in by scripts: render the page in a browser first")
 
 
+def _keeps_words(result: Result) -> bool:
+    return any(TOKEN.search(b.text) for b in result.content)
+
+
+def _shows_words(page: Page) -> bool:
+    return any(TOKEN.search(text) for text in page.root.texts())
+
+
 def empty_reason(page: Page, result: Result, scripted_page: bool) -> str | None:
     """Why `result` keeps no content word, or None where it keeps some."""
-    if any(TOKEN.search(b.text) for b in result.content):
+    if _keeps_words(result):
         return None
     if scripted_page:
         return "its text is filled in by scripts"
-    if not any(TOKEN.search(text) for text in page.root.texts()):
+    if not _shows_words(page):
         return "the page shows no text"
     return "nothing on the page reads as main content"
+
+
+def emptied(page: Page, result: Result) -> bool:
+    """Does `result` keep no content word of a page that shows some (see "Emptied pages")?"""
+    return not _keeps_words(result) and _shows_words(page)
+
+
+def emptied_warning(model: str, fallback: str) -> str:
+    """The warning on a page that the `model` site model emptied and `fallback` cleaned."""
+    return (f"{EMPTIED}: the {model} model of this site read the whole page as template and "
+            f"kept none of its text; cleaned by {fallback} instead")
 
 
 def check_page(page: Page, result: Result) -> Result:

@@ -22,7 +22,7 @@ from sitesift.errors import (
 from sitesift.extract import KEEP, Verdict, render_blocks
 from sitesift.page import Page
 from sitesift.result import Result
-from sitesift.weak import check_page
+from sitesift.weak import check_fit, check_page, distinct_pages
 
 if TYPE_CHECKING:
     from _typeshed import DataclassInstance
@@ -47,9 +47,37 @@ class Cleaner:
     several sites. The batch and the crawl carry these to their outcomes and site records."""
 
     def fit(self, pages: Sequence[Page]) -> Cleaner:
-        """Learn from pages of one site. Page-level methods learn nothing. A site-level
-        method's fit calls `sitesift.weak.check_fit` first."""
-        return self
+        """Learn from pages of one site; page-level methods learn nothing.
+
+        Every site-level fit goes through here: the sample's repeated pages (captures of one
+        page, an archive read twice) count once (`sitesift.weak.distinct_pages`), what is
+        weak about the sample is warned of (`sitesift.weak.check_fit`), and the method's
+        `fit_site` learns from the distinct pages. A method that does not learn from the
+        site's pages (`learns_from_site` false) gets none."""
+        if not self.site_level:
+            return self
+        sample: list[Page] = []
+        repeats = 0
+        if self.learns_from_site:
+            sample, repeats = distinct_pages(pages)
+        reads = self.fit_reads
+        check_fit(self, sample, repeats=repeats,
+                  used=len(sample) if reads is None else min(len(sample), reads))
+        return self.fit_site(sample)
+
+    def fit_site(self, pages: Sequence[Page]) -> Cleaner:
+        """A site-level method's fit on the distinct pages of a site (called by `fit`)."""
+        raise NotImplementedError
+
+    @property
+    def learns_from_site(self) -> bool:
+        """Whether `fit` gives `fit_site` the site's pages (settings may turn that off)."""
+        return self.site_level
+
+    @property
+    def fit_reads(self) -> int | None:
+        """At most how many pages `fit_site` reads (a method that samples); None: all."""
+        return None
 
     @property
     def fitted(self) -> bool:

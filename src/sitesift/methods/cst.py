@@ -73,7 +73,6 @@ from sitesift.methods.sst.tree import style_children
 from sitesift.page import Page
 from sitesift.result import CONTENT, NOISE
 from sitesift.text import TOKEN
-from sitesift.weak import check_fit
 
 if TYPE_CHECKING:
     from scipy.sparse import csr_matrix
@@ -155,9 +154,12 @@ class CompressedStructureTree(ParamsCleaner[CSTParams]):
     def fitted(self) -> bool:
         return self.tree_ is not None
 
-    def fit(self, pages: Sequence[Page]) -> CompressedStructureTree:
+    @property
+    def fit_reads(self) -> int:
+        return self.params.sample_size
+
+    def fit_site(self, pages: Sequence[Page]) -> CompressedStructureTree:
         p = self.params
-        check_fit(self, pages, used=min(len(pages), p.sample_size))
         sample = seeded_sample(pages, p.sample_size, p.seed)
         self.tree_ = build_cst([page.root for page in sample], p.virtual_leaves)
         self.n_pages_ = len(sample)

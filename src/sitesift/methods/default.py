@@ -59,7 +59,7 @@ from sitesift.methods.base import Cleaner, NodeScores, register
 from sitesift.native import Verdicts, core, read
 from sitesift.page import Page
 from sitesift.result import CONTENT, NOISE, Block, Result
-from sitesift.weak import check_fit, check_page
+from sitesift.weak import check_page
 
 if TYPE_CHECKING:
     import numpy as np
@@ -154,13 +154,16 @@ class DefaultCleaner(Cleaner):
         return self.threshold if self.threshold is not None else \
             self._model.thresholds[self.preset]
 
-    def fit(self, pages: Sequence[Page]) -> DefaultCleaner:
+    @property
+    def learns_from_site(self) -> bool:
+        return self.use_site
+
+    def fit_site(self, pages: Sequence[Page]) -> DefaultCleaner:
         """Count the site's block texts and layout positions (nothing to learn from one
         page: a lone page is cleaned by the page-level path, so no number of pages is too
         few; pages of several sites warn, `sitesift.weak`)."""
-        check_fit(self, pages if self.use_site else ())
         self._read = {}
-        if self.use_site and len(pages) > 1:
+        if len(pages) > 1:
             for p in pages:
                 self._read[id(p)] = (p, read_page(p))
             self.evidence = SiteEvidence.fit(r for _, r in self._read.values())

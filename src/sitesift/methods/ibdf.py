@@ -18,7 +18,7 @@ from sitesift.methods._state import fingerprint, get_int, get_list, params_from_
 from sitesift.methods.base import NodeScores, ParamsCleaner, register
 from sitesift.page import Page
 from sitesift.result import CONTENT, NOISE, Result
-from sitesift.weak import check_fit, check_page
+from sitesift.weak import check_page
 
 if TYPE_CHECKING:
     import numpy as np
@@ -144,8 +144,7 @@ class ContentExtractor(ParamsCleaner[IBDFParams]):
     def _vector(self, block: Block) -> frozenset[str]:
         return frozenset(block.terms) | frozenset(block.extras)
 
-    def fit(self, pages: Sequence[Page]) -> ContentExtractor:
-        check_fit(self, pages)
+    def fit_site(self, pages: Sequence[Page]) -> ContentExtractor:
         keywords = self._keywords()
         found: dict[frozenset[str], set[int]] = {}
         for j, page in enumerate(pages):

@@ -31,7 +31,6 @@ from sitesift.methods._state import (
 from sitesift.methods.base import NodeScores, ParamsCleaner, register
 from sitesift.page import Page
 from sitesift.result import CONTENT, NOISE
-from sitesift.weak import check_fit
 
 if TYPE_CHECKING:
     import numpy as np
@@ -136,8 +135,7 @@ class InfoDiscoverer(ParamsCleaner[InfoDiscovererParams]):
     def fitted(self) -> bool:
         return self.vocab_ is not None
 
-    def fit(self, pages: Sequence[Page]) -> InfoDiscoverer:
-        check_fit(self, pages)
+    def fit_site(self, pages: Sequence[Page]) -> InfoDiscoverer:
         trees = [self._tree(page) for page in pages]
         vocab, matrix = fd_matrix([t.terms for t in trees], self.params.weighting == "binary")
         sums, xlogx = entropy_stats(matrix)

@@ -43,7 +43,6 @@ from sitesift.page import Page
 from sitesift.result import NOISE
 from sitesift.shingles import fingerprint, normalise_tokens
 from sitesift.text import TOKEN
-from sitesift.weak import check_fit
 
 log = logging.getLogger(__name__)
 
@@ -170,22 +169,15 @@ class TemplateCleaner(ParamsCleaner[TemplateParams]):
                 out.append((node, fp))
         return out
 
-    def fit(self, pages: Sequence[Page]) -> TemplateCleaner:
-        check_fit(self, pages)
+    def fit_site(self, pages: Sequence[Page]) -> TemplateCleaner:
+        # Step 1 of the paper, dropping duplicate pages that would fake templates, is
+        # `Cleaner.fit`'s, for every site-level method: `pages` are distinct.
         p = self.params
         owners: dict[int, list[int]] = {}
-        kept: list[Page] = []
-        seen: set[int | None] = set()
-        for page in pages:  # step 1 of the paper: duplicate pages would fake templates
-            whole = fingerprint(normalise_tokens(TOKEN.findall(page.root.text()),
-                                                 p.fold_digits), p.shingle_width,
-                                p.n_hashes, p.seed)
-            if whole in seen:
-                continue
-            seen.add(whole)
+        kept = list(pages)
+        for j, page in enumerate(kept):
             for fp in {fp for _, fp in self.fingerprints(page)}:
-                owners.setdefault(fp, []).append(len(kept))
-            kept.append(page)
+                owners.setdefault(fp, []).append(j)
         recurring = {fp: idx for fp, idx in owners.items() if len(idx) >= 2}
         self.templates_ = {fp: len(idx) for fp, idx in recurring.items()}
         self.n_pages_ = len(kept)

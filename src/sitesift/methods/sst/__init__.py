@@ -20,7 +20,7 @@ from sitesift.methods.sst.tree import ElementNode, TreeBuilder, walk
 from sitesift.page import Page
 from sitesift.result import NOISE, Result
 from sitesift.text import normalise_line
-from sitesift.weak import check_fit, check_page
+from sitesift.weak import check_page
 
 LOCAL_NOISE = "SST locally noisy block inside a meaningful node"
 
@@ -120,8 +120,11 @@ class SiteStyleTree(ParamsCleaner[SSTParams]):
     def fitted(self) -> bool:
         return self.tree_ is not None
 
-    def fit(self, pages: Sequence[Page]) -> SiteStyleTree:
-        check_fit(self, pages, used=min(len(pages), self.params.sample_size))
+    @property
+    def fit_reads(self) -> int:
+        return self.params.sample_size
+
+    def fit_site(self, pages: Sequence[Page]) -> SiteStyleTree:
         with paused_gc():  # the tree is many small long-lived objects: GC passes only cost
             return self._fit(pages)
 
