@@ -10,6 +10,7 @@ from selectolax.lexbor import LexborHTMLParser, SelectolaxError
 from sitesift.decode import decode_file, decode_html
 from sitesift.dom import DomNode, build_dom
 from sitesift.errors import InputError
+from sitesift.reading import text_name
 
 # Lexbor's time grows with the square of element nesting (20 s at 100,000 levels), so very
 # deep documents are refused before parsing. Counting '<' is cheap; the exact scan below
@@ -160,8 +161,8 @@ class Page:
         path = Path(path)
         try:
             decoded = decode_file(path)
-        except (OSError, InputError) as exc:
-            raise InputError(f"{path}: {exc}") from None
+        except InputError as exc:
+            raise InputError(f"{text_name(path)}: {exc}") from None
         return cls.from_html(decoded.text, url=url, site=site, id=id or path.name,
                              encoding=decoded.encoding)
 
