@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import errno
 import gzip
+import io
 import json
 import os
 import stat
@@ -123,7 +124,7 @@ def read_bounded(path: Pathish, max_bytes: int, *, gunzip: bool | None) -> bytes
             raise InputError(f"too large: file of {size:,} bytes exceeds the limit of "
                              f"{max_bytes:,}")
         try:
-            data = fh.read(max_bytes + 1)  # bounded even if a plain file grows meanwhile
+            data = _read_upto(fh, max_bytes + 1)  # bounded even if a plain file grows
         except READ_ERRORS as exc:
             raise InputError(reason(exc)) from None
     if len(data) > max_bytes:
@@ -131,6 +132,15 @@ def read_bounded(path: Pathish, max_bytes: int, *, gunzip: bool | None) -> bytes
                          f"{max_bytes:,} bytes, the limit"
                          + (" (a decompression bomb?)" if gunzip else ""))
     return data
+
+
+def _read_upto(fh: BinaryIO, size: int) -> bytes:
+    """At most `size` bytes, a chunk at a time: `fh.read(size)` would reserve all `size`
+    bytes at once, even for a small file."""
+    out = io.BytesIO()  # whose getvalue() hands over its buffer without a copy
+    while (room := size - out.tell()) > 0 and (chunk := fh.read(min(_CHUNK, room))):
+        out.write(chunk)
+    return out.getvalue()
 
 
 def bounded_lines(fh: BinaryIO, max_bytes: int) -> Iterator[tuple[int, bytes | None]]:
