@@ -26,7 +26,7 @@ from sitesift.datasets import load_page, read_page_bytes
 from sitesift.errors import InputError, ModelError
 from sitesift.inputs import collect_sources
 from sitesift.io.records import Failed, Item, PageRecord
-from sitesift.io.sources import read_input
+from sitesift.io.sources import input_kind, read_input
 from sitesift.model_io import load_model
 
 MiB = 1 << 20
@@ -233,6 +233,11 @@ def test_file_name_not_utf8_is_a_record_in_crawl_and_clean(tmp_path: Path) -> No
     assert len(outcomes) == 2 and len(errors) == 1
     ((name, reason),) = errors.items()
     assert writable(name) and "caf\\xe9.html" in name and "not UTF-8" in reason
+    # named on the command line: `clean` records it, `crawl` refuses it before any work
+    bad = Path(os.fsdecode(os.fsencode(folder) + b"/caf\xe9.html"))
+    assert list(errors_of(clean_outcomes(bad)).values()) == [reason]
+    with pytest.raises(InputError, match="not UTF-8"):
+        input_kind(bad)
 
 
 # --- item 9: ids stay inside their dataset -------------------------------------------------

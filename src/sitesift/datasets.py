@@ -93,12 +93,14 @@ def read_index(root: Path) -> list[dict[str, Any]]:
 
 
 def dataset_file(root: Path, folder: str, page_id: str, suffix: str) -> Path:
-    """`root/folder/<id><suffix>`, if it stays inside `root/folder` once resolved: an id of
-    `../../x`, an absolute path or a link out of the dataset is refused (InputError)."""
+    """`root/folder/<id><suffix>`, if the folder it is in stays inside `root/folder` once
+    resolved: an id of `../../x`, an absolute path or a link to a folder out of the dataset
+    is refused (InputError). The file itself may be a link: slices of a corpus link their
+    pages in, and whoever can place a link in the dataset can place the page as well."""
     base = root / folder
     path = base / f"{page_id}{suffix}"
     try:
-        inside = path.resolve().is_relative_to(base.resolve())
+        inside = path.parent.resolve().is_relative_to(base.resolve())
     except (OSError, ValueError, RuntimeError):  # a NUL in the id, a link loop
         inside = False
     if not inside:

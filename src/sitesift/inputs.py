@@ -63,10 +63,15 @@ def page_files(folder: Path) -> list[Path | Unlisted]:
         for name in names:
             if not name.lower().endswith(PAGE_SUFFIXES):
                 continue
-            path = Path(top, name)
-            found.append(path if is_text_name(path) else
-                         Unlisted(path, "file name is not UTF-8 (cannot be named in the output)"))
+            found.append(_named(Path(top, name)))
     return sorted(found, key=lambda entry: entry if isinstance(entry, Path) else entry.path)
+
+
+def _named(path: Path) -> Path | Unlisted:
+    """The page file, or an `Unlisted` if its name is not text."""
+    if is_text_name(path):
+        return path
+    return Unlisted(path, "file name is not UTF-8 (cannot be named in the output)")
 
 
 def declared_url(path: Path, limit: int = 65536) -> str | None:
@@ -88,21 +93,21 @@ def host_of(url: str | None) -> str | None:
     return host.removeprefix("www.") if host else None
 
 
-def _listed(path: Path) -> list[Path]:
+def _listed(path: Path) -> list[Path | Unlisted]:
     """A single page (by its name, or markup at its start), or the pages a list file names,
     one path per line (relative to the list's folder; `#` starts a comment)."""
     if path.name.lower().endswith(PAGE_SUFFIXES):
-        return [path]
+        return [_named(path)]
     try:
         if read_head(path, 1024, gunzip=False).lstrip(_LEADING).startswith(b"<"):
-            return [path]
+            return [_named(path)]
         listing = read_bounded(path, MAX_LIST_BYTES, gunzip=False).decode("utf-8")
     except InputError as exc:
         raise InputError(f"{text_name(path)}: {exc}") from None
     except UnicodeDecodeError:
         raise InputError(f"{text_name(path)}: neither a page (.html, .htm, ...; or starting "
                          "with '<') nor a UTF-8 list of page paths") from None
-    return [(path.parent / line.strip()) for line in listing.splitlines()
+    return [path.parent / line.strip() for line in listing.splitlines()
             if line.strip() and not line.startswith("#")]
 
 

@@ -24,10 +24,12 @@ from sitesift.reading import (
     bounded_lines,
     check_text,
     gzipped,
+    is_text_name,
     json_line,
     open_lines,
     read_bounded,
     reason,
+    text_name,
 )
 
 KINDS = ("warc", "jsonl", "dataset", "folder")
@@ -38,6 +40,9 @@ def input_kind(path: str | Path) -> str:
     """What kind of input `path` is; InputError if it is none that sitesift reads."""
     if "://" in str(path) and is_warc(path):  # a URL: FastWARC opens it through fsspec
         return "warc"
+    if not is_text_name(path):  # every record names its input: one it cannot write fails late
+        raise InputError(f"{text_name(path)}: the name is not UTF-8, so no record could name "
+                         "it; rename the input")
     path = Path(path)
     if path.is_dir():
         return "dataset" if is_dataset(path) else "folder"
