@@ -39,7 +39,7 @@ from typing import Any, TypeVar
 from selectolax.lexbor import SelectolaxError
 
 from sitesift.datasets import load_page
-from sitesift.errors import SitesiftError
+from sitesift.errors import InputError, SitesiftError
 from sitesift.guards import Busy, Limits, Lost, PageTimeout, Supervisor, time_limit
 from sitesift.methods.base import Cleaner, get_cleaner
 from sitesift.output import BLOCKS, Output, finish
@@ -66,7 +66,9 @@ the whole page as template): a method that cleans a page alone. The crawl's is i
 @dataclass(frozen=True, slots=True)
 class Source:
     """One input page: a file, a row of a dataset's index, or bytes held in memory
-    (`data`, decoded with `content_type`: a crawl record)."""
+    (`data`, decoded with `content_type`: a crawl record). An input found unreadable while
+    the inputs were listed (a bad index line, an unreadable folder) carries its `error`:
+    loading it fails with that, so it gets its error record like any page."""
 
     id: str
     path: str
@@ -74,8 +76,11 @@ class Source:
     dataset: str | None = None
     data: bytes | None = None
     content_type: str | None = None
+    error: str | None = None
 
     def load(self) -> Page:
+        if self.error is not None:
+            raise InputError(f"{self.id}: {self.error}")
         if self.dataset is not None:
             return load_page(Path(self.dataset), self.row)
         if self.data is not None:

@@ -6,55 +6,123 @@ Rows of `index.jsonl` carry `id` and usually `url`, `site`, `year`; WebKB rows c
 
 from __future__ import annotations
 
-import gzip
-import json
 from collections import defaultdict
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from sitesift.errors import InputError
 from sitesift.page import Page
+from sitesift.reading import (
+    MAX_PAGE_BYTES,
+    bounded_lines,
+    check_text,
+    gzipped,
+    json_line,
+    open_lines,
+    read_bounded,
+    reason,
+    text_name,
+)
 
 GROUPINGS = ("site", "site,year", "none")
+MAX_INDEX_LINE = 1 << 20  # an index row is a few hundred bytes
 
 
 def is_dataset(path: Path) -> bool:
     return (path / "index.jsonl").is_file() and (path / "pages").is_dir()
 
 
+@dataclass(frozen=True, slots=True)
+class BadRow:
+    """A line of `index.jsonl` that is no usable row, and why: one bad line costs only
+    itself, never the corpus."""
+
+    line: int
+    reason: str
+
+    @property
+    def name(self) -> str:
+        """How error records name it (a bad line has no id to trust)."""
+        return f"index.jsonl:{self.line}"
+
+
+def scan_index(root: Path) -> list[dict[str, Any] | BadRow]:
+    """Every line of the index in order (blank lines skipped): a row, or a `BadRow` for bad
+    JSON, a line over 1 MiB, a row without a string `id`, an id naming a file outside the
+    dataset, or a string that is not text (a lone surrogate escape). InputError only if the
+    index itself cannot be read."""
+    entries: list[dict[str, Any] | BadRow] = []
+    try:
+        with open_lines(root / "index.jsonl", gunzip=False) as fh:
+            for n, line in bounded_lines(fh, MAX_INDEX_LINE):
+                if line is None:
+                    entries.append(BadRow(n, f"line longer than the limit of "
+                                             f"{MAX_INDEX_LINE:,} bytes"))
+                elif line.strip():
+                    entries.append(_index_row(root, n, line))
+    except InputError as exc:
+        raise InputError(f"{root / 'index.jsonl'}: {exc}") from None
+    except OSError as exc:
+        raise InputError(f"{root / 'index.jsonl'}: cannot read: {reason(exc)}") from None
+    return entries
+
+
+def _index_row(root: Path, n: int, line: bytes) -> dict[str, Any] | BadRow:
+    try:
+        row = json_line(line)
+        if not isinstance(row, dict) or not isinstance(row.get("id"), str):
+            raise InputError("a row needs a string 'id'")
+        check_text(row, "the row")
+        dataset_file(root, "pages", row["id"], ".html")
+    except InputError as exc:
+        return BadRow(n, str(exc))
+    return row
+
+
 def read_index(root: Path) -> list[dict[str, Any]]:
+    """The rows of the index; InputError at its first bad line (for the tools that need a
+    corpus whole: `scan_index` gives the others every line)."""
     rows = []
-    with open(root / "index.jsonl", encoding="utf-8") as fh:
-        for n, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except (json.JSONDecodeError, RecursionError) as exc:  # or nested too deep
-                raise InputError(f"{root / 'index.jsonl'}:{n}: bad JSON: {exc}") from None
-            if not isinstance(row, dict) or not isinstance(row.get("id"), str):
-                raise InputError(f"{root / 'index.jsonl'}:{n}: a row needs a string 'id'")
-            rows.append(row)
+    for entry in scan_index(root):
+        if isinstance(entry, BadRow):
+            raise InputError(f"{root / 'index.jsonl'}:{entry.line}: {entry.reason}")
+        rows.append(entry)
     return rows
 
 
+def dataset_file(root: Path, folder: str, page_id: str, suffix: str) -> Path:
+    """`root/folder/<id><suffix>`, if the folder it is in stays inside `root/folder` once
+    resolved: an id of `../../x`, an absolute path or a link to a folder out of the dataset
+    is refused (InputError). The file itself may be a link: slices of a corpus link their
+    pages in, and whoever can place a link in the dataset can place the page as well."""
+    base = root / folder
+    path = base / f"{page_id}{suffix}"
+    try:
+        inside = path.parent.resolve().is_relative_to(base.resolve())
+    except (OSError, ValueError, RuntimeError):  # a NUL in the id, a link loop
+        inside = False
+    if not inside:
+        raise InputError(f"id {text_name(page_id)!r} names a file outside {base}")
+    return path
+
+
 def page_path(root: Path, page_id: str) -> Path:
-    for name in (f"{page_id}.html.gz", f"{page_id}.html", f"{page_id}.htm"):
-        path = root / "pages" / name
+    for suffix in (".html.gz", ".html", ".htm"):
+        path = dataset_file(root, "pages", page_id, suffix)
         if path.is_file():
             return path
     raise InputError(f"{page_id}: no page file in {root / 'pages'}")
 
 
-def read_page_bytes(root: Path, row: dict[str, Any]) -> bytes:
+def read_page_bytes(root: Path, row: dict[str, Any], max_bytes: int = MAX_PAGE_BYTES) -> bytes:
+    """The page file of an index row (gunzipped), never more than `max_bytes` of it held."""
     path = page_path(root, row["id"])
     try:
-        data = path.read_bytes()
-        if path.suffix == ".gz":
-            data = gzip.decompress(data)
-    except (OSError, EOFError) as exc:
-        raise InputError(f"{row['id']}: cannot read {path}: {exc}") from None
+        data = read_bounded(path, max_bytes, gunzip=gzipped(path))
+    except InputError as exc:
+        raise InputError(f"{row['id']}: {path}: {exc}") from None
     offset = row.get("body_offset")
     if isinstance(offset, int) and 0 < offset <= len(data):
         data = data[offset:]
@@ -70,8 +138,13 @@ def load_page(root: Path, row: dict[str, Any]) -> Page:
 
 
 def read_gold(root: Path, page_id: str) -> str | None:
-    path = root / "gold" / f"{page_id}.txt"
-    return path.read_text(encoding="utf-8") if path.is_file() else None
+    try:
+        path = dataset_file(root, "gold", page_id, ".txt")
+    except InputError:
+        return None
+    if not path.is_file():
+        return None
+    return read_bounded(path, MAX_PAGE_BYTES, gunzip=False).decode("utf-8", "replace")
 
 
 def group_key(row: dict[str, Any], grouping: str) -> str:

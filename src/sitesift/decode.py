@@ -25,15 +25,14 @@ input raise `InputError`.
 from __future__ import annotations
 
 import codecs
-import gzip
 import os
 import re
-import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 
 from sitesift.errors import InputError
+from sitesift.reading import MAX_PAGE_BYTES, gzipped, read_bounded
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,7 +42,7 @@ class Decoded:
     source: str  # "bom" | "http" | "meta" | "utf-8" | "detected" | "fallback"
 
 
-_MAX_BYTES = 64 * 1024 * 1024
+_MAX_BYTES = MAX_PAGE_BYTES
 _META_WINDOW = 8 * 1024  # the standard prescans 1 KiB, then still obeys metas the parser meets
 _SNIFF_WINDOW = 4 * 1024
 _DETECT_SAMPLE = 64 * 1024  # charset-normalizer gets slow on large inputs
@@ -384,17 +383,8 @@ def header_fields(block: bytes) -> dict[str, str]:
 
 
 def decode_file(path: str | os.PathLike[str], *, max_bytes: int = _MAX_BYTES) -> Decoded:
-    """Read a page file (gunzipping ``*.gz``, dropping a saved HTTP header) and decode it."""
-    try:
-        if os.fspath(path).endswith(".gz"):
-            with gzip.open(path, "rb") as f:
-                data = f.read(max_bytes + 1)  # bounded: a small gzip can inflate enormously
-        else:
-            if os.path.getsize(path) > max_bytes:
-                raise InputError(f"input too large: {path} is over max_bytes={max_bytes}")
-            with open(path, "rb") as f:
-                data = f.read()
-    except (OSError, EOFError, zlib.error) as exc:  # gzip.BadGzipFile is an OSError
-        raise InputError(f"cannot read {path}: {exc}") from exc
+    """Read a page file (gunzipping ``*.gz``, dropping a saved HTTP header) and decode it;
+    InputError saying why not (the caller names the file)."""
+    data = read_bounded(path, max_bytes, gunzip=gzipped(path))
     headers, body = split_http_response(data)
     return decode_html(body, headers.get("content-type"), max_bytes=max_bytes)

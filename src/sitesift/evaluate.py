@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from sitesift.batch import Outcome, Source, run_groups
-from sitesift.datasets import group_rows, read_gold, read_index
+from sitesift.datasets import BadRow, group_rows, read_gold, scan_index
 from sitesift.guards import Limits
 from sitesift.metrics import token_prf
 from sitesift.output import Output
@@ -30,8 +30,9 @@ def token_scores(root: Path, outcome: Outcome, text: str, gold: str) -> dict[str
 def dataset_groups(root: Path, grouping: str, min_group_pages: int = 1,
                    only_gold: bool = True,
                    ids: Container[str] | None = None) -> dict[str, list[Source]]:
-    """Site groups of a corpus' pages (those with gold; only `ids` when given)."""
-    rows = read_index(root)
+    """Site groups of a corpus' pages (those with gold; only `ids` when given). Bad lines
+    of the index are left out: they have no gold to score (`skipped_pages` counts them)."""
+    rows, _ = index_rows(root)
     if ids is not None:
         rows = [r for r in rows if r["id"] in ids]
     if only_gold:
@@ -43,13 +44,20 @@ def dataset_groups(root: Path, grouping: str, min_group_pages: int = 1,
     }
 
 
+def index_rows(root: Path) -> tuple[list[dict[str, Any]], list[BadRow]]:
+    """The rows of a corpus' index and its bad lines (`datasets.scan_index`)."""
+    entries = scan_index(root)
+    return ([e for e in entries if not isinstance(e, BadRow)],
+            [e for e in entries if isinstance(e, BadRow)])
+
+
 def skipped_pages(root: Path, grouping: str, min_group_pages: int = 1) -> dict[str, int]:
-    """The index rows `evaluate` leaves out, by reason: its accounting is index rows =
+    """The index lines `evaluate` leaves out, by reason: its accounting is index lines =
     scored rows + error rows + these."""
-    rows = read_index(root)
+    rows, bad = index_rows(root)
     with_gold = sum(1 for r in rows if (root / "gold" / f"{r['id']}.txt").is_file())
     kept = sum(len(v) for v in dataset_groups(root, grouping, min_group_pages).values())
-    return {"no gold file": len(rows) - with_gold,
+    return {"bad index line": len(bad), "no gold file": len(rows) - with_gold,
             f"site group under {min_group_pages} pages": with_gold - kept}
 
 

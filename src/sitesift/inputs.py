@@ -7,14 +7,16 @@ the page declares (canonical link or og:url) where it has one.
 
 from __future__ import annotations
 
-import gzip
+import os
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
 from sitesift.batch import Source
-from sitesift.datasets import group_key, is_dataset, read_index
+from sitesift.datasets import BadRow, group_key, is_dataset, scan_index
 from sitesift.errors import InputError
+from sitesift.reading import gzipped, is_text_name, read_bounded, read_head, reason, text_name
 
 PAGE_SUFFIXES = (".html", ".htm", ".xhtml", ".html.gz", ".htm.gz", ".shtml", ".php", ".asp")
 _DECLARED = re.compile(
@@ -22,6 +24,8 @@ _DECLARED = re.compile(
     rb"""<meta[^>]+property=["']?og:url["']?[^>]*content=["']?([^"'\s>]+)""",
     re.I,
 )
+_LEADING = b"\xef\xbb\xbf \t\r\n"  # a BOM and blanks before a page's first '<'
+MAX_LIST_BYTES = 64 * 1024 * 1024  # a list of page paths: a million long paths
 
 
 def page_id(path: Path) -> str:
@@ -31,16 +35,50 @@ def page_id(path: Path) -> str:
     return name or path.name
 
 
+@dataclass(frozen=True, slots=True)
+class Unlisted:
+    """What a folder holds that cannot be read as a page, said rather than passed over: a
+    subfolder whose files cannot be listed, or a file whose name is not UTF-8 (it could
+    not be named in any output)."""
+
+    path: Path
+    reason: str
+
+    @property
+    def name(self) -> str:
+        return text_name(self.path)
+
+
+def page_files(folder: Path) -> list[Path | Unlisted]:
+    """The page files under `folder` (by suffix; links to folders are not followed), with
+    an `Unlisted` for each subfolder that cannot be listed and each name that is not text,
+    in path order. Anything named as a page is listed, whatever it is: a FIFO or a broken
+    link then fails as that page, it is not skipped without a word."""
+    found: list[Path | Unlisted] = []
+
+    def unlisted(exc: OSError) -> None:
+        found.append(Unlisted(Path(exc.filename or folder), f"folder not read: {reason(exc)}"))
+
+    for top, _, names in os.walk(folder, onerror=unlisted):
+        for name in names:
+            if not name.lower().endswith(PAGE_SUFFIXES):
+                continue
+            found.append(_named(Path(top, name)))
+    return sorted(found, key=lambda entry: entry if isinstance(entry, Path) else entry.path)
+
+
+def _named(path: Path) -> Path | Unlisted:
+    """The page file, or an `Unlisted` if its name is not text."""
+    if is_text_name(path):
+        return path
+    return Unlisted(path, "file name is not UTF-8 (cannot be named in the output)")
+
+
 def declared_url(path: Path, limit: int = 65536) -> str | None:
     """The URL a page declares for itself, from its first bytes (None if unreadable)."""
     try:
-        if path.suffix == ".gz":
-            with gzip.open(path, "rb") as fh:
-                head = fh.read(limit)
-        else:
-            with open(path, "rb") as fh:
-                head = fh.read(limit)
-    except (OSError, EOFError):
+        head = read_head(path, limit, gunzip=gzipped(path))
+    except InputError:
         return None
     match = _DECLARED.search(head)
     if not match:
@@ -55,49 +93,54 @@ def host_of(url: str | None) -> str | None:
     return host.removeprefix("www.") if host else None
 
 
-def _is_page(path: Path) -> bool:
-    """A single page (by its name, or markup at its start), not a list of page paths."""
+def _listed(path: Path) -> list[Path | Unlisted]:
+    """A single page (by its name, or markup at its start), or the pages a list file names,
+    one path per line (relative to the list's folder; `#` starts a comment)."""
     if path.name.lower().endswith(PAGE_SUFFIXES):
-        return True
-    with open(path, "rb") as fh:
-        head = fh.read(1024).lstrip(b"\xef\xbb\xbf \t\r\n")
-    return head.startswith(b"<")
+        return [_named(path)]
+    try:
+        if read_head(path, 1024, gunzip=False).lstrip(_LEADING).startswith(b"<"):
+            return [_named(path)]
+        listing = read_bounded(path, MAX_LIST_BYTES, gunzip=False).decode("utf-8")
+    except InputError as exc:
+        raise InputError(f"{text_name(path)}: {exc}") from None
+    except UnicodeDecodeError:
+        raise InputError(f"{text_name(path)}: neither a page (.html, .htm, ...; or starting "
+                         "with '<') nor a UTF-8 list of page paths") from None
+    return [path.parent / line.strip() for line in listing.splitlines()
+            if line.strip() and not line.startswith("#")]
+
+
+def error_source(name: str, reason: str, dataset: str | None = None) -> Source:
+    """The input that could not even be listed as a page (a bad index line, an unreadable
+    folder, a file name that is not text): cleaning it gives its error record."""
+    return Source(name, "", {"id": name}, dataset, error=reason)
 
 
 def collect_sources(path: Path, grouping: str) -> dict[str, list[Source]]:
     """Sources grouped into sites as `--group-by` asks. Files that declare no URL are taken
     for one site (`unknown`): the user put them together; index rows without a site are
-    each alone (`datasets.group_key`), as a corpus names the sites it knows."""
+    each alone (`datasets.group_key`), as a corpus names the sites it knows. What cannot be
+    read as a page (`BadRow`, `Unlisted`) is a source that fails with its reason."""
+    groups: dict[str, list[Source]] = {}
     if is_dataset(path):
-        groups: dict[str, list[Source]] = {}
-        for row in read_index(path):
-            groups.setdefault(group_key(row, grouping), []).append(
-                Source(row["id"], "", row, str(path)))
+        for row in scan_index(path):
+            source = (error_source(row.name, row.reason, str(path))
+                      if isinstance(row, BadRow) else Source(row["id"], "", row, str(path)))
+            groups.setdefault(group_key(source.row, grouping), []).append(source)
         return groups
-    if path.is_dir():
-        files = sorted(p for p in path.rglob("*")
-                       if p.is_file() and p.name.lower().endswith(PAGE_SUFFIXES))
-    elif path.is_file() and _is_page(path):
-        files = [path]
-    elif path.is_file():  # a list of page paths, one per line
-        base = path.parent
-        try:
-            listing = path.read_text(encoding="utf-8")
-        except UnicodeDecodeError:
-            raise InputError(f"{path}: neither a page (.html, .htm, ...; or starting with '<') "
-                             "nor a UTF-8 list of page paths") from None
-        files = [(base / line.strip()) for line in listing.splitlines()
-                 if line.strip() and not line.startswith("#")]
-    else:
-        raise FileNotFoundError(f"{path}: no such file or folder")
-    groups = {}
+    entries = page_files(path) if path.is_dir() else _listed(path)
     seen: set[str] = set()
-    for file in files:
-        pid = page_id(file)
+    for entry in entries:
+        if isinstance(entry, Unlisted):
+            groups.setdefault(group_key({"id": entry.name, "site": "unknown"}, grouping),
+                              []).append(error_source(entry.name, entry.reason))
+            continue
+        pid = page_id(entry)
         if pid in seen:  # two files with one stem: keep both, named apart
-            pid = str(file.relative_to(path) if path.is_dir() else file)
+            pid = str(entry.relative_to(path) if path.is_dir() else entry)
         seen.add(pid)
-        url = declared_url(file) if grouping != "none" else None
-        row = {"id": pid, "url": url, "site": host_of(url) or "unknown", "path": str(file)}
-        groups.setdefault(group_key(row, grouping), []).append(Source(pid, str(file), row))
+        url = declared_url(entry) if grouping != "none" else None
+        row = {"id": pid, "url": url, "site": host_of(url) or "unknown", "path": str(entry)}
+        groups.setdefault(group_key(row, grouping), []).append(Source(pid, str(entry), row))
     return groups

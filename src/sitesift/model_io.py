@@ -14,13 +14,13 @@ import json
 import math
 import os
 import re
-import zlib
 from pathlib import Path
 from typing import Any
 
 from sitesift import __version__
-from sitesift.errors import ModelError, UnknownMethodError
+from sitesift.errors import InputError, ModelError, UnknownMethodError
 from sitesift.methods.base import Cleaner, get_class
+from sitesift.reading import json_line, read_bounded
 
 FORMAT = "sitesift-model"
 FORMAT_VERSION = 1
@@ -62,24 +62,15 @@ def write_document(doc: dict[str, Any], path: str | Path) -> Path:
 
 def read_document(path: Path, max_bytes: int) -> Any:
     """The parsed JSON of a model file (gzipped or not), refusing files or unpacked data
-    over `max_bytes`; every problem is a ModelError (without the file's name)."""
+    over `max_bytes` (inflated as a stream, stopped there) and anything but a regular file;
+    every problem is a ModelError (without the file's name)."""
     try:
-        size = path.stat().st_size
-        if size > max_bytes:
-            raise ModelError(f"file of {size:,} bytes exceeds the limit of {max_bytes:,}")
-        raw = path.read_bytes()
-        if raw[:2] == b"\x1f\x8b":
-            with gzip.open(path, "rb") as fh:
-                raw = fh.read(max_bytes + 1)
-            if len(raw) > max_bytes:
-                raise ModelError(f"unpacks to more than {max_bytes:,} bytes")
-    except (OSError, zlib.error) as exc:  # also gzip.BadGzipFile
-        raise ModelError(f"cannot read: {exc}") from None
-    except EOFError:
-        raise ModelError("truncated gzip data") from None
+        raw = read_bounded(path, max_bytes, gunzip=None)
+    except InputError as exc:
+        raise ModelError(str(exc)) from None
     try:
-        return json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+        return json_line(raw)
+    except InputError as exc:  # also a number too long to read, which json gives as ValueError
         raise ModelError(f"not a sitesift model (corrupt or truncated JSON: {exc})") from None
 
 

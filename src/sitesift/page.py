@@ -11,6 +11,7 @@ from sitesift.decode import decode_file, decode_html
 from sitesift.dom import DomNode, build_dom
 from sitesift.errors import InputError
 from sitesift.nesting import too_deep
+from sitesift.reading import text_name
 
 MAX_CHARS = 32 * 1024 * 1024
 
@@ -145,7 +146,7 @@ class Page:
         path = Path(path)
         try:
             decoded = decode_file(path)
-        except (OSError, InputError) as exc:
-            raise InputError(f"{path}: {exc}") from None
+        except InputError as exc:
+            raise InputError(f"{text_name(path)}: {exc}") from None
         return cls.from_html(decoded.text, url=url, site=site, id=id or path.name,
                              encoding=decoded.encoding)

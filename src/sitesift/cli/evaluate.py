@@ -103,14 +103,19 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 
 def _evaluate_accounts(rows: list[dict[str, Any]], args: argparse.Namespace,
                        methods: list[str]) -> bool:
-    """Per corpus and method: index rows = scored + errors + skipped (by reason)."""
-    from sitesift.datasets import read_index
-    from sitesift.evaluate import skipped_pages
+    """Per corpus and method: index rows = scored + errors + skipped (by reason). False if
+    that does not add up, or an index had bad lines (named, skipped: exit status 1)."""
+    from sitesift.evaluate import index_rows, skipped_pages
 
     balanced = True
     for dataset in args.datasets:
         root = Path(dataset)
-        total = len(read_index(root))
+        rows_in, bad = index_rows(root)
+        for line in bad:  # each named with its reason: it is skipped, not lost silently
+            print(f"sitesift evaluate: {root.name}: skipped {line.name}: {line.reason}",
+                  file=sys.stderr)
+        balanced &= not bad
+        total = len(rows_in) + len(bad)
         skipped = skipped_pages(root, args.group_by, args.min_site_pages)
         why = ", ".join(f"{n} {reason}" for reason, n in skipped.items() if n) or "none"
         for method in methods:

@@ -10,18 +10,27 @@
 
 from __future__ import annotations
 
-import gzip
-import json
-import zlib
 from collections.abc import Iterator
 from pathlib import Path
 
-from sitesift.datasets import is_dataset, read_index, read_page_bytes
+from sitesift.datasets import BadRow, is_dataset, read_page_bytes, scan_index
 from sitesift.decode import split_http_response
 from sitesift.errors import InputError
-from sitesift.inputs import PAGE_SUFFIXES, declared_url
+from sitesift.inputs import Unlisted, declared_url, page_files
 from sitesift.io.records import Failed, Item, PageRecord
 from sitesift.io.warc import is_warc, read_warc
+from sitesift.reading import (
+    READ_ERRORS,
+    bounded_lines,
+    check_text,
+    gzipped,
+    is_text_name,
+    json_line,
+    open_lines,
+    read_bounded,
+    reason,
+    text_name,
+)
 
 KINDS = ("warc", "jsonl", "dataset", "folder")
 _UTF8 = "text/html; charset=utf-8"
@@ -31,11 +40,16 @@ def input_kind(path: str | Path) -> str:
     """What kind of input `path` is; InputError if it is none that sitesift reads."""
     if "://" in str(path) and is_warc(path):  # a URL: FastWARC opens it through fsspec
         return "warc"
+    if not is_text_name(path):  # every record names its input: one it cannot write fails late
+        raise InputError(f"{text_name(path)}: the name is not UTF-8, so no record could name "
+                         "it; rename the input")
     path = Path(path)
     if path.is_dir():
         return "dataset" if is_dataset(path) else "folder"
-    if not path.is_file():
+    if not path.exists():
         raise InputError(f"{path}: no such file or folder")
+    if not path.is_file():  # a FIFO would block the reader, a device never end
+        raise InputError(f"{path}: not a regular file")
     if is_warc(path):
         return "warc"
     if path.name.lower().endswith((".jsonl", ".jsonl.gz")):
@@ -57,29 +71,44 @@ def read_input(path: str, input_index: int, max_bytes: int) -> Iterator[Item]:
         yield from _read_folder(path, input_index, max_bytes)
 
 
+def _line_limit(max_bytes: int) -> int:
+    """The longest JSONL line read: a page of `max_bytes` with room for its JSON escaping
+    (`\\u00e9` is 6 bytes for 2), so that no line holds more than this in memory."""
+    return 4 * max_bytes + 65536
+
+
 def _read_jsonl(path: str, index: int, max_bytes: int) -> Iterator[Item]:
-    opener = gzip.open if path.lower().endswith(".gz") else open
     position = -1
     try:
-        with opener(path, "rt", encoding="utf-8", errors="replace") as fh:
-            for lineno, line in enumerate(fh, 1):
-                if not line.strip():
+        with open_lines(path, gunzip=gzipped(path)) as fh:
+            for lineno, line in bounded_lines(fh, _line_limit(max_bytes)):
+                if line is not None and not line.strip():
                     continue
                 position += 1
                 yield _jsonl_item(line, lineno, path, index, position, max_bytes)
-    except (OSError, EOFError, zlib.error) as exc:  # a cut or corrupt .gz: the rest is lost
+    except InputError as exc:  # the file itself: not there, not a regular file
+        yield Failed(index, position + 1, path, None, None, str(exc))
+    except READ_ERRORS as exc:  # a cut or corrupt .gz: the rest is lost
         yield Failed(index, position + 1, path, None, None,
-                     f"unreadable after record {position}: {exc}")
+                     f"unreadable after record {position}: {reason(exc)}")
 
 
-def _jsonl_item(line: str, lineno: int, path: str, index: int, position: int,
+def _jsonl_item(line: bytes | None, lineno: int, path: str, index: int, position: int,
                 max_bytes: int) -> Item:
+    if line is None:
+        return Failed(index, position, path, None, None,
+                      f"line {lineno}: longer than the limit of {_line_limit(max_bytes):,} "
+                      "bytes for a line; not read")
     try:
-        row = json.loads(line)
-    except (json.JSONDecodeError, RecursionError) as exc:  # RecursionError: nested too deep
-        return Failed(index, position, path, None, None, f"line {lineno}: bad JSON: {exc}")
+        row = json_line(line)
+    except InputError as exc:
+        return Failed(index, position, path, None, None, f"line {lineno}: {exc}")
     url = row.get("url") if isinstance(row, dict) else None
     url = url if isinstance(url, str) else None
+    try:
+        check_text(url, "'url'")
+    except InputError as exc:
+        return Failed(index, position, path, None, None, f"line {lineno}: {exc}")
     html = row.get("html") if isinstance(row, dict) else None
     if not isinstance(html, str):
         return Failed(index, position, path, url, None, f"line {lineno}: needs a string 'html'")
@@ -94,48 +123,35 @@ def _jsonl_item(line: str, lineno: int, path: str, index: int, position: int,
 
 def _read_dataset(path: str, index: int, max_bytes: int) -> Iterator[Item]:
     root = Path(path)
-    for position, row in enumerate(read_index(root)):
+    try:
+        entries = scan_index(root)
+    except InputError as exc:  # the index itself cannot be read
+        yield Failed(index, 0, path, None, None, str(exc))
+        return
+    for position, row in enumerate(entries):
+        if isinstance(row, BadRow):
+            yield Failed(index, position, path, None, None, f"{row.name}: {row.reason}")
+            continue
         url = row.get("url") if isinstance(row.get("url"), str) else None
         try:
-            body = read_page_bytes(root, row)
+            body = read_page_bytes(root, row, max_bytes)
         except InputError as exc:
             yield Failed(index, position, path, url, None, str(exc))
-            continue
-        if len(body) > max_bytes:
-            yield Failed(index, position, path, url, None,
-                         f"{row['id']}: page of {len(body):,} bytes exceeds the limit of "
-                         f"{max_bytes:,}")
             continue
         yield PageRecord(index, position, path, url, row.get("http_content_type"), body)
 
 
 def _read_folder(path: str, index: int, max_bytes: int) -> Iterator[Item]:
-    files = sorted(p for p in Path(path).rglob("*")
-                   if p.is_file() and p.name.lower().endswith(PAGE_SUFFIXES))
-    for position, file in enumerate(files):
-        name = str(file)
+    for position, entry in enumerate(page_files(Path(path))):
+        if isinstance(entry, Unlisted):
+            yield Failed(index, position, entry.name, None, None, entry.reason)
+            continue
+        name = str(entry)
         try:
-            data = _read_bounded(file, max_bytes)
+            data = read_bounded(entry, max_bytes, gunzip=gzipped(entry))
         except InputError as exc:
             yield Failed(index, position, name, None, None, str(exc))
             continue
         headers, body = split_http_response(data)
-        yield PageRecord(index, position, name, declared_url(file), headers.get("content-type"),
+        yield PageRecord(index, position, name, declared_url(entry), headers.get("content-type"),
                          body)
-
-
-def _read_bounded(file: Path, max_bytes: int) -> bytes:
-    try:
-        if file.name.lower().endswith(".gz"):
-            with gzip.open(file, "rb") as fh:
-                data = fh.read(max_bytes + 1)  # a small .gz may inflate enormously
-        else:
-            if file.stat().st_size > max_bytes:
-                raise InputError(f"page file of {file.stat().st_size:,} bytes exceeds the "
-                                 f"limit of {max_bytes:,}")
-            data = file.read_bytes()
-    except (OSError, EOFError, zlib.error) as exc:
-        raise InputError(f"cannot read {file}: {exc}") from None
-    if len(data) > max_bytes:
-        raise InputError(f"page file inflates past the limit of {max_bytes:,} bytes")
-    return data
