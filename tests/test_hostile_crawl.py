@@ -407,3 +407,20 @@ def test_bad_numbers_are_refused_before_any_work(tmp_path: Path, command: str,
         last = err.strip().splitlines()[-1]  # after argparse's usage lines
         assert option in last and repr(value) in last, err
         assert not out.exists(), f"{command} {option}={value} wrote {out}"
+
+
+def test_worker_deaths_spread_over_a_long_site_do_not_give_it_up() -> None:
+    # deaths outside any page that each follow progress (records sent since the last try)
+    # start the count again; only deaths in a row with nothing between give the site up
+    from sitesift.guards import Lost
+    from sitesift.sitework import MAX_BLIND_LOSSES, SiteTask, _after_loss
+
+    task: SiteTask | None = SiteTask(site="s", pages=100)
+    for _ in range(9):
+        assert task is not None
+        task = _after_loss(task, Lost(None, "worker died"), next_seq=task.start + 5)
+    assert task is not None and task.blind_losses == 1
+    for _ in range(MAX_BLIND_LOSSES - 1):
+        assert task is not None
+        task = _after_loss(task, Lost(None, "worker died"), next_seq=task.start)
+    assert task is None

@@ -326,8 +326,8 @@ def test_clean_crawl_and_evaluate_account_for_every_hostile_line(
     assert main(["clean", str(root), "--method", "alltext", "--out", str(tmp_path / "c"),
                  "--quiet", "--workers", "1"]) == 1
     cleaned = (tmp_path / "c" / "errors.jsonl").read_text().splitlines()
-    assert len(cleaned) == 3 and sorted(os.listdir(tmp_path / "c")) == ["errors.jsonl",
-                                                                        "good.txt"]
+    assert len(cleaned) == 3 and sorted(os.listdir(tmp_path / "c")) == [
+        "errors.jsonl", "good.txt", "manifest.jsonl"]
     assert main(["crawl", str(root), "--method", "alltext", "--out", str(tmp_path / "w"),
                  "--quiet", "--workers", "1", "--max-record-mb", "1"]) == 1
     summary = json.loads((tmp_path / "w" / "summary.json").read_text())

@@ -32,7 +32,10 @@ from sitesift.page import Page
 from sitesift.weak import quiet_fits
 
 FIT_UNIT = -1
-MAX_BLIND_LOSSES = 3  # worker deaths outside any page before a site is given up
+# Worker deaths in a row outside any page, with no record arriving between them, before a
+# site is given up: such a death would come again on every retry. One that follows progress
+# starts the count again, so a long site is not given up for deaths spread over it.
+MAX_BLIND_LOSSES = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -262,9 +265,10 @@ def _after_loss(task: SiteTask, lost: Lost, next_seq: int) -> SiteTask | None:
     """The task to retry after its worker died (None: give the rest of the site up)."""
     busy = lost.busy
     if busy is None:
-        if task.blind_losses + 1 >= MAX_BLIND_LOSSES:
+        blind = 1 if next_seq > task.start else task.blind_losses + 1
+        if blind >= MAX_BLIND_LOSSES:
             return None
-        return replace(task, start=next_seq, blind_losses=task.blind_losses + 1)
+        return replace(task, start=next_seq, blind_losses=blind)
     if busy.stage == "fit":
         return replace(task, start=next_seq, fit_failed=f"fit stopped: {lost.reason}")
     poison = {**task.poison, busy.unit: lost.reason}
