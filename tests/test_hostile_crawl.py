@@ -173,18 +173,17 @@ def test_sigkill_mid_ingest_leaves_no_workers_and_the_rerun_does_not_duplicate(
     assert outputs(out) == outputs(whole)
 
 
-def test_a_second_crawl_into_the_same_out_is_refused_and_a_dead_runs_lock_is_taken_over(
-        tmp_path: Path, inputs: list[str], whole: Path,
-        capsys: pytest.CaptureFixture[str]) -> None:
-    out = tmp_path / "out"
-    env = slow_env(tmp_path, 0.05)
-    first = subprocess.Popen(crawl_command(inputs, out, "--workers", "1"), env=env,
-                             start_new_session=True, stdout=subprocess.DEVNULL,
-                             stderr=subprocess.DEVNULL)
+def refused_while_held(first_argv: list[str], env: dict[str, str], held: Callable[[], bool],
+                       argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    """Start `first_argv` in a subprocess, wait until `held()`, then run `argv` here: it
+    must be refused at once (exit 2) in one line naming the first run's command and pid.
+    The first run is then killed, leaving its lock behind for the caller's next run."""
+    first = subprocess.Popen(first_argv, env=env, start_new_session=True,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        wait_for(lambda: any(Path(env["MARKS"]).glob("started-*")))
+        wait_for(held)
         started = time.monotonic()
-        code = main(["crawl", *inputs, "--out", str(out), "--fit-sample", "10", "--quiet"])
+        code = main(argv)
         refused_in = time.monotonic() - started
         os.kill(first.pid, signal.SIGKILL)  # its lock is left behind, held by no one
         first.wait()
@@ -192,7 +191,19 @@ def test_a_second_crawl_into_the_same_out_is_refused_and_a_dead_runs_lock_is_tak
         kill_session(first)
     err = capsys.readouterr().err
     assert code == 2 and refused_in < 10, err
-    assert err.count("\n") == 1 and "in use by another crawl" in err and str(first.pid) in err
+    assert err.count("\n") == 1 and f"in use by another {argv[0]}" in err, err
+    assert f"(process {first.pid})" in err, err
+
+
+def test_a_second_crawl_into_the_same_out_is_refused_and_a_dead_runs_lock_is_taken_over(
+        tmp_path: Path, inputs: list[str], whole: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "out"
+    env = slow_env(tmp_path, 0.05)
+    refused_while_held(crawl_command(inputs, out, "--workers", "1"), env,
+                       lambda: any(Path(env["MARKS"]).glob("started-*")),
+                       ["crawl", *inputs, "--out", str(out), "--fit-sample", "10", "--quiet"],
+                       capsys)
     assert not (out / "summary.json").exists()
     summary = run_crawl(inputs, out, CFG, workers=2)  # takes the dead run's lock over
     assert summary["balanced"] and outputs(out) == outputs(whole)
@@ -424,3 +435,54 @@ def test_worker_deaths_spread_over_a_long_site_do_not_give_it_up() -> None:
         assert task is not None
         task = _after_loss(task, Lost(None, "worker died"), next_seq=task.start)
     assert task is None
+
+
+# -- item 6 beyond the crawl: clean, fit, evaluate and bench hold their --out too -----------
+
+# Loaded by every Python process of a test run: the first reading of a dataset's index
+# leaves MARKS/held and then waits HOLD_SECONDS, so a run is caught holding its --out.
+HOLD_HOOK = '''
+import os, time
+if os.environ.get("HOLD_SECONDS"):
+    import sitesift.datasets as datasets
+    _scan = datasets.scan_index
+    def _slow(*args, **kwargs):
+        open(os.path.join(os.environ["MARKS"], "held"), "w").close()
+        time.sleep(float(os.environ["HOLD_SECONDS"]))
+        return _scan(*args, **kwargs)
+    datasets.scan_index = _slow
+'''
+
+HELD = {  # each command that writes into --out, and what it leaves there when done
+    "clean": (["clean", str(SAMPLE_SITE), "--method", "alltext", "--workers", "1",
+               "--quiet", "--out", "{out}"], "manifest.jsonl"),
+    "fit": (["fit", str(SAMPLE_SITE), "--method", "sst", "--quiet", "-o", "{out}/m.json"],
+            "m.json"),
+    "evaluate": (["evaluate", str(SAMPLE_SITE), "--method", "alltext", "--workers", "1",
+                  "--quiet", "--out", "{out}"], "pages.jsonl"),
+    "bench": (["bench", str(SAMPLE_SITE), "--methods", "alltext", "--peers", "none",
+               "--no-plots", "--quiet", "--out", "{out}"], "summary.md"),
+}
+
+
+@pytest.mark.parametrize("command", list(HELD))
+def test_a_second_run_into_a_held_out_is_refused_and_a_dead_runs_lock_is_taken_over(
+        tmp_path: Path, command: str, capsys: pytest.CaptureFixture[str]) -> None:
+    template, product = HELD[command]
+    out = tmp_path / "out"
+    argv = [arg.replace("{out}", str(out)) for arg in template]
+    hook = tmp_path / "hook"
+    hook.mkdir()
+    (hook / "sitecustomize.py").write_text(HOLD_HOOK, encoding="utf-8")
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    env = {**os.environ, "PYTHONPATH": f"{hook}{os.pathsep}{SRC}", "HOLD_SECONDS": "120",
+           "MARKS": str(marks)}
+    refused_while_held([sys.executable, "-m", "sitesift.cli", *argv], env,
+                       (marks / "held").exists, argv, capsys)
+    assert not (out / product).exists()
+    assert main(argv) == 0  # takes the dead run's lock over
+    capsys.readouterr()
+    assert (out / product).is_file()
+    assert not [p.name for p in out.iterdir() if "lock" in p.name]  # let go, none left
+

@@ -33,7 +33,7 @@ class UnknownMethodError(SitesiftError):
 
 
 class FolderInUse(SitesiftError):
-    """An output folder is held by another run (`sitesift.io.sinks.hold_folder`)."""
+    """An output folder, or a model file, is held by another run (`sitesift.io.sinks.hold`)."""
 
 
 @contextlib.contextmanager

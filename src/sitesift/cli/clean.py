@@ -26,6 +26,7 @@ from sitesift.cli.common import (
     add_workers,
     checked_cleaner,
     fail,
+    holding,
     limits,
     note,
     numbered,
@@ -41,6 +42,7 @@ from sitesift.output import Output
 
 if TYPE_CHECKING:
     from sitesift.batch import Outcome, Source, WarningTally
+    from sitesift.guards import Limits
 
 STDIN = "-"
 
@@ -220,8 +222,6 @@ def _sources(command: str, inputs: list[str], grouping: str
 
 
 def cmd_clean(args: argparse.Namespace) -> int:
-    from sitesift.batch import WarningTally, run_groups
-
     if _help_asked(args):
         return OK
     command = "clean"
@@ -241,6 +241,15 @@ def cmd_clean(args: argparse.Namespace) -> int:
     guards = limits(args)
     inputs = _expand(command, args.inputs)
     out = out_folder(command, args.out) if args.out else None
+    with holding(out, command):  # no other run writes into --out meanwhile
+        return _clean(args, inputs, out, params, output, guards)
+
+
+def _clean(args: argparse.Namespace, inputs: list[str], out: Path | None,
+           params: dict[str, Any], output: Output, guards: Limits) -> int:
+    from sitesift.batch import WarningTally, run_groups
+
+    command = "clean"
     groups, prefailed = _sources(command, inputs, args.group_by)
     pages = sum(len(m) for m in groups.values())
     if out is None and pages + len(prefailed) != 1:
@@ -328,8 +337,7 @@ def _tallied(args: argparse.Namespace, tally: WarningTally, outcomes: Iterable[O
 
 
 def cmd_fit(args: argparse.Namespace) -> int:
-    from sitesift.batch import fit_sources
-    from sitesift.inputs import collect_sources
+    from sitesift.io.sinks import hold_file
 
     if _help_asked(args):
         return OK
@@ -339,6 +347,14 @@ def cmd_fit(args: argparse.Namespace) -> int:
         raise fail("fit", f"--out {args.out}: {problem}")
     if not Path(args.path).exists():
         raise fail("fit", f"{args.path}: no such file or folder")
+    with hold_file(Path(args.out), "fit"):  # no other fit writes this model meanwhile
+        return _fit(args, params)
+
+
+def _fit(args: argparse.Namespace, params: dict[str, Any]) -> int:
+    from sitesift.batch import fit_sources
+    from sitesift.inputs import collect_sources
+
     groups = collect_sources(Path(args.path), "none")
     sources = [s for members in groups.values() for s in members]
     report = fit_sources(sources, args.method, params, args.out, limits(args))
@@ -359,13 +375,18 @@ def cmd_fit(args: argparse.Namespace) -> int:
 
 def cmd_demo(args: argparse.Namespace) -> int:
     """Fit a Site Style Tree on the bundled sample site, clean every page, score and save."""
+    out = out_folder("demo", args.out)
+    with holding(out, "demo"):
+        return _demo(out)
+
+
+def _demo(out: Path) -> int:
     from sitesift.batch import clean_group
     from sitesift.evaluate import evaluate, summary_table
     from sitesift.inputs import collect_sources
     from sitesift.methods.base import get_cleaner
     from sitesift.model_io import save_model
 
-    out = out_folder("demo", args.out)
     groups = collect_sources(SAMPLE_SITE, "site")
     sources = [s for members in groups.values() for s in members]
     pages = [s.load() for s in sources]

@@ -4,6 +4,7 @@ and writing outcomes."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import errno
 import hashlib
 import json
@@ -13,6 +14,7 @@ import re
 import sys
 import tempfile
 from collections.abc import Container, Iterable
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -234,6 +236,16 @@ def out_folder(command: str, out: str | Path) -> Path:
     except OSError as exc:
         raise fail(command, f"--out {out}: cannot write in it: {os_reason(exc)}") from None
     return path
+
+
+def holding(out: Path | None, command: str) -> AbstractContextManager[None]:
+    """Hold the --out folder `out` for this run alone (`sitesift.io.sinks.hold_folder`: a
+    second run into it is refused at once, naming this one); nothing without an --out."""
+    if out is None:
+        return contextlib.nullcontext()
+    from sitesift.io.sinks import hold_folder
+
+    return hold_folder(out, command)
 
 
 def datasets_folder(command: str, value: str | None) -> Path:

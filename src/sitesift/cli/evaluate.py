@@ -21,6 +21,7 @@ from sitesift.cli.common import (
     add_workers,
     at_least,
     datasets_folder,
+    holding,
     limits,
     method_params,
 )
@@ -82,10 +83,16 @@ def add_parsers(sub: Any, methods: list[str]) -> None:
 
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
-    from sitesift.evaluate import evaluate, summary_table
-
     methods = list(dict.fromkeys(args.method or ["alltext", "sst"]))
     params = method_params(args.set, methods, "evaluate")
+    with holding(Path(args.out) if args.out else None, "evaluate"):
+        return _evaluate(args, methods, params)
+
+
+def _evaluate(args: argparse.Namespace, methods: list[str],
+              params: dict[str, dict[str, Any]]) -> int:
+    from sitesift.evaluate import evaluate, summary_table
+
     rows = evaluate([Path(d) for d in args.datasets], methods, grouping=args.group_by,
                     min_group_pages=args.min_site_pages, workers=args.workers, params=params,
                     progress=not args.quiet, folds=args.folds, limits=limits(args))
@@ -146,13 +153,13 @@ def cmd_bench(args: argparse.Namespace) -> int:
     """sitesift's methods and the peers on the same pages: summary.md, pages.jsonl, plots."""
     from sitesift.bench.peers import PEERS
     from sitesift.bench.report import load_run, method_order, overview, write_report
-    from sitesift.bench.runner import run_bench
     from sitesift.datasets import is_dataset
 
     out = Path(args.out)
     if args.from_pages:
-        rows, info = load_run(out)
-        write_report(rows, info, out, info.get("command"), plots=not args.no_plots)
+        with holding(out, "bench"):
+            rows, info = load_run(out)
+            write_report(rows, info, out, info.get("command"), plots=not args.no_plots)
         print(overview(rows, method_order(rows, info)))
         return 0
     if not args.datasets:
@@ -172,7 +179,15 @@ def cmd_bench(args: argparse.Namespace) -> int:
                           if args.min_site_pages > 1 else [])
                        + (["--limit", str(args.limit)] if args.limit else [])
                        + ["--out", args.out])
-    out.mkdir(parents=True, exist_ok=True)
+    with holding(out, "bench"):  # no other run writes into --out meanwhile
+        return _bench(args, out, command, methods, peers, params)
+
+
+def _bench(args: argparse.Namespace, out: Path, command: str, methods: list[str],
+           peers: list[str], params: dict[str, dict[str, Any]]) -> int:
+    from sitesift.bench.report import method_order, overview, write_report
+    from sitesift.bench.runner import run_bench
+
     with open(out / "pages.jsonl", "w", encoding="utf-8") as fh:
         def write_row(row: dict[str, Any]) -> None:
             fh.write(json.dumps(row, ensure_ascii=False) + "\n")

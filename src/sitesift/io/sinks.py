@@ -8,8 +8,8 @@ scratch on resume, so a kill at any moment neither loses nor duplicates a record
 `results.parquet`) and `errors.jsonl`, each written to a temporary name and renamed.
 
 A write that fails (a full disk, a folder made read-only) names its file (`writing`) and
-deletes its temporary file, so the space is free for the rerun; `hold_folder` keeps a
-second run out of a folder a run is writing.
+deletes its temporary file, so the space is free for the rerun; `hold_folder` (and
+`hold_file`) keeps a second run out of a folder (a file) a run is writing.
 """
 
 from __future__ import annotations
@@ -73,32 +73,70 @@ def write_atomic(path: Path, text: str) -> None:
 
 @contextlib.contextmanager
 def hold_folder(folder: Path, what: str = "crawl") -> Iterator[None]:
-    """Hold `folder` for this run alone: an exclusive lock (flock) on `folder/.lock`, or
-    FolderInUse naming the holder at once. The kernel drops the lock when its holder dies,
-    however it dies, so a killed run's lock is taken over by the next without a stale-lock
-    check. (Where flock is missing, not POSIX, the folder is not locked.)"""
+    """Hold `folder` for this run alone (a crawl's, clean's, evaluate's or bench's --out):
+    `hold` on `folder/.lock`, so that no two runs of any of them write into it at once."""
+    folder.mkdir(parents=True, exist_ok=True)
+    with hold(folder, folder / LOCK_NAME, what):
+        yield
+
+
+@contextlib.contextmanager
+def hold_file(path: Path, what: str) -> Iterator[None]:
+    """Hold the file `path` for this run alone (the model `fit` writes): `hold` on a hidden
+    lock beside it, so that runs writing other files of its folder go on."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with hold(path, path.with_name(f".{path.name}.lock"), what):
+        yield
+
+
+@contextlib.contextmanager
+def hold(target: Path, lock: Path, what: str) -> Iterator[None]:
+    """Hold `target` while the block runs: an exclusive lock (flock) on the file `lock`, or
+    FolderInUse at once naming the run that holds it (its pid and command, which the lock
+    file holds). The kernel drops the lock when its holder dies, however it dies, so a killed
+    run's lock is taken over by the next without a stale-lock check. The lock file is
+    deleted when the block ends (a killed run's stays, empty of meaning, until the next run
+    takes it over). (Where flock is missing, not POSIX, nothing is locked.)"""
     try:
         import fcntl
     except ImportError:  # pragma: no cover - not POSIX
         yield
         return
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / LOCK_NAME
-    with writing(path):
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)  # not inherited by workers
+    fd = _locked(target, lock, what, fcntl)
     try:
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()} {what}".encode(), 0)
+        yield
+    finally:
+        # deleted while still locked: a run that opened it meanwhile finds it gone, retries
+        with contextlib.suppress(OSError):
+            lock.unlink()
+        os.close(fd)  # the lock goes with the descriptor
+
+
+def _locked(target: Path, lock: Path, what: str, fcntl: Any) -> int:
+    """A descriptor of `lock` holding its flock; FolderInUse if another run holds it."""
+    while True:
+        with writing(lock):
+            fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            holder = os.pread(fd, 64, 0).decode("ascii", "replace").strip()
-            raise FolderInUse(
-                f"{folder} is in use by another {what} (process {holder or 'unknown'}): "
-                f"wait for it to end, or give another --out") from None
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, str(os.getpid()).encode("ascii"), 0)
-        yield
-    finally:
-        os.close(fd)  # the lock goes with the descriptor; the file stays (an empty hint)
+            holder = os.pread(fd, 256, 0).decode("utf-8", "replace").split()
+            os.close(fd)
+            pid = holder[0] if holder else "unknown"
+            command = holder[1] if len(holder) > 1 else what  # an older crawl wrote its pid
+            raise FolderInUse(f"{target} is in use by another {command} (process {pid}): "
+                              "wait for it to end, or give another --out") from None
+        try:
+            current = os.stat(lock)
+        except FileNotFoundError:
+            current = None
+        mine = os.fstat(fd)
+        if current is not None and (current.st_ino, current.st_dev) == (mine.st_ino,
+                                                                         mine.st_dev):
+            return fd
+        os.close(fd)  # its holder deleted the file as it let go: lock the one there now
 
 
 class PartStore:
