@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import builtins
 import errno
+import gzip
 import io
 import json
 import os
@@ -29,8 +30,11 @@ from sitesift.cli import SAMPLE_SITE, main
 from sitesift.crawl import run_crawl
 from sitesift.datasets import read_index, read_page_bytes
 from sitesift.decode import decode_html
+from sitesift.io.records import Failed, PageRecord
+from sitesift.io.sources import read_input
 from sitesift.sitework import CrawlConfig
 from tests.conftest import refused
+from tests.test_hostile_inputs import deadline
 
 SRC = Path(sitesift.__file__).resolve().parents[1]
 CFG = CrawlConfig(fit_sample=10)
@@ -485,4 +489,67 @@ def test_a_second_run_into_a_held_out_is_refused_and_a_dead_runs_lock_is_taken_o
     capsys.readouterr()
     assert (out / product).is_file()
     assert not [p.name for p in out.iterdir() if "lock" in p.name]  # let go, none left
+
+
+# -- ingest time: blank lines are no records, but reading them one by one took hours -------
+
+def blank_lines_gz(path: Path, before: bytes, lines: int, after: bytes) -> int:
+    """A `.jsonl.gz`: the line `before`, `lines` blank lines (a multiple of 8 Mi), the line
+    `after`, as gzip members (a reader reads them as one stream): one member of 8 Mi
+    newlines, about 8 KiB packed, repeated, so a billion lines cost a second to write."""
+    block = 8 << 20
+    blank = gzip.compress(b"\n" * block, compresslevel=9, mtime=0)
+    with open(path, "wb") as fh:
+        fh.write(gzip.compress(before + b"\n", mtime=0))
+        for _ in range(lines // block):
+            fh.write(blank)
+        fh.write(gzip.compress(after + b"\n", mtime=0))
+    return lines
+
+
+def page_line(name: str) -> bytes:
+    return json.dumps({"url": f"http://site0.example/{name}", "html": TEXTS[0]}).encode()
+
+
+def test_a_billion_blank_lines_end_their_input_in_one_record_in_seconds(
+        tmp_path: Path) -> None:
+    path = tmp_path / "blank.jsonl.gz"
+    blank_lines_gz(path, page_line("before"), 1 << 30, page_line("after"))
+    started = time.monotonic()
+    with deadline(60):  # read line by line, this took about an hour
+        items = list(read_input(str(path), 0, 64 << 10))
+    assert time.monotonic() - started < 20
+    assert [type(i) for i in items] == [PageRecord, Failed]
+    failed = items[1]
+    assert isinstance(failed, Failed) and failed.input == str(path) and failed.position == 1
+    assert "line 2: blank lines past 327,680 bytes in a row" in failed.reason
+    # a plain file of a million lines of white space: the same, at the line limit
+    plain = tmp_path / "blank.jsonl"
+    plain.write_bytes(page_line("before") + b"\n" + b" \t\r\n" * 1_000_000
+                      + page_line("after") + b"\n")
+    items = list(read_input(str(plain), 0, 64 << 10))
+    assert [type(i) for i in items] == [PageRecord, Failed]
+    # blank lines below the limit are passed over; the lines after them are numbered right
+    plain.write_bytes(b"\n \r\n" * 1000 + b"  " + page_line("a") + b"\n\n{bad\n")
+    items = list(read_input(str(plain), 0, 64 << 10))
+    assert [type(i) for i in items] == [PageRecord, Failed]
+    assert isinstance(items[1], Failed) and items[1].reason.startswith("line 2003: bad JSON")
+
+
+def test_the_crawl_accounts_for_an_input_of_blank_lines(tmp_path: Path) -> None:
+    path = tmp_path / "blank.jsonl.gz"
+    blank_lines_gz(path, page_line("before"), 64 << 20, page_line("after"))
+    index = tmp_path / "ds"
+    (index / "pages").mkdir(parents=True)
+    (index / "pages" / "a.html").write_text(TEXTS[0])
+    (index / "index.jsonl").write_bytes(b'{"id": "a"}\n' + b"\n" * (2 << 20) + b'{"id": "b"}\n')
+    out = tmp_path / "out"
+    assert main(["crawl", str(path), str(index), "--out", str(out), "--max-record-mb", "0.25",
+                 "--quiet", "--workers", "1", "--method", "alltext"]) == 1
+    summary = json.loads((out / "summary.json").read_text())
+    assert (summary["records_in"], summary["results"], summary["errors"]) == (4, 2, 2)
+    assert summary["balanced"]
+    errors = [json.loads(line) for line in (out / "errors.jsonl").read_text().splitlines()]
+    assert sorted(e["input"] for e in errors) == sorted([str(path), str(index)])
+    assert all("blank lines past" in e["reason"] for e in errors), errors
 

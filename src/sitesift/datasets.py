@@ -7,7 +7,7 @@ Rows of `index.jsonl` carry `id` and usually `url`, `site`, `year`; WebKB rows c
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -16,6 +16,7 @@ from sitesift.errors import InputError
 from sitesift.page import Page
 from sitesift.reading import (
     MAX_PAGE_BYTES,
+    LinesCut,
     bounded_lines,
     check_text,
     gzipped,
@@ -51,22 +52,33 @@ class BadRow:
 def scan_index(root: Path) -> list[dict[str, Any] | BadRow]:
     """Every line of the index in order (blank lines skipped): a row, or a `BadRow` for bad
     JSON, a line over 1 MiB, a row without a string `id`, an id naming a file outside the
-    dataset, or a string that is not text (a lone surrogate escape). InputError only if the
-    index itself cannot be read."""
+    dataset, or a string that is not text (a lone surrogate escape); a run of blank lines
+    past 1 MiB is a last `BadRow` (the rest is not read). InputError only if the index
+    itself cannot be read."""
     entries: list[dict[str, Any] | BadRow] = []
     try:
         with open_lines(root / "index.jsonl", gunzip=False) as fh:
-            for n, line in bounded_lines(fh, MAX_INDEX_LINE):
+            for n, line in _until_cut(bounded_lines(fh, MAX_INDEX_LINE), entries):
                 if line is None:
                     entries.append(BadRow(n, f"line longer than the limit of "
                                              f"{MAX_INDEX_LINE:,} bytes"))
-                elif line.strip():
+                else:
                     entries.append(_index_row(root, n, line))
     except InputError as exc:
         raise InputError(f"{root / 'index.jsonl'}: {exc}") from None
     except OSError as exc:
         raise InputError(f"{root / 'index.jsonl'}: cannot read: {reason(exc)}") from None
     return entries
+
+
+def _until_cut(lines: Iterator[tuple[int, bytes | None]], entries: list[Any]
+               ) -> Iterator[tuple[int, bytes | None]]:
+    """The index's lines until reading them is cut off (a run of blank lines past the
+    limit): that ends the index in a `BadRow`, after the rows before it, which stay."""
+    try:
+        yield from lines
+    except LinesCut as exc:
+        entries.append(BadRow(exc.line, exc.why))
 
 
 def _index_row(root: Path, n: int, line: bytes) -> dict[str, Any] | BadRow:

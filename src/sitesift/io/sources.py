@@ -2,7 +2,8 @@
 
 - a WARC file (`.warc`, `.warc.gz`, `.warc.zst`, `.warc.lz4`): see `sitesift.io.warc`;
 - a JSONL file (`.jsonl`, `.jsonl.gz`) of `{"url": ..., "html": ...}` objects, one per line
-  (`html` is text, so read as UTF-8 whatever it declares); blank lines are not records;
+  (`html` is text, so read as UTF-8 whatever it declares); blank lines are not records
+  (past the line limit in a row, they end the input in an error record);
 - a dataset folder (`index.jsonl` + `pages/`, the shared corpora's layout);
 - a folder of page files (`.html`, `.htm`, `.html.gz`, ...), each with the URL it declares
   (canonical link or og:url) and, if it starts with one, its saved HTTP header.
@@ -82,11 +83,9 @@ def _read_jsonl(path: str, index: int, max_bytes: int) -> Iterator[Item]:
     try:
         with open_lines(path, gunzip=gzipped(path)) as fh:
             for lineno, line in bounded_lines(fh, _line_limit(max_bytes)):
-                if line is not None and not line.strip():
-                    continue
                 position += 1
                 yield _jsonl_item(line, lineno, path, index, position, max_bytes)
-    except InputError as exc:  # the file itself: not there, not a regular file
+    except InputError as exc:  # the file: not there, not regular; too many blank lines in a row
         yield Failed(index, position + 1, path, None, None, str(exc))
     except READ_ERRORS as exc:  # a cut or corrupt .gz: the rest is lost
         yield Failed(index, position + 1, path, None, None,
