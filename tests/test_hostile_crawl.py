@@ -553,3 +553,20 @@ def test_the_crawl_accounts_for_an_input_of_blank_lines(tmp_path: Path) -> None:
     assert sorted(e["input"] for e in errors) == sorted([str(path), str(index)])
     assert all("blank lines past" in e["reason"] for e in errors), errors
 
+
+def test_a_local_spark_crawl_holds_its_out_as_the_local_job_does(
+        tmp_path: Path, inputs: list[str], monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    import sitesift.spark
+    from sitesift.io.sinks import hold_folder
+
+    def no_spark(*_: object) -> None:
+        raise AssertionError("Spark started although --out is held")
+
+    monkeypatch.setattr(sitesift.spark, "local_session", no_spark)
+    out = tmp_path / "out"
+    with hold_folder(out, "crawl"):  # a second lock of the file conflicts, even in-process
+        code = main(["crawl", *inputs, "--engine", "spark", "--out", str(out), "--quiet"])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1, err
+    assert f"in use by another crawl (process {os.getpid()})" in err

@@ -16,6 +16,7 @@ from sitesift.cli.common import (
     add_workers,
     at_least,
     checked_cleaner,
+    holding,
     limits,
     megabytes,
     out_folder,
@@ -86,12 +87,13 @@ def cmd_crawl(args: argparse.Namespace) -> int:
         if args.engine == "spark":
             from sitesift.spark import local_session, run_spark
 
-            spark = local_session(args.workers)
-            try:
-                summary = run_spark(spark, [str(Path(p).resolve()) for p in args.inputs],
-                                    args.out, cfg, limits)
-            finally:
-                spark.stop()
+            with holding(Path(args.out), "crawl"):  # a local --out: the local job's lock
+                spark = local_session(args.workers)
+                try:
+                    summary = run_spark(spark, [str(Path(p).resolve()) for p in args.inputs],
+                                        args.out, cfg, limits)
+                finally:
+                    spark.stop()
         else:
             from sitesift.crawl import run_crawl
 
