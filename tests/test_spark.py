@@ -96,3 +96,52 @@ def test_spark_reads_a_hostile_warc_as_the_local_job_does(spark: Any, tmp_path: 
     assert {k: remote[k] for k in SAME} == {k: local[k] for k in SAME}
     assert remote["balanced"] and (remote["results"], remote["errors"]) == (13, 4)
     assert rows(tmp_path / "spark" / "results") == rows(tmp_path / "local" / "results.parquet")
+
+
+def write_hostile_inputs(root: Path) -> tuple[list[str], int]:
+    """The hostile inputs that are no WARC, for a 64 KiB record limit: a JSONL with a
+    5,000-digit number, a lone surrogate url and an over-long line among good lines; a
+    `.jsonl.gz` whose first line is a gzip bomb; a dataset with the id `../../x` and a gzip
+    bomb page; a `.jsonl.gz` cut off by a run of blank lines. The paths, and their records."""
+    from tests.test_hostile_crawl import blank_lines_gz, page_line
+    from tests.test_hostile_inputs import HUGE_NUMBER, PAGE, MiB, dataset, gzip_bomb, row
+
+    root.mkdir()
+
+    def good(name: str) -> str:
+        return json.dumps({"url": f"http://{name}.example/p", "html": PAGE + name})
+
+    lines = [good("a"), f'{{"url": "http://n.example/", "html": "<p>x</p>", "n": {HUGE_NUMBER}}}',
+             good("b"), '{"url": "http://s.example/\\ud800", "html": "<p>lone surrogate</p>"}',
+             json.dumps({"url": "http://long.example/", "html": "x" * (400 << 10)}), good("c")]
+    jsonl = root / "bad.jsonl"
+    jsonl.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    bomb = root / "bomb.jsonl.gz"
+    bomb.write_bytes(gzip_bomb(4 * MiB, b"\n" + good("d").encode() + b"\n"))
+    (root / "x.html").write_text(PAGE)  # what `../../x` would read
+    ds = dataset(root / "a" / "ds", [row("../../x"), row("bomb"), row("good")],
+                 {"bomb.html.gz": gzip_bomb(4 * MiB), "good.html": PAGE.encode()})
+    blank = root / "blank.jsonl.gz"
+    blank_lines_gz(blank, page_line("before"), 8 << 20, page_line("after"))
+    return [str(jsonl), str(bomb), str(ds), str(blank)], len(lines) + 2 + 3 + 2
+
+
+def test_spark_reads_hostile_inputs_as_the_local_job_does(spark: Any, tmp_path: Path) -> None:
+    """Bad lines, bombs, an id out of its dataset and a run of blank lines (one reader for
+    both engines): each one error record, the rest read, every record counted once."""
+    from dataclasses import replace
+
+    inputs, count = write_hostile_inputs(tmp_path / "in")
+    cfg = replace(CFG, max_record_bytes=64 << 10)
+    local = run_crawl(inputs, tmp_path / "local", cfg, fmt="parquet", workers=1)
+    remote = run_spark(spark, inputs, str(tmp_path / "spark"), cfg, partitions=2)
+    assert remote["records_in"] == local["records_in"] == count
+    assert {k: remote[k] for k in SAME} == {k: local[k] for k in SAME}
+    assert remote["balanced"] and (remote["results"], remote["errors"]) == (6, 7)
+    assert rows(tmp_path / "spark" / "results") == rows(tmp_path / "local" / "results.parquet")
+    fields = ("url", "site", "input", "position", "stage", "reason")
+    local_errors = sorted((tuple(e[f] for f in fields) for e in map(json.loads, (
+        tmp_path / "local" / "errors.jsonl").read_text().splitlines())), key=repr)
+    assert sorted((tuple(e[f] for f in fields) for e in rows(tmp_path / "spark" / "errors")),
+                  key=repr) == local_errors
+    assert {e[2] for e in local_errors} == set(inputs)  # each error names its input
