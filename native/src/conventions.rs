@@ -32,22 +32,40 @@ pub enum Rule {
 
 /// The kinds of section, in the order of `Conventions::rules`.
 pub const KINDS: [&str; 4] = ["comments", "captions", "bylines", "dates"];
+/// The section index of a block that `records=keep` brought in (after `KINDS`'s).
+pub const RECORDS: usize = KINDS.len();
+
+/// The name of what decided a block against the model: a `KINDS` entry, or `records`.
+pub fn decided_by(k: usize) -> &'static str {
+    KINDS.get(k).copied().unwrap_or("records")
+}
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Conventions {
     /// one rule per `KINDS` entry
     pub rules: [Rule; 4],
+    /// `records=keep`: records alike to the main text's are kept as it is
+    /// (`records::propagate`); `auto` leaves them to the model
+    pub records: bool,
 }
 
 impl Conventions {
     /// From `(kind, rule)` pairs: kinds of `KINDS`, rules `auto`, `drop` or `keep`
-    /// (comments: `auto` or `drop`).
+    /// (comments: `auto` or `drop`), and `records`: `keep` or `auto`.
     pub fn parse<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Result<Self, String> {
         let mut c = Conventions::default();
         for (kind, rule) in pairs {
+            if kind == "records" {
+                c.records = match rule {
+                    "keep" => true,
+                    "auto" => false,
+                    _ => return Err(format!("records={rule}: use keep or auto")),
+                };
+                continue;
+            }
             let Some(k) = KINDS.iter().position(|&x| x == kind) else {
                 return Err(format!(
-                    "unknown convention {kind:?}: use one of {}",
+                    "unknown convention {kind:?}: use one of {}, records",
                     KINDS.join(", ")
                 ));
             };
@@ -68,6 +86,7 @@ impl Conventions {
         Ok(c)
     }
 
+    /// Does any section rule speak against the model (`records` aside)?
     pub fn any(&self) -> bool {
         self.rules.iter().any(|&r| r != Rule::Auto)
     }
@@ -228,6 +247,9 @@ mod tests {
         assert!(Conventions::parse([("comments", "keep")]).is_err());
         assert!(Conventions::parse([("tweets", "drop")]).is_err());
         assert!(Conventions::parse([("dates", "sometimes")]).is_err());
+        let r = Conventions::parse([("records", "keep")]).unwrap();
+        assert!(r.records && !r.any() && !Conventions::default().records);
+        assert!(Conventions::parse([("records", "drop")]).is_err());
     }
 
     #[test]

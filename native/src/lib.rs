@@ -11,6 +11,7 @@ pub mod features;
 pub mod forest;
 pub mod parse;
 pub mod pipeline;
+pub mod records;
 pub mod render;
 pub mod reveal;
 pub mod site;

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use crate::blocks::{walk, PageBlocks};
 use crate::context::context_features;
-use crate::conventions::Conventions;
+use crate::conventions::{Conventions, RECORDS};
 use crate::dom::{base_href, build_view, title, View};
 use crate::features::{ancestors, block_features, N_FEATURES};
 use crate::forest::Forest;
@@ -233,15 +233,23 @@ pub fn verdicts(p: &Prepared, prob: &[f64], cut: Cut) -> Vec<Option<Verdict>> {
             cut.threshold * f64::min(1.0, cut.relative * max / cut.balanced)
         };
     }
-    let likely: Vec<bool> = prob.iter().map(|&v| v >= c).collect();
+    let sure: Vec<bool> = prob.iter().map(|&v| v >= c).collect();
+    let likely = if cut.conventions.records {
+        crate::records::propagate(&p.pb, &sure, prob)
+    } else {
+        sure.clone()
+    };
     let decided = crate::conventions::apply(&p.pb, &p.view, &likely, cut.conventions);
     let mut out = vec![None; p.view.elems.len()];
     for (b, &e) in p.pb.elem.iter().enumerate() {
         let v = p.view.preorder[e] as usize;
+        // a block a record alike to the main text's brought in says so (`records=keep`)
+        let from_records = (likely[b] && !sure[b]).then_some((RECORDS, true));
+        let decided = decided[b].or(from_records);
         out[v] = Some(Verdict {
-            content: decided[b].map_or(likely[b], |(_, content)| content),
+            content: decided.map_or(likely[b], |(_, content)| content),
             score: prob[b],
-            section: decided[b].map(|(k, _)| k),
+            section: decided.map(|(k, _)| k),
         });
     }
     out

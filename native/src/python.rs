@@ -9,7 +9,7 @@ use pyo3::pybacked::PyBackedStr;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 
 use crate::context::{context_features, N_CONTEXT};
-use crate::conventions::{Conventions, KINDS};
+use crate::conventions::{decided_by, Conventions};
 use crate::features::N_FEATURES;
 use crate::forest::Forest;
 use crate::pipeline::{self, Cut, Member, Prepared};
@@ -352,12 +352,7 @@ fn clean<'py>(
     let members = &model.get().members;
     let ev = evidence.as_ref().map(|e| &e.inner);
     let p = &mut page.inner;
-    let cut = Cut {
-        threshold,
-        balanced,
-        relative,
-        conventions: conventions_of(conventions)?,
-    };
+    let cut = cut_of(threshold, balanced, relative, conventions)?;
     let (blocks, prob, kept) = detached(py, || {
         pipeline::clean(p, members, cv.as_deref(), ev, cut, noise, paths)
     })?;
@@ -372,7 +367,7 @@ fn clean<'py>(
     let list = PyList::empty(py);
     for b in blocks {
         let (score, content, section) = match b.verdict {
-            Some(v) => (Some(v.score), v.content, v.section.map(|k| KINDS[k])),
+            Some(v) => (Some(v.score), v.content, v.section.map(decided_by)),
             None => (None, true, None),
         };
         list.append(PyTuple::new(
@@ -391,11 +386,52 @@ fn clean<'py>(
     Ok((list, prob, PyBytes::new(py, &kept)))
 }
 
-/// The conventions a `{kind: rule}` dict sets (`conventions::Conventions::parse`).
-fn conventions_of(given: Option<HashMap<String, String>>) -> PyResult<Conventions> {
+/// The cut a preset's thresholds and a `{kind: rule}` dict of conventions set
+/// (`conventions::Conventions::parse`).
+fn cut_of(
+    threshold: f64,
+    balanced: f64,
+    relative: f64,
+    given: Option<HashMap<String, String>>,
+) -> PyResult<Cut> {
     let given = given.unwrap_or_default();
-    Conventions::parse(given.iter().map(|(k, v)| (k.as_str(), v.as_str())))
-        .map_err(PyValueError::new_err)
+    let conventions = Conventions::parse(given.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+        .map_err(PyValueError::new_err)?;
+    Ok(Cut {
+        threshold,
+        balanced,
+        relative,
+        conventions,
+    })
+}
+
+/// Per block of a read page: whether it is content, for probabilities given from
+/// elsewhere (held-out ones, in benchmarks of the cut and the conventions).
+#[pyfunction]
+#[pyo3(signature = (page, prob, *, threshold, balanced, relative, conventions=None))]
+fn verdicts_for(
+    page: PyRef<'_, PyPage>,
+    prob: Vec<f64>,
+    threshold: f64,
+    balanced: f64,
+    relative: f64,
+    conventions: Option<HashMap<String, String>>,
+) -> PyResult<Vec<bool>> {
+    let p = &page.inner;
+    if prob.len() != p.pb.elem.len() {
+        return Err(PyValueError::new_err(format!(
+            "{} probabilities for {} blocks",
+            prob.len(),
+            p.pb.elem.len()
+        )));
+    }
+    let cut = cut_of(threshold, balanced, relative, conventions)?;
+    let v = pipeline::verdicts(p, &prob, cut);
+    Ok(p.pb
+        .elem
+        .iter()
+        .map(|&e| v[p.view.preorder[e] as usize].is_some_and(|x| x.content))
+        .collect())
 }
 
 fn format_named(name: &str) -> PyResult<Format> {
@@ -477,12 +513,7 @@ fn decide<'py>(
     let members = &model.get().members;
     let ev = evidence.as_ref().map(|e| &e.inner);
     let p = &mut page.inner;
-    let cut = Cut {
-        threshold,
-        balanced,
-        relative,
-        conventions: conventions_of(conventions)?,
-    };
+    let cut = cut_of(threshold, balanced, relative, conventions)?;
     detached(py, || {
         let prob = pipeline::score(p, members, cv.as_deref(), ev);
         let v = pipeline::verdicts(p, &prob, cut);
@@ -490,7 +521,7 @@ fn decide<'py>(
             .iter()
             .map(|&e| {
                 let x = v[p.view.preorder[e] as usize].expect("a block's element has a verdict");
-                (e, x.score, x.content, x.section.map(|k| KINDS[k]))
+                (e, x.score, x.content, x.section.map(decided_by))
             })
             .collect()
     })
@@ -639,6 +670,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(context, m)?)?;
     m.add_function(wrap_pyfunction!(clean, m)?)?;
     m.add_function(wrap_pyfunction!(decide, m)?)?;
+    m.add_function(wrap_pyfunction!(verdicts_for, m)?)?;
     m.add_function(wrap_pyfunction!(stage_times, m)?)?;
     m.add("MIN_PAGE_MAX", pipeline::MIN_PAGE_MAX)?;
     m.add_function(wrap_pyfunction!(render_html, m)?)?;

@@ -309,6 +309,45 @@ def test_a_convention_switch_drops_or_keeps_its_sections_whatever_the_model_says
         get_cleaner("default", **{kind: "always"})
 
 
+def _thread_page() -> str:
+    """A forum thread: the first post, then three replies of the same layout."""
+    def post(user: str, text: str) -> str:
+        return (f"<div class='message'><div class='message-user'><a href='/u/{user}'>{user}</a>"
+                f"<span>Member since 2019</span></div><div class='message-body'><p>{text}</p>"
+                f"</div><div class='message-footer'><a href='#'>Reply</a> <a href='#'>Quote</a>"
+                f"</div></div>")
+    first = ("I replaced the water pump on my 2009 hatchback last weekend, and since then the "
+             "engine temperature climbs whenever I sit in traffic for more than ten minutes. The "
+             "fan runs, the coolant is full and there are no leaks that I can see. Has anyone had "
+             "this happen after the same job, and what did you check first?")
+    replies = [("eve", "Sounds like air trapped in the system. Park it nose up and bleed it "
+                       "again with the heater on full."),
+               ("fay", "Check that the new thermostat went in the right way round; mine was "
+                       "installed backwards once."),
+               ("gus", "Bleeding it twice fixed mine. It took a few drives before the level "
+                       "settled.")]
+    return ("<html><head><title>Overheating after water pump - Car Forum</title></head><body>"
+            "<header><a href='/'>Car Forum</a><nav><a href='/f'>Forums</a> <a href='/new'>"
+            "What's new</a></nav></header><h1>Overheating after water pump</h1>"
+            "<div class='thread'>" + post("dan", first)
+            + "".join(post(u, t) for u, t in replies)
+            + "</div><footer>Terms and rules. Privacy policy.</footer></body></html>")
+
+
+def test_a_threads_replies_are_kept_as_its_first_post_is(bundled: object) -> None:
+    # the model keeps the first post and some replies; a reply it kept nothing of takes the
+    # verdicts of the posts it kept (records=keep, the default), and says so
+    reply = "Bleeding it twice fixed mine"
+    kept = get_cleaner("default").clean(page(_thread_page()))
+    assert reply in kept.text and "Has anyone had this happen" in kept.text
+    assert any("records=keep" in b.reason for b in kept.blocks if reply in b.text)
+    assert "Terms and rules" not in kept.text
+    alone = get_cleaner("default", records="auto").clean(page(_thread_page()))
+    assert reply not in alone.text and "Has anyone had this happen" in alone.text
+    with pytest.raises(ValueError, match="records"):
+        get_cleaner("default", records="drop")
+
+
 def test_the_convention_switches_are_those_the_core_knows() -> None:
     from sitesift._native import clean as native_clean
     from sitesift.methods.default import CONVENTIONS

@@ -33,6 +33,11 @@ Conventions the gold corpora disagree on (docs/conventions.md) are switches, eac
 - `bylines=drop|keep`: bylines and author boxes (class, id, itemprop or rel naming an
   author or byline);
 - `dates=drop|keep`: dates (`<time>`, class or id naming a date, dateline, timestamp).
+- `records=keep|auto`: where the main text lies in one of a run of alike records (a forum
+  thread's posts, a listing's items), the records the model kept nothing of take its
+  verdicts from the ones it kept (`native/src/records.rs`). `keep`, the default, because
+  the model learnt from corpora of stories, whose gold drops repeated records outside the
+  story; `auto` leaves them to the model.
 A section never holds the start of the main text (the first likely block of some length:
 a wrapper named for comments around the story is no comment section); `keep` keeps the
 section's blocks inside the main text's container (the captions of the story's photos, not
@@ -66,8 +71,10 @@ if TYPE_CHECKING:
 
 ENV_MODEL = "SITESIFT_DEFAULT_MODEL"
 CONVENTIONS = {"comments": ("auto", "drop"), "captions": ("auto", "drop", "keep"),
-               "bylines": ("auto", "drop", "keep"), "dates": ("auto", "drop", "keep")}
-"""Each convention switch and its values (`native/src/conventions.rs` holds the same)."""
+               "bylines": ("auto", "drop", "keep"), "dates": ("auto", "drop", "keep"),
+               "records": ("keep", "auto")}
+"""Each convention switch and its values, the default first (`native/src/conventions.rs`
+holds the same; a test holds them equal)."""
 KEPT = "no verdict: kept"
 
 
@@ -100,7 +107,8 @@ class DefaultCleaner(Cleaner):
     def __init__(self, preset: str = "balanced", threshold: float | None = None,
                  model: str | None = None, site: bool = True,
                  relative: float = model_file.RELATIVE, comments: str = "auto",
-                 captions: str = "auto", bylines: str = "auto", dates: str = "auto") -> None:
+                 captions: str = "auto", bylines: str = "auto", dates: str = "auto",
+                 records: str = "keep") -> None:
         if preset not in model_file.PRESETS:
             raise ValueError(f"default: preset must be one of {', '.join(model_file.PRESETS)},"
                              f" got {preset!r}")
@@ -112,7 +120,7 @@ class DefaultCleaner(Cleaner):
                 or not 0.0 <= relative <= 1.0:
             raise ValueError(f"default: relative must be a number in [0, 1], got {relative!r}")
         for name, value in (("comments", comments), ("captions", captions),
-                            ("bylines", bylines), ("dates", dates)):
+                            ("bylines", bylines), ("dates", dates), ("records", records)):
             if value not in CONVENTIONS[name]:
                 raise ValueError(f"default: {name} must be one of "
                                  f"{', '.join(CONVENTIONS[name])}, got {value!r}")
@@ -124,7 +132,7 @@ class DefaultCleaner(Cleaner):
         self.use_site = bool(site)
         self.relative = float(relative)
         self.comments, self.captions = comments, captions
-        self.bylines, self.dates = bylines, dates
+        self.bylines, self.dates, self.records = bylines, dates, records
         self.evidence: SiteEvidence | None = None
         self._loaded: model_file.Scorer | None = None
         # The fitted pages as the core read them, by the page's identity: cleaning a page
@@ -232,13 +240,15 @@ class DefaultCleaner(Cleaner):
     def get_params(self) -> dict[str, Any]:
         return {"preset": self.preset, "threshold": self.threshold, "model": self.model_path,
                 "site": self.use_site, "relative": self.relative, "comments": self.comments,
-                "captions": self.captions, "bylines": self.bylines, "dates": self.dates}
+                "captions": self.captions, "bylines": self.bylines, "dates": self.dates,
+                "records": self.records}
 
     def conventions(self) -> dict[str, str]:
         """The switches set against the model (`CONVENTIONS`), for the core."""
         return {name: value for name, value in (
             ("comments", self.comments), ("captions", self.captions),
-            ("bylines", self.bylines), ("dates", self.dates)) if value != "auto"}
+            ("bylines", self.bylines), ("dates", self.dates), ("records", self.records))
+            if value != "auto"}
 
     def to_state(self) -> dict[str, Any]:
         return {"evidence": self.evidence.to_state() if self.evidence is not None else None}

@@ -1,0 +1,102 @@
+"""The cut and the conventions on held-out probabilities: a `benchmarks/loco.py` run's
+block probabilities cut by the core as the cleaner cuts them, with conventions set.
+
+    python benchmarks/cut_loco.py DATASET... --loco loco --out cut-records \\
+        [--set records=keep ...] [--model MODEL | --thresholds JSON]
+
+A rule that works after the model (a convention, the cut) is judged under
+leave-one-corpus-out without training again: `loco.py` wrote every block's held-out
+probability (`blocks.npz`, in the order of train-default's cache, which the core reads
+again here block for block). Writes `pages.jsonl` (per page and preset, as loco.py) and
+prints the mean F1 per corpus (and wcxb page type) beside loco.py's own figures, so the
+plain cut must agree with them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from sitesift._native import verdicts_for
+from sitesift.datasets import load_page, read_index
+from sitesift.extractor import model as model_file
+from sitesift.methods.default import read_page
+from sitesift.metrics import token_prf
+
+PRESETS = ("balanced", "precision")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("datasets", nargs="+")
+    parser.add_argument("--loco", required=True, help="a loco.py --out folder")
+    parser.add_argument("--out", required=True)
+    parser.add_argument("--set", action="append", default=[], metavar="KIND=RULE")
+    parser.add_argument("--model", default=str(model_file.BUNDLED),
+                        help="the model whose preset thresholds cut the probabilities")
+    parser.add_argument("--thresholds", help="the presets' thresholds as JSON, in place of "
+                        "--model's (as loco.py was given them)")
+    args = parser.parse_args()
+    conventions = dict(s.split("=", 1) for s in args.set)
+    thresholds = (json.loads(args.thresholds) if args.thresholds
+                  else model_file.load(args.model).thresholds)
+    loco = Path(args.loco)
+    blocks = np.load(loco / "blocks.npz")
+    p2, bounds = blocks["p2"], blocks["bounds"]
+    with open(loco / "pages.jsonl", encoding="utf-8") as f:
+        base = [json.loads(line) for line in f]
+    order = list(dict.fromkeys((r["corpus"], r["id"]) for r in base))
+    page_of = {key: i for i, key in enumerate(order)}
+    roots = {Path(d).name: Path(d) for d in args.datasets}
+    rows: list[dict[str, Any]] = []
+    for corpus, root in roots.items():
+        for row in read_index(root):
+            i = page_of.get((corpus, row["id"]))
+            if i is None:
+                continue
+            gold = (root / "gold" / f"{row['id']}.txt").read_text(encoding="utf-8")
+            npage = read_page(load_page(root, row))
+            prob = p2[int(bounds[i]):int(bounds[i + 1])].astype(float).tolist()
+            texts = npage.texts
+            for preset in PRESETS:
+                kept = verdicts_for(npage, prob, threshold=float(thresholds[preset]),
+                                    balanced=float(thresholds["balanced"]),
+                                    relative=model_file.RELATIVE, conventions=conventions)
+                prf = token_prf("\n".join(t for t, k in zip(texts, kept, strict=True) if k), gold)
+                rows.append({"corpus": corpus, "id": row["id"],
+                             "page_type": row.get("page_type"), "preset": preset,
+                             "precision": prf.precision, "recall": prf.recall, "f1": prf.f1})
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    with open(out / "pages.jsonl", "w", encoding="utf-8") as f:
+        for r in rows:
+            f.write(json.dumps(r) + "\n")
+    print(compare(base, rows))
+
+
+def compare(base: list[dict[str, Any]], rows: list[dict[str, Any]]) -> str:
+    """Mean F1 per corpus and wcxb page type at the balanced preset: loco.py's, this run's."""
+    def means(rs: list[dict[str, Any]]) -> dict[str, float]:
+        per: dict[str, list[float]] = defaultdict(list)
+        for r in rs:
+            if r["preset"] != "balanced":
+                continue
+            per[r["corpus"]].append(r["f1"])
+            if r.get("page_type"):
+                per[f"{r['corpus']}:{r['page_type']}"].append(r["f1"])
+        return {k: float(np.mean(v)) for k, v in per.items()}
+    a, b = means(base), means(rows)
+    lines = [f"{'group':28} {'loco':>7} {'here':>7} {'diff':>7}"]
+    for k in sorted(b):
+        lines.append(f"{k:28} {a.get(k, float('nan')):7.4f} {b[k]:7.4f} "
+                     f"{b[k] - a.get(k, float('nan')):+7.4f}")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    main()
