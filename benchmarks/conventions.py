@@ -22,7 +22,7 @@ from pathlib import Path
 from selectolax.lexbor import LexborHTMLParser
 
 import sitesift
-from sitesift.datasets import load_page, read_gold, read_index, read_page_bytes
+from sitesift.datasets import gold_pages, read_page_bytes
 from sitesift.text import tokens
 
 DATA = Path(os.environ.get("SITESIFT_DATASETS", "../shared/datasets"))
@@ -157,12 +157,8 @@ def elements(html: str):
 def run_corpus(corpus: str, fh) -> int:
     root = DATA / corpus
     n_el = 0
-    for row in read_index(root):
-        gold = read_gold(root, row["id"])
-        if gold is None:
-            continue
+    for row, page, gold in gold_pages(root):
         try:
-            page = load_page(root, row)
             els, page_toks = elements(page.html)
         except Exception as exc:
             print(f"skip {corpus}/{row['id']}: {exc}", file=sys.stderr)

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from sitesift._native import verdicts_for
-from sitesift.datasets import load_page, read_index
+from sitesift.datasets import gold_pages
 from sitesift.extractor import model as model_file
 from sitesift.methods.default import read_page
 from sitesift.metrics import token_prf
@@ -55,12 +55,11 @@ def main() -> None:
     roots = {Path(d).name: Path(d) for d in args.datasets}
     rows: list[dict[str, Any]] = []
     for corpus, root in roots.items():
-        for row in read_index(root):
+        for row, page, gold in gold_pages(root):
             i = page_of.get((corpus, row["id"]))
             if i is None:
                 continue
-            gold = (root / "gold" / f"{row['id']}.txt").read_text(encoding="utf-8")
-            npage = read_page(load_page(root, row))
+            npage = read_page(page)
             prob = p2[int(bounds[i]):int(bounds[i + 1])].astype(float).tolist()
             texts = npage.texts
             for preset in PRESETS:

@@ -42,7 +42,7 @@ from pathlib import Path
 
 import numpy as np
 
-from sitesift.datasets import load_page, read_gold, read_index
+from sitesift.datasets import gold_pages
 from sitesift.errors import SitesiftError
 from sitesift.render import Rendering
 from sitesift.segment import (
@@ -121,15 +121,7 @@ def load(root: Path, pdocs: list[int]) -> Corpus:
         corpus.blocks[f"VIPS (PDoC {pdoc})"] = []
         corpus.blocks[f"CombPS (PDoC {pdoc})"] = []
     start = time.perf_counter()
-    for row in read_index(root):
-        gold = read_gold(root, row["id"])
-        if gold is None:
-            continue
-        try:
-            page = load_page(root, row)
-        except SitesiftError as exc:
-            print(f"  {row['id']}: {exc}", file=sys.stderr)
-            continue
+    for row, page, gold in gold_pages(root):
         corpus.texts.append(page_text(page))
         corpus.blocks["FixedPS"].append(FixedPS(WINDOW).segments(page))
         corpus.blocks["DomPS"].append(DomPS().segments(page))

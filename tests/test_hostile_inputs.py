@@ -259,6 +259,18 @@ def test_ids_that_leave_the_dataset_are_refused(tmp_path: Path) -> None:
         load_page(root, {"id": "../../../secret"})
 
 
+def test_benchmarks_read_the_pages_with_gold_and_name_the_unreadable(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from sitesift.datasets import gold_pages
+
+    root = dataset(tmp_path / "ds", [row("empty"), row("nogold"), row("good")],
+                   {"empty.html": b"", "nogold.html": PAGE.encode(), "good.html": PAGE.encode()})
+    (root / "gold" / "nogold.txt").unlink()
+    got = [(r["id"], page.id, gold) for r, page, gold in gold_pages(root)]
+    assert got == [("good", "good", "Words of an ordinary page")]
+    assert "skip ds/empty: " in capsys.readouterr().err
+
+
 # --- item 10 (inputs): FIFOs, unreadable list files and folders ----------------------------
 
 def test_fifo_is_an_error_record_never_opened(tmp_path: Path) -> None:

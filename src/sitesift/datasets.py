@@ -6,13 +6,14 @@ Rows of `index.jsonl` carry `id` and usually `url`, `site`, `year`; WebKB rows c
 
 from __future__ import annotations
 
+import sys
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sitesift.errors import InputError
+from sitesift.errors import InputError, SitesiftError
 from sitesift.page import Page
 from sitesift.reading import (
     MAX_PAGE_BYTES,
@@ -157,6 +158,22 @@ def read_gold(root: Path, page_id: str) -> str | None:
     if not path.is_file():
         return None
     return read_bounded(path, MAX_PAGE_BYTES, gunzip=False).decode("utf-8", "replace")
+
+
+def gold_pages(root: Path) -> Iterator[tuple[dict[str, Any], Page, str]]:
+    """Each index row with gold, its page loaded, and its gold text, for benchmarks that
+    score what they can read: a page that cannot be read is named on stderr and passed
+    over."""
+    for row in read_index(root):
+        gold = read_gold(root, row["id"])
+        if gold is None:
+            continue
+        try:
+            page = load_page(root, row)
+        except SitesiftError as exc:
+            print(f"skip {root.name}/{row['id']}: {exc}", file=sys.stderr)
+            continue
+        yield row, page, gold
 
 
 def group_key(row: dict[str, Any], grouping: str) -> str:
