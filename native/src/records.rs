@@ -49,12 +49,12 @@ fn record_kind(pb: &PageBlocks, e: usize) -> String {
 /// block's probability, which picks the main block).
 pub fn propagate(pb: &PageBlocks, likely: &[bool], prob: &[f64]) -> Vec<bool> {
     let mut out = likely.to_vec();
-    let ntok: Vec<usize> = pb.text.iter().map(|t| count_tokens(t)).collect();
-    let weight = |b: usize| ntok[b] as f64 * prob[b];
     let main = (0..likely.len())
-        .filter(|&b| likely[b] && ntok[b] > 0)
-        .max_by(|&a, &b| weight(a).total_cmp(&weight(b)));
-    let Some(main) = main else { return out };
+        .filter(|&b| likely[b])
+        .map(|b| (b, count_tokens(&pb.text[b]) as f64 * prob[b]))
+        .filter(|&(_, weight)| weight > 0.0)
+        .max_by(|a, b| a.1.total_cmp(&b.1));
+    let Some((main, _)) = main else { return out };
     let n_el = pb.parent.len();
     // blocks in each element's subtree (elements come in preorder: children after parents)
     let mut n_blocks = vec![0usize; n_el];
@@ -66,20 +66,28 @@ pub fn propagate(pb: &PageBlocks, likely: &[bool], prob: &[f64]) -> Vec<bool> {
             n_blocks[pb.parent[e] as usize] += n_blocks[e];
         }
     }
-    // the main block's element and its ancestors: a run it is in has one of them as record
-    let mut holds_main = vec![false; n_el];
-    let mut x = pb.elem[main] as i64;
-    while x >= 0 {
-        holds_main[x as usize] = true;
-        x = pb.parent[x as usize];
+    // A run the main block is in has one of its ancestors as record: each ancestor with
+    // blocks enough gives the record kind of a possible run among its parent's children.
+    let mut kind_under: HashMap<usize, String> = HashMap::new();
+    let mut x = pb.elem[main];
+    while pb.parent[x] >= 0 {
+        let up = pb.parent[x] as usize;
+        if n_blocks[x] >= MIN_RECORD_BLOCKS {
+            kind_under.insert(up, record_kind(pb, x));
+        }
+        x = up;
     }
-    let kinds: Vec<String> = (0..n_el).map(|e| record_kind(pb, e)).collect();
-    let mut runs: HashMap<(i64, &str), Vec<usize>> = HashMap::new();
-    for e in 0..n_el {
-        if pb.parent[e] >= 0 && n_blocks[e] >= MIN_RECORD_BLOCKS {
-            runs.entry((pb.parent[e], kinds[e].as_str()))
-                .or_default()
-                .push(e);
+    let mut runs: HashMap<usize, Vec<usize>> = HashMap::new();
+    for (e, &blocks) in n_blocks.iter().enumerate() {
+        let Ok(up) = usize::try_from(pb.parent[e]) else {
+            continue;
+        };
+        if blocks >= MIN_RECORD_BLOCKS
+            && kind_under
+                .get(&up)
+                .is_some_and(|k| record_kind(pb, e) == *k)
+        {
+            runs.entry(up).or_default().push(e);
         }
     }
     let mut by_elem: Vec<Vec<usize>> = vec![Vec::new(); n_el];
@@ -87,10 +95,8 @@ pub fn propagate(pb: &PageBlocks, likely: &[bool], prob: &[f64]) -> Vec<bool> {
         by_elem[e].push(b);
     }
     // (runs only add blocks, from `likely` alone: their order does not matter)
-    for records in runs.values() {
-        if records.len() >= MIN_RECORDS && records.iter().any(|&r| holds_main[r]) {
-            spread(pb, &kinds, likely, records, &by_elem, &mut out);
-        }
+    for records in runs.values().filter(|r| r.len() >= MIN_RECORDS) {
+        spread(pb, likely, records, &by_elem, &mut out);
     }
     out
 }
@@ -99,7 +105,6 @@ pub fn propagate(pb: &PageBlocks, likely: &[bool], prob: &[f64]) -> Vec<bool> {
 /// the blocks at those paths in records the model kept nothing of, alike a kept one.
 fn spread(
     pb: &PageBlocks,
-    kinds: &[String],
     likely: &[bool],
     records: &[usize],
     by_elem: &[Vec<usize>],
@@ -113,7 +118,7 @@ fn spread(
         if blocks.is_empty() {
             continue;
         }
-        let mut path: Vec<&str> = Vec::new();
+        let mut path: Vec<String> = Vec::new();
         let mut x = e as i64;
         while x >= 0 {
             if let Some(&i) = record_of.get(&(x as usize)) {
@@ -122,7 +127,7 @@ fn spread(
                 placed.extend(blocks.iter().map(|&b| (i, b, key.clone())));
                 break;
             }
-            path.push(kinds[x as usize].as_str());
+            path.push(record_kind(pb, x as usize));
             x = pb.parent[x as usize];
         }
     }
