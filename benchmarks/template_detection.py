@@ -45,23 +45,30 @@ import numpy as np
 from sitesift.batch import run_groups
 from sitesift.datasets import group_rows, load_page, read_gold, read_index
 from sitesift.errors import SitesiftError
-from sitesift.isotonic import smooth_tree
 from sitesift.methods.base import Cleaner, get_cleaner
-from sitesift.methods.pagetemplate import (
+from sitesift.methods.isotonic import (
     IsotonicCleaner,
     IsotonicParams,
     IsotonicRawCleaner,
     expected_features,
 )
+from sitesift.methods.isotonic.features import node_table
+from sitesift.methods.isotonic.regression import smooth_tree
 from sitesift.metrics import token_prf
 from sitesift.model_io import save_model
 from sitesift.output import Output
 from sitesift.page import Page
-from sitesift.pagetemplate.evaluation import node_prf, smoothed, token_f1
-from sitesift.pagetemplate.features import node_table
-from sitesift.pagetemplate.train import GROUPING, PageData, TrainParams, collect, fit, out_of_fold
 from sitesift.shingles import shingle_ids
 from sitesift.text import tokens
+from sitesift.training.isotonic.evaluation import node_prf, smoothed, token_f1
+from sitesift.training.isotonic.pipeline import (
+    GROUPING,
+    PageData,
+    TrainParams,
+    collect,
+    fit,
+    out_of_fold,
+)
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "datasets"
 DEFAULT = IsotonicParams()

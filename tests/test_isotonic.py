@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sitesift.isotonic import is_monotone, objective, sections, smooth_tree
+from sitesift.methods.isotonic.regression import is_monotone, objective, sections, smooth_tree
 
 
 def brute_force(parents: list[int], x: list[float], c: float,

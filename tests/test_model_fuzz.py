@@ -220,7 +220,7 @@ def test_oversized_files_and_arrays_are_refused(models: dict[str, dict[str, Any]
     with pytest.raises(ModelError, match="unpacks to more than") as info:
         load_model(file, max_bytes=2000)
     assert str(file) in str(info.value)
-    from sitesift.methods import _state
+    from sitesift.methods.shared import state as _state
 
     doc = _doc(models, "infodiscoverer")
     doc["state"]["pages"] = [f"{i:016x}" for i in range(6)]

@@ -252,7 +252,7 @@ def test_missing_chromium_says_what_to_install() -> None:
 
 
 def test_sitesift_imports_without_playwright() -> None:
-    code = ("import sys; import sitesift, sitesift.render, sitesift.methods.visual, "
+    code = ("import sys; import sitesift, sitesift.render, sitesift.methods.vlps, "
             "sitesift.methods.vips, sitesift.segment; "
             "assert 'playwright' not in sys.modules, 'imported eagerly'")
     subprocess.run([sys.executable, "-c", code], check=True)

@@ -14,7 +14,7 @@ Retrieval, on Okapi BM25 from `bm25s` (maintained, NumPy-only; k1 = 1.2, b = 0.7
 non-negative idf). bm25s computes every (unit, term) weight at indexing; they are kept as
 one sparse units x terms matrix, so a weighted query scores every page or block with one
 sparse product. Terms: `\\w+` tokens, English stop words out (scikit-learn's list),
-Snowball-stemmed (`methods._blocks.Keywords`, which remembers each word's stem).
+Snowball-stemmed (`methods.shared.blocks.Keywords`, which remembers each word's stem).
 `BlockSearch` indexes whole pages and all their blocks:
 - page retrieval: BM25 of the whole page (the baseline);
 - block retrieval: a page's rank by its best block, combined with its page rank as
@@ -42,7 +42,7 @@ import numpy as np
 
 from sitesift.errors import SitesiftError
 from sitesift.extract import render_blocks
-from sitesift.methods._blocks import Keywords
+from sitesift.methods.shared.blocks import Keywords
 from sitesift.page import Page
 
 _WORDS = re.compile(r"\S+")

@@ -7,7 +7,6 @@ import math
 import numpy as np
 import pytest
 
-from sitesift.methods._source import align_runs, rebreak, source_lines
 from sitesift.methods.base import get_cleaner
 from sitesift.methods.cetr import (
     absolute_derivative,
@@ -17,6 +16,7 @@ from sitesift.methods.cetr import (
     tag_ratios,
     threshold_labels,
 )
+from sitesift.methods.shared.source import align_runs, rebreak, source_lines
 from tests.conftest import page
 
 # The survey's Example 1 (seed 001), with the elided text cut where the counts stop:

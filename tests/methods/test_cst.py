@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 
 from sitesift.errors import ModelError
-from sitesift.methods._cst_tree import CSTNode, content_weights
 from sitesift.methods.base import get_cleaner
 from sitesift.methods.cst import CompressedStructureTree
+from sitesift.methods.cst.tree import CSTNode, content_weights
 from sitesift.model_io import load_model, save_model
 from sitesift.page import Page
 

@@ -1,4 +1,5 @@
-"""ContentExtractor: GetBlocks, block similarity and IBDF by hand, storage saved, model files."""
+"""ContentExtractor (IBDFCleaner): GetBlocks, block similarity and IBDF by hand, storage
+saved, model files."""
 
 from __future__ import annotations
 
@@ -9,8 +10,8 @@ from typing import Any
 import pytest
 
 from sitesift.errors import ModelError
-from sitesift.methods._blocks import parse_levels, partition
-from sitesift.methods.ibdf import DEFAULT_TAGS, ContentExtractor, cosine, ibdf
+from sitesift.methods.ibdf import DEFAULT_TAGS, IBDFCleaner, cosine, ibdf
+from sitesift.methods.shared.blocks import parse_levels, partition
 from sitesift.model_io import load_model, save_model
 from tests.conftest import page
 from tests.methods.test_infodiscoverer import shape
@@ -103,7 +104,7 @@ HAND = {"n_pages": 3, "features": ["a", "b", "c", "d"], "blocks": [[0, 1, 2], [0
     ],
 )
 def test_pages_with_a_similar_block(similarity: float, vector: set[str], pages: int) -> None:
-    model = ContentExtractor.from_state({**ContentExtractor().get_params(),
+    model = IBDFCleaner.from_state({**IBDFCleaner().get_params(),
                                          "similarity": similarity}, HAND)
     assert model.page_counts([frozenset(vector)]).tolist() == [pages]
 
@@ -111,11 +112,11 @@ def test_pages_with_a_similar_block(similarity: float, vector: set[str], pages: 
 # -- the cleaner ------------------------------------------------------------------------------
 
 @pytest.fixture
-def fitted() -> ContentExtractor:
-    return ContentExtractor().fit([page(h, f"p{i}") for i, h in enumerate(TOY)])
+def fitted() -> IBDFCleaner:
+    return IBDFCleaner().fit([page(h, f"p{i}") for i, h in enumerate(TOY)])
 
 
-def test_toy_site_cleaning_and_storage(fitted: ContentExtractor) -> None:
+def test_toy_site_cleaning_and_storage(fitted: IBDFCleaner) -> None:
     result = fitted.clean(page(TOY[0]))
     assert result.text == "alpha beta\ngamma delta"
     nav = [b for b in result.blocks if b.text == "home"]
@@ -128,7 +129,7 @@ def test_toy_site_cleaning_and_storage(fitted: ContentExtractor) -> None:
     assert storage["kept_of_html"] == pytest.approx(21 / len(TOY[0]))
 
 
-def test_unseen_page_counts_as_one_more_page(fitted: ContentExtractor) -> None:
+def test_unseen_page_counts_as_one_more_page(fitted: IBDFCleaner) -> None:
     result = fitted.clean(page(UNSEEN))
     assert result.text == "upsilon chi\npsi omega"
     nav = next(b for b in result.blocks if b.text == "home")
@@ -138,10 +139,10 @@ def test_unseen_page_counts_as_one_more_page(fitted: ContentExtractor) -> None:
 # -- model files ------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("name", ["site.ibdf.json", "site.ibdf.json.gz"])
-def test_round_trip_cleans_unseen_page_alike(fitted: ContentExtractor, tmp_path: Path,
+def test_round_trip_cleans_unseen_page_alike(fitted: IBDFCleaner, tmp_path: Path,
                                              name: str) -> None:
     loaded = load_model(save_model(fitted, tmp_path / name))
-    assert isinstance(loaded, ContentExtractor)
+    assert isinstance(loaded, IBDFCleaner)
     assert loaded.get_params() == fitted.get_params()
     assert loaded.to_state() == fitted.to_state()
     assert loaded.clean(page(UNSEEN)).to_dict() == fitted.clean(page(UNSEEN)).to_dict()
@@ -167,7 +168,7 @@ def test_corrupt_state_is_a_model_error(key: str, value: Any, message: str) -> N
     if value is None:
         del state[key]
     with pytest.raises(ModelError, match=message):
-        ContentExtractor.from_state(ContentExtractor().get_params(), state)
+        IBDFCleaner.from_state(IBDFCleaner().get_params(), state)
 
 
 @pytest.mark.parametrize(
@@ -180,9 +181,9 @@ def test_corrupt_state_is_a_model_error(key: str, value: Any, message: str) -> N
 )
 def test_bad_params_are_a_model_error(params: dict[str, Any], message: str) -> None:
     with pytest.raises(ModelError, match=message):
-        ContentExtractor.from_state({**ContentExtractor().get_params(), **params}, HAND)
+        IBDFCleaner.from_state({**IBDFCleaner().get_params(), **params}, HAND)
 
 
 def test_fit_on_no_pages_keeps_everything() -> None:
-    model = ContentExtractor().fit([])
+    model = IBDFCleaner().fit([])
     assert model.clean(page(TOY[0])).text == "home\nnews\nweather\nsport\nalpha beta\ngamma delta"

@@ -11,8 +11,9 @@ import numpy as np
 import pytest
 
 from sitesift.errors import ModelError
-from sitesift.methods._blocks import RUN, Block, Keywords, parse_levels, partition
-from sitesift.methods._entropy import (
+from sitesift.methods.infodiscoverer import DEFAULT_LEVELS, InfoDiscoverer
+from sitesift.methods.shared.blocks import RUN, Block, Keywords, parse_levels, partition
+from sitesift.methods.shared.entropy import (
     block_entropy,
     entropy_stats,
     entropy_with_page,
@@ -21,7 +22,6 @@ from sitesift.methods._entropy import (
     greedy_threshold,
     threshold_steps,
 )
-from sitesift.methods.infodiscoverer import DEFAULT_LEVELS, InfoDiscoverer
 from sitesift.model_io import load_model, save_model
 from tests.conftest import page
 

@@ -83,8 +83,8 @@ def cmd_train_template(args: argparse.Namespace) -> int:
     """Rebuild the page-level template model (`--method isotonic`) from site-level labels."""
     from dataclasses import replace
 
-    from sitesift.pagetemplate.labels import LabelParams
-    from sitesift.pagetemplate.train import TrainParams, build
+    from sitesift.training.isotonic.labels import LabelParams
+    from sitesift.training.isotonic.pipeline import TrainParams, build
 
     corpora = tuple(c.strip() for c in args.corpora.split(",") if c.strip())
     params = TrainParams(corpora=corpora, pages_per_group=args.pages_per_group,

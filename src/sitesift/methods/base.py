@@ -156,14 +156,14 @@ _BUILTIN: dict[str, str] = {
     "default": "default",
     "ibdf": "ibdf",
     "infodiscoverer": "infodiscoverer",
-    "isotonic": "pagetemplate",
-    "isotonic-raw": "pagetemplate",
+    "isotonic": "isotonic",
+    "isotonic-raw": "isotonic",
     "kmib": "kmib",
     "sst": "sst",
     "template": "template",
     "vips": "vips",
-    "vlps": "visual",
-    "vlps-fixed": "visual",
+    "vlps": "vlps",
+    "vlps-fixed": "vlps",
 }
 """The built-in methods: name -> the module of `sitesift.methods` that registers it.
 

@@ -40,8 +40,8 @@ from typing import Any
 
 from sitesift.dom import BLOCK_TAGS as RENDER_BLOCK_TAGS
 from sitesift.dom import SKIPPED_TAGS, object_shows_fallback
-from sitesift.methods._source import normalise_text
 from sitesift.methods.base import NodeScores, ParamsCleaner, register
+from sitesift.methods.shared.source import normalise_text
 from sitesift.page import Page
 from sitesift.result import CONTENT, NOISE, Block, Result
 from sitesift.weak import check_page

@@ -16,7 +16,7 @@ br/hr), which gives a minified page about the lines a pretty-printed one has, an
 hand-written lines as their author broke them.
 
 Back to the page: the DOM text runs are aligned, in document order, with the visible
-text of the lines (`_source.align_runs`), and each block-level element (the unit the shared
+text of the lines (`shared.source.align_runs`), and each block-level element (the unit the shared
 renderer turns into a text block) is content when at least `min_share` of its own text lies
 on content lines. The text itself is then rendered by `extract.render_blocks`, as for every
 DOM method, so CETR's output is exactly a subset of the page's visible text.
@@ -28,8 +28,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 from sitesift.extract import Verdict
-from sitesift.methods._source import Line, align_runs, source_lines
 from sitesift.methods.base import NodeScores, ParamsCleaner, register
+from sitesift.methods.shared.source import Line, align_runs, source_lines
 from sitesift.page import Page
 from sitesift.result import CONTENT, NOISE
 

@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING, Any
 
 from sitesift.errors import ModelError
 from sitesift.extract import KEEP, Verdict, render_blocks
-from sitesift.methods._blocks import Block, Keywords, add_features, parse_levels, partition
-from sitesift.methods._state import fingerprint, get_int, get_list, params_from_state
 from sitesift.methods.base import NodeScores, ParamsCleaner, register
+from sitesift.methods.shared.blocks import Block, Keywords, add_features, parse_levels, partition
+from sitesift.methods.shared.state import fingerprint, get_int, get_list, params_from_state
 from sitesift.page import Page
 from sitesift.result import CONTENT, NOISE, Result
 from sitesift.weak import check_page
@@ -85,10 +85,10 @@ def cosine(a: set[str] | frozenset[str], b: set[str] | frozenset[str]) -> float:
 
 
 @register
-class ContentExtractor(ParamsCleaner[IBDFParams]):
+class IBDFCleaner(ParamsCleaner[IBDFParams]):
     """Debnath et al. (TKDE 2005): ContentExtractor with inverse block document frequency.
 
-    - GetBlocks (`_blocks.partition`): the page is cut at the first tag of the ordered set
+    - GetBlocks (`shared.blocks.partition`): the page is cut at the first tag of the ordered set
       (TABLE: each table a block, the runs between tables blocks too), each block again at
       the next tags: TR, TD/TH (each cell a block), P, HR (a separator: the runs between
       rules are the blocks), UL/OL/DL, the modern containers, LI (DEFAULT_TAGS). A block of
@@ -144,7 +144,7 @@ class ContentExtractor(ParamsCleaner[IBDFParams]):
     def _vector(self, block: Block) -> frozenset[str]:
         return frozenset(block.terms) | frozenset(block.extras)
 
-    def fit_site(self, pages: Sequence[Page]) -> ContentExtractor:
+    def fit_site(self, pages: Sequence[Page]) -> IBDFCleaner:
         keywords = self._keywords()
         found: dict[frozenset[str], set[int]] = {}
         for j, page in enumerate(pages):
@@ -235,7 +235,7 @@ class ContentExtractor(ParamsCleaner[IBDFParams]):
                 "pages": sorted(self.pages_, key=self.pages_.__getitem__)}
 
     @classmethod
-    def from_state(cls, params: dict[str, Any], state: dict[str, Any]) -> ContentExtractor:
+    def from_state(cls, params: dict[str, Any], state: dict[str, Any]) -> IBDFCleaner:
         name = cls.name
         cleaner = cls(params_from_state(IBDFParams, name, params))
         n = get_int(state, "n_pages", name)

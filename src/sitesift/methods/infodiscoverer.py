@@ -11,8 +11,9 @@ from typing import TYPE_CHECKING, Any
 
 from sitesift.errors import ModelError
 from sitesift.extract import Verdict
-from sitesift.methods._blocks import Block, Keywords, add_features, parse_levels, partition
-from sitesift.methods._entropy import (
+from sitesift.methods.base import NodeScores, ParamsCleaner, register
+from sitesift.methods.shared.blocks import Block, Keywords, add_features, parse_levels, partition
+from sitesift.methods.shared.entropy import (
     block_entropy,
     entropy_stats,
     entropy_with_page,
@@ -21,14 +22,13 @@ from sitesift.methods._entropy import (
     greedy_threshold,
     threshold_steps,
 )
-from sitesift.methods._state import (
+from sitesift.methods.shared.state import (
     fingerprint,
     get_float,
     get_int,
     get_list,
     params_from_state,
 )
-from sitesift.methods.base import NodeScores, ParamsCleaner, register
 from sitesift.page import Page
 from sitesift.result import CONTENT, NOISE
 
@@ -86,12 +86,12 @@ class InfoDiscovererParams:
 class InfoDiscoverer(ParamsCleaner[InfoDiscovererParams]):
     """Lin & Ho (KDD 2002): informative vs redundant content blocks by feature entropy.
 
-    - Partition (`_blocks.partition`): a block tree cut at <TABLE> first (the paper's
+    - Partition (`shared.blocks.partition`): a block tree cut at <TABLE> first (the paper's
       coarse partition), then at the containers that took over the tables' job: div,
       section, article, aside, nav, header, footer, main, form, lists, table rows and cells,
       list items and paragraphs (DEFAULT_LEVELS). Their nesting gives the finer blocks the
       refinement can descend to, so a page without tables partitions by its containers.
-    - Features: stemmed keywords without stop words (`_blocks.Keywords`: snowballstemmer,
+    - Features: stemmed keywords without stop words (`shared.blocks.Keywords`: snowballstemmer,
       scikit-learn's English stop words; numbers are not keywords). The feature-document
       matrix (features x the cluster's pages, scipy.sparse) holds term frequencies.
     - Feature entropy: H(F) = -sum_j p_j log_n p_j, p_j = w_j / sum_j w_j over the n pages

@@ -11,8 +11,8 @@ from typing import Any
 from sitesift.dom import BLOCK_TAGS
 from sitesift.errors import ModelError
 from sitesift.extract import KEEP, Verdict, render_blocks
-from sitesift.methods._state import params_from_state
 from sitesift.methods.base import NodeScores, ParamsCleaner, register, seeded_sample
+from sitesift.methods.shared.state import params_from_state
 from sitesift.methods.sst.importance import mark_local_noise, score_tree
 from sitesift.methods.sst.mapping import map_page
 from sitesift.methods.sst.serialize import tree_from_state, tree_to_state

@@ -1,6 +1,6 @@
 """Tag partitions of a page into blocks, and the block features the block methods count.
 
-InfoDiscoverer (Lin & Ho 2002) and ContentExtractor (Debnath et al. 2005) both cut a page at
+InfoDiscoverer (Lin & Ho 2002) and IBDFCleaner (Debnath et al. 2005) both cut a page at
 the elements of a set of partitioning tags: an element of the set is a block, the runs of
 content between such elements are blocks too, and each block is cut again inside. The
 ordered tag *levels* say which tags cut first: level k cuts a region at the outermost
@@ -12,7 +12,7 @@ depth), so a verdict on a run is a verdict on each of its nodes.
 
 Features follow the papers: stemmed keywords without stop words (snowballstemmer's English
 stemmer, the Porter family the papers used, and scikit-learn's English stop-word list),
-plus image sources and link targets for ContentExtractor's block feature vectors.
+plus image sources and link targets for IBDFCleaner's block feature vectors.
 """
 
 from __future__ import annotations

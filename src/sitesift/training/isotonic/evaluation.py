@@ -17,10 +17,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from sitesift.isotonic import smooth_tree
+from sitesift.methods.isotonic.regression import smooth_tree
 from sitesift.metrics import token_prf
-from sitesift.pagetemplate.labels import TEMPLATE, UNLABELLED
-from sitesift.pagetemplate.train import PageData
+from sitesift.training.isotonic.labels import TEMPLATE, UNLABELLED
+from sitesift.training.isotonic.pipeline import PageData
 
 
 @dataclass(frozen=True, slots=True)

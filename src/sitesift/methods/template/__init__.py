@@ -14,7 +14,7 @@ cleaning each site separately as that paper did:
 - **Local template detection** (the algorithm the SST paper ran): duplicate pages are
   dropped, pagelets are grouped by fingerprint, and a group found on at least `min_pages`
   pages of the site is a template; its pagelets are removed.
-- **Global template detection** (`algorithm="global"`, `_template_global.py`): a template
+- **Global template detection** (`algorithm="global"`, `template/components.py`): a template
   group must also be connected in the site's hyperlink graph, built from the pages' hrefs
   resolved against their URLs (`sitesift.links`). When the pages of a site do not link to
   each other (or fewer than two have a URL) the fit says so in a warning and in `fallback_`
@@ -36,9 +36,9 @@ from sitesift.dom import DomNode
 from sitesift.errors import ModelError
 from sitesift.extract import Verdict
 from sitesift.links import SiteGraph, page_links
-from sitesift.methods._state import params_from_state
-from sitesift.methods._template_global import MAX_FINGERPRINT, Components, is_int
 from sitesift.methods.base import NodeScores, ParamsCleaner, register
+from sitesift.methods.shared.state import params_from_state
+from sitesift.methods.template.components import MAX_FINGERPRINT, Components, is_int
 from sitesift.page import Page
 from sitesift.result import NOISE
 from sitesift.shingles import fingerprint, normalise_tokens

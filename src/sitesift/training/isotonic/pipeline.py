@@ -26,8 +26,9 @@ import numpy as np
 
 from sitesift.datasets import group_rows, load_page, read_gold, read_index
 from sitesift.errors import SitesiftError
-from sitesift.pagetemplate.features import NodeTable, node_table
-from sitesift.pagetemplate.labels import (
+from sitesift.methods.isotonic.features import NodeTable, node_table
+from sitesift.methods.isotonic.model import DEFAULT_EDGES, TemplateModel
+from sitesift.training.isotonic.labels import (
     CONTENT,
     TEMPLATE,
     UNLABELLED,
@@ -35,7 +36,6 @@ from sitesift.pagetemplate.labels import (
     gold_labels,
     site_labels,
 )
-from sitesift.pagetemplate.model import DEFAULT_EDGES, TemplateModel
 
 log = logging.getLogger(__name__)
 
@@ -210,7 +210,7 @@ def build(datasets: Path, out: Path, p: TrainParams | None = None,
           progress: Callable[[str], None] | None = None) -> tuple[Path, TemplateModel]:
     """Collect, train on every labelled page, and write the model file `out` (a sitesift
     model of method `isotonic`, with the cleaner's default settings)."""
-    from sitesift.methods.pagetemplate import IsotonicCleaner, IsotonicParams, expected_features
+    from sitesift.methods.isotonic import IsotonicCleaner, IsotonicParams, expected_features
     from sitesift.model_io import save_model
 
     p = p or TrainParams()

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from sitesift.pagetemplate.features import NodeTable
+from sitesift.methods.isotonic.features import NodeTable
 from sitesift.shingles import fingerprint, normalise_tokens
 
 TEMPLATE, CONTENT, UNLABELLED = 1, 0, -1

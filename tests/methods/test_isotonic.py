@@ -12,16 +12,22 @@ import numpy as np
 import pytest
 
 from sitesift.errors import ModelError
-from sitesift.isotonic import is_monotone
 from sitesift.methods.base import get_cleaner
-from sitesift.methods.pagetemplate import IsotonicCleaner, IsotonicParams, shipped_model
+from sitesift.methods.isotonic import IsotonicCleaner, IsotonicParams, shipped_model
+from sitesift.methods.isotonic.features import FEATURES, node_table
+from sitesift.methods.isotonic.model import TemplateModel
+from sitesift.methods.isotonic.regression import is_monotone
 from sitesift.model_io import load_model, save_model
 from sitesift.page import Page
-from sitesift.pagetemplate.features import FEATURES, node_table
-from sitesift.pagetemplate.labels import CONTENT, TEMPLATE, UNLABELLED, gold_labels, site_labels
-from sitesift.pagetemplate.model import TemplateModel
 from sitesift.result import CONTENT as CONTENT_LABEL
 from sitesift.result import NOISE
+from sitesift.training.isotonic.labels import (
+    CONTENT,
+    TEMPLATE,
+    UNLABELLED,
+    gold_labels,
+    site_labels,
+)
 
 NAV = ('<ul class="menu"><li><a href="/">Home</a></li><li><a href="/news">News</a></li>'
        '<li><a href="/sport">Sport</a></li><li><a href="/about">About us</a></li></ul>')
@@ -337,7 +343,7 @@ def test_train_template_names_a_missing_corpus(tmp_path: Path) -> None:
 
 
 def test_rendered_boxes_add_their_columns() -> None:
-    from sitesift.pagetemplate.features import RENDER_FEATURES
+    from sitesift.methods.isotonic.features import RENDER_FEATURES
     from sitesift.render import Box, Rendering
 
     page = site_page(0)

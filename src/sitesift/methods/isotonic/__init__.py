@@ -5,14 +5,14 @@ A site-level method finds templates only where it has many pages of a site; this
 from its output what template looks like and then cleans any single page, of a site never
 seen. Per page:
 
-1. the scored tree (`sitesift.pagetemplate.features`): block-level nodes with text, each
+1. the scored tree (`sitesift.methods.isotonic.features`): block-level nodes with text, each
    with the seed's cues (placement, background, sentence size, text outside anchors,
    aspect, link density) and more;
 2. templateness x_i of every node from the shipped classifier (logistic regressions by
    node size, `sitesift/data/pagetemplate.json`, trained by `sitesift train-template` on
    the site-grouped shared corpora with site-level labels: no hand labels);
-3. `isotonic`: the regularized tree isotonic regression (`sitesift.isotonic`) smooths the
-   x_i into monotone y_i (a parent is no more template than its children) with few
+3. `isotonic`: the regularized tree isotonic regression (`regression` beside this module)
+   smooths the x_i into monotone y_i (a parent is no more template than its children) with few
    sections; nodes with y_i >= threshold are template. `isotonic-raw`: x_i as they are,
    each node labelled by its own score (a deeper node's label overrides its ancestor's).
 
@@ -28,12 +28,12 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from sitesift.errors import ModelError
 from sitesift.extract import Verdict
-from sitesift.isotonic import smooth_tree
-from sitesift.methods._state import params_from_state
 from sitesift.methods.base import Cleaner, NodeScores, register
+from sitesift.methods.isotonic.features import FEATURES, RENDER_FEATURES, NodeTable, node_table
+from sitesift.methods.isotonic.model import TemplateModel
+from sitesift.methods.isotonic.regression import smooth_tree
+from sitesift.methods.shared.state import params_from_state
 from sitesift.page import Page
-from sitesift.pagetemplate.features import FEATURES, RENDER_FEATURES, NodeTable, node_table
-from sitesift.pagetemplate.model import TemplateModel
 from sitesift.result import CONTENT, NOISE
 
 if TYPE_CHECKING:

@@ -3,9 +3,9 @@
 VIPS turns a rendered page into a content structure tree by repeating three steps:
 
 1. visual block extraction: the DOM is divided by the paper's rules into visual blocks,
-   each with a degree of coherence (DoC, 1 .. 10) (`_vips_extract`);
+   each with a degree of coherence (DoC, 1 .. 10) (`vips.blocks`);
 2. separator detection: the horizontal and vertical gaps between the blocks, weighted by
-   the paper's five rules (`_vips_layout`);
+   the paper's five rules (`vips.separators`);
 3. content structure construction: blocks are grouped across separators, lightest inside,
    heaviest between; a group's DoC follows from the heaviest separator inside it.
 
@@ -29,10 +29,10 @@ from dataclasses import dataclass
 
 from sitesift.dom import DomNode
 from sitesift.extract import Verdict
-from sitesift.methods._vips_extract import Extractor, VBlock
-from sitesift.methods._vips_layout import background, construct
 from sitesift.methods.base import NodeScores, ParamsCleaner, register
 from sitesift.methods.kmib import Info, coverage_tree
+from sitesift.methods.vips.blocks import Extractor, VBlock
+from sitesift.methods.vips.separators import background, construct
 from sitesift.page import Page
 from sitesift.render import Rendering, RenderOptions, render
 from sitesift.result import CONTENT, NOISE

@@ -60,15 +60,15 @@ from typing import TYPE_CHECKING, Any
 from sitesift.dom import DomNode
 from sitesift.errors import ModelError
 from sitesift.extract import Verdict
-from sitesift.methods._cst_tree import (
+from sitesift.methods.base import NodeScores, ParamsCleaner, register, seeded_sample
+from sitesift.methods.cst.tree import (
     CSTNode,
     build_cst,
     signature_hash,
     tree_from_state,
     tree_to_state,
 )
-from sitesift.methods._state import params_from_state
-from sitesift.methods.base import NodeScores, ParamsCleaner, register, seeded_sample
+from sitesift.methods.shared.state import params_from_state
 from sitesift.methods.sst.tree import style_children
 from sitesift.page import Page
 from sitesift.result import CONTENT, NOISE

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from sitesift.methods.base import get_cleaner
-from sitesift.methods.visual import (
+from sitesift.methods.vlps import (
     CENTER,
     FOOTER,
     HEADER,

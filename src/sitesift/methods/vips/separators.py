@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from itertools import pairwise
 
 from sitesift.dom import DomNode
-from sitesift.methods._vips_extract import VBlock
+from sitesift.methods.vips.blocks import VBlock
 from sitesift.render import Box, Rendering
 
 TOLERANCE = 1.0  # px of overlap that still counts as touching (rounding, borders)
