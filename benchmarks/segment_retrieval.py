@@ -42,9 +42,9 @@ from pathlib import Path
 
 import numpy as np
 
+from sitesift.browser.rendering import Rendering
 from sitesift.datasets import gold_pages
 from sitesift.errors import SitesiftError
-from sitesift.render import Rendering
 from sitesift.segment import (
     VIPSPS,
     BlockSearch,

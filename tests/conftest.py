@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from sitesift.browser.chromium import check_available, close_shared
 from sitesift.page import Page
-from sitesift.render import check_available, close_shared
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "datasets"
 

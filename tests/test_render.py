@@ -15,11 +15,7 @@ from typing import ClassVar
 import pytest
 
 from sitesift.batch import Source, clean_group
-from sitesift.dom import MAX_DEPTH
-from sitesift.errors import InputError
-from sitesift.guards import PageTimeout, time_limit
-from sitesift.methods.base import get_cleaner
-from sitesift.render import (
+from sitesift.browser.chromium import (
     CHROMIUM,
     CHROMIUM_ARGS,
     Renderer,
@@ -27,8 +23,12 @@ from sitesift.render import (
     RenderUnavailable,
     close_shared,
     playwright,
-    signature,
 )
+from sitesift.browser.rendering import signature
+from sitesift.dom import MAX_DEPTH
+from sitesift.errors import InputError
+from sitesift.guards import PageTimeout, time_limit
+from sitesift.methods.base import get_cleaner
 from tests.conftest import BROWSER_MISSING, loopback_server, needs_browser, page
 
 # Playwright's sync wrapper makes a launch coroutine before it runs it; when the driver is
@@ -168,7 +168,7 @@ def test_alignment_survives_a_disagreement(renderer: Renderer) -> None:
     nodes = list(p.root.iter())[1:]
     raw = renderer.measure(p.html)
     entries = [e for e in raw["nodes"] if not str(e[0]).startswith("div#b.")]
-    from sitesift.render import align
+    from sitesift.browser.rendering import align
 
     boxes = align(nodes, entries)
     ids = {str(n.attrs["id"]) for n in nodes if n.attrs and n.nid in boxes}
@@ -252,7 +252,7 @@ def test_missing_chromium_says_what_to_install() -> None:
 
 
 def test_sitesift_imports_without_playwright() -> None:
-    code = ("import sys; import sitesift, sitesift.render, sitesift.methods.vlps, "
+    code = ("import sys; import sitesift, sitesift.browser.chromium, sitesift.methods.vlps, "
             "sitesift.methods.vips, sitesift.segment; "
             "assert 'playwright' not in sys.modules, 'imported eagerly'")
     subprocess.run([sys.executable, "-c", code], check=True)

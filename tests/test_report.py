@@ -16,7 +16,6 @@ from selectolax.lexbor import LexborHTMLParser
 
 from sitesift.cli import SAMPLE_SITE, main
 from sitesift.errors import InputError
-from sitesift.extract import Verdict, render_blocks
 from sitesift.methods.base import Cleaner, NodeScores, get_cleaner
 from sitesift.page import Page
 from sitesift.report import build_report
@@ -25,6 +24,7 @@ from sitesift.report.shots import Watch, browser
 from sitesift.report.sst_tree import explorer_data, label_counts
 from sitesift.report.views import mark_page
 from sitesift.result import CONTENT, NOISE, Result
+from sitesift.verdicts import Verdict, render_blocks
 from tests.conftest import needs_browser, page, refused
 
 PAGE = """<!DOCTYPE html><html><head><title>T</title>

@@ -1,6 +1,6 @@
 """What a cleaned page's result carries beyond its labelled blocks, and the one step that
 adds it (`finish`): the page's metadata, its title above the content (`title="keep"`), and
-the content with its structure as markdown, HTML or text (`sitesift.extract.add_structure`).
+the content with its structure as markdown, HTML or text (`sitesift.verdicts.add_structure`).
 
 One `Output` travels from the command line or the API through the batch and the crawl to
 every page, so each cleaned page is finished the same way wherever it was cleaned.
@@ -70,7 +70,7 @@ def finish(result: Result, page: Page, output: Output) -> Result:
         meta = extract_metadata(page.html, page.url).to_dict()
         result.meta["metadata"] = meta
     if output.renderings:
-        from sitesift.extract import add_structure
+        from sitesift.verdicts import add_structure
 
         add_structure(result, page, output)
     if output.needs_title:

@@ -41,9 +41,9 @@ from typing import Any, Protocol
 import numpy as np
 
 from sitesift.errors import SitesiftError
-from sitesift.extract import render_blocks
 from sitesift.methods.shared.blocks import Keywords
 from sitesift.page import Page
+from sitesift.verdicts import render_blocks
 
 _WORDS = re.compile(r"\S+")
 
@@ -99,8 +99,8 @@ class VIPSPS:
     name: str = "VIPS"
 
     def segments(self, page: Page) -> list[str]:
+        from sitesift.browser.chromium import render
         from sitesift.methods.vips import VIPSParams, leaf_nodes, segment
-        from sitesift.render import render
 
         params = VIPSParams(pdoc=self.pdoc)
         tree = segment(page, render(page, params.render_options), params)

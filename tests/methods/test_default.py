@@ -14,7 +14,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sitesift.errors import ModelError
-from sitesift.extract import render_blocks
 from sitesift.extractor import model as model_file
 from sitesift.extractor.features import feature_names, page_features
 from sitesift.extractor.forest import Forest
@@ -26,6 +25,7 @@ from sitesift.methods.default import read_page
 from sitesift.model_io import load_model, save_model
 from sitesift.page import Page
 from sitesift.text import tokens
+from sitesift.verdicts import render_blocks
 from tests.conftest import page, refused
 
 ARTICLE = (
@@ -856,7 +856,7 @@ def test_score_gives_the_verdicts_clean_renders(bundled: object) -> None:
     """`score` maps the core's verdicts onto the page's own DomNodes (the two readings of
     the visible tree walk the same elements in the same order): rendering them gives what
     `clean` gives."""
-    from sitesift.extract import KEEP, render_blocks
+    from sitesift.verdicts import KEEP, render_blocks
 
     for html in (news_page(3), news_page(4, comments=False)):
         p = page(html)

@@ -343,8 +343,8 @@ def test_train_template_names_a_missing_corpus(tmp_path: Path) -> None:
 
 
 def test_rendered_boxes_add_their_columns() -> None:
+    from sitesift.browser.rendering import Box, Rendering
     from sitesift.methods.isotonic.features import RENDER_FEATURES
-    from sitesift.render import Box, Rendering
 
     page = site_page(0)
     nodes = list(page.root.iter())[1:]

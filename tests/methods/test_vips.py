@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import pytest
 
+from sitesift.browser.chromium import render
+from sitesift.browser.rendering import Box, Rendering
 from sitesift.methods.base import get_cleaner
 from sitesift.methods.vips import VIPSParams, main_content, segment
 from sitesift.methods.vips.blocks import Extractor, VBlock, tag_size_doc
 from sitesift.methods.vips.separators import construct, detect, weigh
 from sitesift.page import Page
-from sitesift.render import Box, Rendering, render
 from tests.conftest import needs_browser, page
 
 

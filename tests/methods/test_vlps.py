@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from sitesift.browser.rendering import Box
 from sitesift.methods.base import get_cleaner
 from sitesift.methods.vlps import (
     CENTER,
@@ -15,7 +16,6 @@ from sitesift.methods.vlps import (
     VisualLayoutCleaner,
     VLPSParams,
 )
-from sitesift.render import Box
 from tests.conftest import needs_browser, page
 
 

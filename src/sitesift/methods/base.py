@@ -19,9 +19,9 @@ from sitesift.errors import (
     UnknownMethodError,
     UnknownSettingError,
 )
-from sitesift.extract import KEEP, Verdict, render_blocks
 from sitesift.page import Page
 from sitesift.result import Result
+from sitesift.verdicts import KEEP, Verdict, render_blocks
 from sitesift.weak import check_fit, check_page, distinct_pages
 
 if TYPE_CHECKING:
@@ -38,7 +38,7 @@ class Cleaner:
 
     name: ClassVar[str] = ""
     site_level: ClassVar[bool] = False
-    needs_browser: ClassVar[bool] = False  # renders pages in Chromium (sitesift.render)
+    needs_browser: ClassVar[bool] = False  # renders pages in Chromium (sitesift.browser)
     min_fit_pages: ClassVar[int] = 0
     """Pages of one site a site-level method needs to fit a useful model: a fit on fewer
     warns (`WeakFitWarning`; the figures behind each method's value: `sitesift.weak`)."""

@@ -18,7 +18,7 @@ hand-written lines as their author broke them.
 Back to the page: the DOM text runs are aligned, in document order, with the visible
 text of the lines (`shared.source.align_runs`), and each block-level element (the unit the shared
 renderer turns into a text block) is content when at least `min_share` of its own text lies
-on content lines. The text itself is then rendered by `extract.render_blocks`, as for every
+on content lines. The text itself is then rendered by `verdicts.render_blocks`, as for every
 DOM method, so CETR's output is exactly a subset of the page's visible text.
 """
 
@@ -27,11 +27,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
-from sitesift.extract import Verdict
 from sitesift.methods.base import NodeScores, ParamsCleaner, register
 from sitesift.methods.shared.source import Line, align_runs, source_lines
 from sitesift.page import Page
 from sitesift.result import CONTENT, NOISE
+from sitesift.verdicts import Verdict
 
 if TYPE_CHECKING:
     import numpy as np

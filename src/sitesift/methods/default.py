@@ -56,7 +56,6 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from sitesift.errors import InputError, ModelError
-from sitesift.extract import Verdict
 from sitesift.extractor import model as model_file
 from sitesift.extractor.dataset import cv_group
 from sitesift.extractor.site import SiteEvidence
@@ -64,6 +63,7 @@ from sitesift.methods.base import Cleaner, NodeScores, register
 from sitesift.native import Verdicts, core, read
 from sitesift.page import Page
 from sitesift.result import CONTENT, NOISE, Block, Result
+from sitesift.verdicts import Verdict
 from sitesift.weak import check_page
 
 if TYPE_CHECKING:

@@ -12,12 +12,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from sitesift.errors import ModelError
-from sitesift.extract import KEEP, Verdict, render_blocks
 from sitesift.methods.base import NodeScores, ParamsCleaner, register
 from sitesift.methods.shared.blocks import Block, Keywords, add_features, parse_levels, partition
 from sitesift.methods.shared.state import fingerprint, get_int, get_list, params_from_state
 from sitesift.page import Page
 from sitesift.result import CONTENT, NOISE, Result
+from sitesift.verdicts import KEEP, Verdict, render_blocks
 from sitesift.weak import check_page
 
 if TYPE_CHECKING:

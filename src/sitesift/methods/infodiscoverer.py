@@ -10,7 +10,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from sitesift.errors import ModelError
-from sitesift.extract import Verdict
 from sitesift.methods.base import NodeScores, ParamsCleaner, register
 from sitesift.methods.shared.blocks import Block, Keywords, add_features, parse_levels, partition
 from sitesift.methods.shared.entropy import (
@@ -31,6 +30,7 @@ from sitesift.methods.shared.state import (
 )
 from sitesift.page import Page
 from sitesift.result import CONTENT, NOISE
+from sitesift.verdicts import Verdict
 
 if TYPE_CHECKING:
     import numpy as np

@@ -44,10 +44,10 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from sitesift.dom import BLOCK_TAGS, DomNode
-from sitesift.extract import Verdict
 from sitesift.methods.base import NodeScores, ParamsCleaner, register
 from sitesift.page import Page
 from sitesift.result import CONTENT, NOISE
+from sitesift.verdicts import Verdict
 
 _WORD = re.compile(r"[^\W_]+")
 # Block-level children split a node; inline ones (links, emphasis, text) and line breaks

@@ -1,6 +1,6 @@
 """VL_PS: noise removal by visual layout (Jing & Zuo, seed 002), and its fixed-size forerunner.
 
-The paper's algorithm, on a page rendered by headless Chromium (`sitesift.render`):
+The paper's algorithm, on a page rendered by headless Chromium (`sitesift.browser.chromium`):
 
 a. render the page and read its actual size from the DOM;
 b. derive the region thresholds from that size: H1 (top), H2 (bottom), W1 (left), W2
@@ -34,11 +34,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from sitesift.extract import Verdict
+from sitesift.browser.chromium import RenderOptions, render
+from sitesift.browser.rendering import Box
 from sitesift.methods.base import NodeScores, ParamsCleaner, register
 from sitesift.page import Page
-from sitesift.render import Box, RenderOptions, render
 from sitesift.result import CONTENT, NOISE
+from sitesift.verdicts import Verdict
 
 HEADER, FOOTER, LEFT, RIGHT, CENTER = "HEADER", "FOOTER", "LM", "RM", "CENTER"
 
@@ -58,7 +59,7 @@ class VLPSParams:
     fixed: bool = False
     """True: thresholds against the viewport, not the measured page (`vlps-fixed`)."""
     width: int = 1280
-    """Viewport width for rendering (sitesift.render's default)."""
+    """Viewport width for rendering (sitesift.browser.chromium's default)."""
     height: int = 1024
     """Viewport height: the fixed page of `vlps-fixed`."""
     timeout: float = 30.0

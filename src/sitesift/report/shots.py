@@ -21,7 +21,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sitesift.render import CHROMIUM, CHROMIUM_ARGS, RenderUnavailable, check_available, playwright
+from sitesift.browser.chromium import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    RenderUnavailable,
+    check_available,
+    playwright,
+)
 
 LOCAL_SCHEMES = ("file:", "data:", "about:")
 # The largest noise region of the shown frame whose top is above `limit`: a point inside it.
@@ -43,7 +49,7 @@ LARGEST_NOISE = """limit => {
 def browser(executable: str = CHROMIUM) -> Iterator[Any]:
     """A headless Chromium (a Playwright Browser), closed on exit.
 
-    The Playwright driver is this thread's shared one (`sitesift.render.playwright`): a
+    The Playwright driver is this thread's shared one (`sitesift.browser.chromium.playwright`): a
     thread may run one sync driver only, and the browser cleaners may hold it already."""
     why = check_available(executable)
     if why:

@@ -15,11 +15,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from sitesift.dom import BLOCK_TAGS, DomNode
-from sitesift.extract import KEEP, Verdict, _path, render_blocks
 from sitesift.methods.base import Cleaner
 from sitesift.page import Page
 from sitesift.report.frame import AlignedPage, Mark
 from sitesift.result import Block, Result
+from sitesift.verdicts import KEEP, Verdict, _path, render_blocks
 
 
 @dataclass(slots=True)

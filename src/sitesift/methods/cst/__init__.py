@@ -59,7 +59,6 @@ from typing import TYPE_CHECKING, Any
 
 from sitesift.dom import DomNode
 from sitesift.errors import ModelError
-from sitesift.extract import Verdict
 from sitesift.methods.base import NodeScores, ParamsCleaner, register, seeded_sample
 from sitesift.methods.cst.tree import (
     CSTNode,
@@ -73,6 +72,7 @@ from sitesift.methods.sst.tree import style_children
 from sitesift.page import Page
 from sitesift.result import CONTENT, NOISE
 from sitesift.text import TOKEN
+from sitesift.verdicts import Verdict
 
 if TYPE_CHECKING:
     from scipy.sparse import csr_matrix

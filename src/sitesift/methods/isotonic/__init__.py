@@ -27,7 +27,6 @@ from importlib import resources
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from sitesift.errors import ModelError
-from sitesift.extract import Verdict
 from sitesift.methods.base import Cleaner, NodeScores, register
 from sitesift.methods.isotonic.features import FEATURES, RENDER_FEATURES, NodeTable, node_table
 from sitesift.methods.isotonic.model import TemplateModel
@@ -35,6 +34,7 @@ from sitesift.methods.isotonic.regression import smooth_tree
 from sitesift.methods.shared.state import params_from_state
 from sitesift.page import Page
 from sitesift.result import CONTENT, NOISE
+from sitesift.verdicts import Verdict
 
 if TYPE_CHECKING:
     import numpy as np
@@ -132,7 +132,7 @@ class IsotonicCleaner(Cleaner):
         import numpy as np
         rendering = None
         if self.params.render:
-            from sitesift.render import render
+            from sitesift.browser.chromium import render
 
             rendering = render(page)
         table = node_table(page, rendering)

@@ -23,7 +23,7 @@ plus cues that cost nothing more: the tag and the landmark ancestors (`nav`, `he
 `footer`, `aside`, `article`, `main`, `form`), template and content words in class and id
 names, images, form controls, list items, digits, capitalised words, stop words,
 punctuation, separators, copyright marks, overlap with the page title, and the node's
-place among its siblings. With a rendering (`sitesift.render`), `RENDER_FEATURES` add the
+place among its siblings. With a rendering (`sitesift.browser.chromium`), `RENDER_FEATURES` add the
 node's actual box on the page.
 """
 
@@ -41,7 +41,7 @@ from sitesift.page import Page
 if TYPE_CHECKING:
     import numpy as np
 
-    from sitesift.render import Box, Rendering
+    from sitesift.browser.rendering import Box, Rendering
 
 _TOKEN = re.compile(r"\w+")
 _SENTENCE_END = re.compile(r"[.!?]+(?=\s|$)")

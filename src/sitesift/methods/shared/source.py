@@ -32,7 +32,7 @@ _BLOCK_CLOSE = re.compile(rf"(</(?:{_REBREAK_TAGS})\s*>)", re.I)
 
 
 def normalise_text(text: str) -> str:
-    """Whitespace folded exactly as the shared renderer (`extract.render_blocks`) does."""
+    """Whitespace folded exactly as the shared renderer (`verdicts.render_blocks`) does."""
     return " ".join(text.split())
 
 

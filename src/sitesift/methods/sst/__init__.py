@@ -10,7 +10,6 @@ from typing import Any
 
 from sitesift.dom import BLOCK_TAGS
 from sitesift.errors import ModelError
-from sitesift.extract import KEEP, Verdict, render_blocks
 from sitesift.methods.base import NodeScores, ParamsCleaner, register, seeded_sample
 from sitesift.methods.shared.state import params_from_state
 from sitesift.methods.sst.importance import mark_local_noise, score_tree
@@ -20,6 +19,7 @@ from sitesift.methods.sst.tree import ElementNode, TreeBuilder, walk
 from sitesift.page import Page
 from sitesift.result import NOISE, Result
 from sitesift.text import normalise_line
+from sitesift.verdicts import KEEP, Verdict, render_blocks
 from sitesift.weak import check_page
 
 LOCAL_NOISE = "SST locally noisy block inside a meaningful node"

@@ -154,6 +154,6 @@ def maximal(root: ElementNode, label: str) -> list[ElementNode]:
 
 def instance_lines(node: DomNode) -> list[str]:
     """Text blocks of a page node, for local-noise statistics."""
-    from sitesift.extract import render_blocks
+    from sitesift.verdicts import render_blocks
 
     return [b.text for b in render_blocks(node, {}, with_paths=False)]

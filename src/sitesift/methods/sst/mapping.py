@@ -13,7 +13,6 @@ Children that align to nothing stay: a layout never seen is never dropped.
 from __future__ import annotations
 
 from sitesift.dom import DomNode
-from sitesift.extract import Verdict
 from sitesift.methods.sst.tree import (
     EMPTY,
     MEANINGFUL,
@@ -23,6 +22,7 @@ from sitesift.methods.sst.tree import (
     style_children,
 )
 from sitesift.result import CONTENT, NOISE
+from sitesift.verdicts import Verdict
 
 
 def map_page(

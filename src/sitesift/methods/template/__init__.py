@@ -34,7 +34,6 @@ from typing import Any
 
 from sitesift.dom import DomNode
 from sitesift.errors import ModelError
-from sitesift.extract import Verdict
 from sitesift.links import SiteGraph, page_links
 from sitesift.methods.base import NodeScores, ParamsCleaner, register
 from sitesift.methods.shared.state import params_from_state
@@ -43,6 +42,7 @@ from sitesift.page import Page
 from sitesift.result import NOISE
 from sitesift.shingles import fingerprint, normalise_tokens
 from sitesift.text import TOKEN
+from sitesift.verdicts import Verdict
 
 log = logging.getLogger(__name__)
 

@@ -27,15 +27,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from sitesift.browser.chromium import RenderOptions, render
+from sitesift.browser.rendering import Rendering
 from sitesift.dom import DomNode
-from sitesift.extract import Verdict
 from sitesift.methods.base import NodeScores, ParamsCleaner, register
 from sitesift.methods.kmib import Info, coverage_tree
 from sitesift.methods.vips.blocks import Extractor, VBlock
 from sitesift.methods.vips.separators import background, construct
 from sitesift.page import Page
-from sitesift.render import Rendering, RenderOptions, render
 from sitesift.result import CONTENT, NOISE
+from sitesift.verdicts import Verdict
 
 
 @dataclass(frozen=True, slots=True)

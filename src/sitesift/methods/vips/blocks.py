@@ -35,8 +35,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+from sitesift.browser.rendering import Box, Rendering
 from sitesift.dom import DomNode
-from sitesift.render import Box, Rendering
 
 RULES = {
     "inline": (1, 2, 3, 4, 5, 6, 8, 9, 11),

@@ -32,9 +32,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from itertools import pairwise
 
+from sitesift.browser.rendering import Box, Rendering
 from sitesift.dom import DomNode
 from sitesift.methods.vips.blocks import VBlock
-from sitesift.render import Box, Rendering
 
 TOLERANCE = 1.0  # px of overlap that still counts as touching (rounding, borders)
 MAX_WEIGHT = 10

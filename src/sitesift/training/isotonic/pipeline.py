@@ -112,7 +112,7 @@ def _group_pages(root: Path, corpus: str, group: str, rows: list[dict[str, Any]]
     for k in chosen:
         t, row, gold = tables[k], kept_rows[k], golds[k]
         if p.render:  # only the kept pages are rendered; the scored tree is the same
-            from sitesift.render import render
+            from sitesift.browser.chromium import render
 
             try:
                 page = load_page(root, row)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from sitesift.extract import KEEP, Verdict, render_blocks
 from sitesift.result import CONTENT, NOISE, Result
+from sitesift.verdicts import KEEP, Verdict, render_blocks
 from tests.conftest import page
 
 HTML = """<body><h1>Title <small>here</small></h1>
