@@ -7,7 +7,7 @@
 
 For each corpus, the two stages are trained as the shipped model is (same recipe and
 settings) on the other corpora alone and on none of that corpus's sites
-(`sitesift.extractor.train.heldout_corpora`), with `--seeds` members averaged, and its
+(`sitesift.training.default.stages.heldout_corpora`), with `--seeds` members averaged, and its
 pages are scored at `--model`'s balanced and precision presets as the cleaner cuts them
 (train-default's own scoring, the per-page cut included). Writes to `--out`:
 - `pages.jsonl`: one row per page and preset: corpus, id, page type, P, R, F1;
@@ -30,14 +30,10 @@ from typing import Any
 import numpy as np
 
 from sitesift.extractor import model as model_file
-from sitesift.extractor.dataset import cached_corpus
-from sitesift.extractor.train import (
-    Pool,
-    balance_corpora,
-    heldout_corpora,
-    page_max,
-    page_scores,
-)
+from sitesift.training.default.dataset import cached_corpus
+from sitesift.training.default.pool import Pool, balance_corpora
+from sitesift.training.default.stages import heldout_corpora
+from sitesift.training.default.thresholds import page_max, page_scores
 
 PRESETS = ("balanced", "precision")
 

@@ -18,14 +18,9 @@ import argparse
 from pathlib import Path
 
 from sitesift.extractor import model as model_file
-from sitesift.extractor.dataset import cached_corpus
-from sitesift.extractor.train import (
-    Pool,
-    balance_corpora,
-    to_forest,
-    train_two_stage,
-    without_corpus,
-)
+from sitesift.training.default.dataset import cached_corpus
+from sitesift.training.default.pool import Pool, balance_corpora
+from sitesift.training.default.stages import to_forest, train_two_stage, without_corpus
 
 
 def main() -> None:

@@ -17,14 +17,15 @@ from sitesift.errors import ModelError
 from sitesift.extractor import model as model_file
 from sitesift.extractor.features import feature_names, page_features
 from sitesift.extractor.forest import Forest
-from sitesift.extractor.labels import gold_share
 from sitesift.extractor.site import SiteEvidence
-from sitesift.extractor.train import Pool, balance_corpora, choose_thresholds, macro_f_beta
 from sitesift.methods.base import get_cleaner
 from sitesift.methods.default import read_page
 from sitesift.model_io import load_model, save_model
 from sitesift.page import Page
 from sitesift.text import tokens
+from sitesift.training.default.labels import gold_share
+from sitesift.training.default.pool import Pool, balance_corpora
+from sitesift.training.default.thresholds import choose_thresholds, macro_f_beta
 from sitesift.verdicts import render_blocks
 from tests.conftest import page, refused
 
@@ -562,7 +563,7 @@ def test_train_default_learns_a_model_that_cleans(tmp_path: Path,
     cross-validated model with an averaged stage 2, its held-out bundle, each corpus
     measured by models trained on the other, and a cleaner that uses the model."""
     from sitesift.cli import main
-    from sitesift.extractor.train import DEFAULT_PARAMS
+    from sitesift.training.default.stages import DEFAULT_PARAMS
 
     monkeypatch.setitem(DEFAULT_PARAMS, "max_iter", 40)  # (fewer trees: a faster test)
     roots = _two_small_corpora(tmp_path)
@@ -599,12 +600,12 @@ def test_train_default_learns_a_model_that_cleans(tmp_path: Path,
 def test_train_default_refuses_an_unwritable_output_before_training(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A model that cannot be written is reported at once, not after hours of training."""
-    import sitesift.extractor.dataset
+    import sitesift.training.default.dataset
 
     def no_training(*_: object, **__: object) -> None:
         raise AssertionError("read the corpora before checking the outputs")
 
-    monkeypatch.setattr(sitesift.extractor.dataset, "cached_corpus", no_training)
+    monkeypatch.setattr(sitesift.training.default.dataset, "cached_corpus", no_training)
     roots = _two_small_corpora(tmp_path)
     blocker = tmp_path / "a-file"
     blocker.write_text("not a folder")
@@ -622,7 +623,7 @@ def test_the_training_cache_is_rebuilt_for_a_changed_or_damaged_corpus(
     """The cache is read back for the same corpus, and built again where the corpus's gold
     changed, where another corpus of the same folder name comes, or where the cached
     arrays are damaged; never read stale or half-written."""
-    import sitesift.extractor.dataset as dataset
+    import sitesift.training.default.dataset as dataset
 
     built: list[str] = []
     real_build = dataset.build_corpus
@@ -699,7 +700,7 @@ def test_seeds_make_a_model_of_members_and_combine_rebuilds_it(
     bundles gives the same members and presets without training; a bundle that never saw
     the corpora's sites is refused."""
     from sitesift.cli import main
-    from sitesift.extractor.train import DEFAULT_PARAMS
+    from sitesift.training.default.stages import DEFAULT_PARAMS
 
     monkeypatch.setitem(DEFAULT_PARAMS, "max_iter", 20)
     roots = [str(r) for r in _two_small_corpora(tmp_path)]
@@ -735,7 +736,7 @@ def test_seeds_make_a_model_of_members_and_combine_rebuilds_it(
 
 def test_a_held_out_corpus_learns_from_no_page_of_its_sites(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    from sitesift.extractor import train
+    from sitesift.training.default import stages as train
 
     pages = [{"corpus": c, "cv": s} for c, s in
              [("a", "x"), ("a", "y"), ("b", "x"), ("b", "z"), ("c", "w"), ("c", "w")]]

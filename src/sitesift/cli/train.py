@@ -105,18 +105,19 @@ def cmd_train_default(args: argparse.Namespace) -> int:
     held-out sites first and write a held-out bundle for `sitesift bench`."""
     from sitesift.errors import ModelError
     from sitesift.extractor import model as extractor_model
-    from sitesift.extractor.dataset import cached_corpus
-    from sitesift.extractor.train import TrainSettings, train_default
+    from sitesift.training.default.dataset import cached_corpus
+    from sitesift.training.default.pipeline import DefaultTrainConfig, train_default
 
-    settings = TrainSettings(
-        tuple(Path(d).name for d in args.datasets),
-        parse_set(args.corpus_weight, "--corpus-weight", "train-default"),
-        args.corpus_balance, args.stage2_members, args.by_corpus, args.seeds)
+    config = DefaultTrainConfig(
+        corpora=tuple(Path(d).name for d in args.datasets), folds=args.folds,
+        seed=args.seed, seeds=args.seeds,
+        corpus_weight=parse_set(args.corpus_weight, "--corpus-weight", "train-default"),
+        corpus_balance=args.corpus_balance, stage2_members=args.stage2_members,
+        by_corpus=args.by_corpus)
     try:
-        settings.check()
+        config.check()
     except ValueError as exc:
         raise UsageError(f"sitesift train-default: {exc}") from None
-    weights = settings.corpus_weight
     try:
         combine = [extractor_model.load(path) for path in args.combine]
     except ModelError as exc:
@@ -134,11 +135,8 @@ def cmd_train_default(args: argparse.Namespace) -> int:
                              progress=not args.quiet) for d in args.datasets]
     start = time.process_time()
     try:
-        summary = train_default(corpora, args.out, folds=args.folds, heldout=args.heldout,
-                                seed=args.seed, seeds=args.seeds, corpus_weight=weights,
-                                corpus_balance=args.corpus_balance,
-                                stage2_members=args.stage2_members,
-                                by_corpus=args.by_corpus, combine=combine)
+        summary = train_default(corpora, args.out, config, heldout=args.heldout,
+                                combine=combine)
     except ValueError as exc:  # a combined bundle that never saw these corpora's sites
         raise UsageError(f"sitesift train-default: {exc}") from None
     if args.report:

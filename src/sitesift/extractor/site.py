@@ -14,11 +14,20 @@ Python face and its state format (hex BLAKE2b keys, as the model files store the
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 from sitesift.errors import ModelError
 from sitesift.native import core
+
+
+def cv_group(site: str | None) -> str:
+    """The unit kept out of training together: a site's name without `www.` and suffix
+    (`cnn.com` and big9's `cnn` are one site; so are `bbc.co.uk` and `bbc.com`)."""
+    name = (site or "unknown").lower().strip()
+    name = re.sub(r"^www\d*\.", "", name)
+    return name.split(".")[0] or name
 
 
 class SiteEvidence:

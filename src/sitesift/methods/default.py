@@ -1,7 +1,7 @@
 """The default cleaner (`--method default`): learned block classification, site-aware.
 
 Every block of the page (a block element's own text, `native/src/blocks.rs`) is scored by two
-stages of gradient-boosted trees trained on the shared corpora (`extractor.train`): stage
+stages of gradient-boosted trees trained on the shared corpora (`training.default`): stage
 1 from the block's own features (text shape, links, tags, class and id words, position,
 neighbours, containers, title overlap), stage 2 from those plus stage 1's probabilities
 around it (content is mostly one region; a container's blocks share a fate). When the
@@ -57,8 +57,7 @@ from typing import TYPE_CHECKING, Any
 
 from sitesift.errors import InputError, ModelError
 from sitesift.extractor import model as model_file
-from sitesift.extractor.dataset import cv_group
-from sitesift.extractor.site import SiteEvidence
+from sitesift.extractor.site import SiteEvidence, cv_group
 from sitesift.methods.base import Cleaner, NodeScores, register
 from sitesift.native import Verdicts, core, read
 from sitesift.page import Page

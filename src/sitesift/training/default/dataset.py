@@ -15,7 +15,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 import sys
 import zipfile
 import zlib
@@ -26,22 +25,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sitesift.extractor.features import feature_names, page_features
-from sitesift.extractor.labels import gold_share
-from sitesift.extractor.site import SiteEvidence
+from sitesift.extractor.site import SiteEvidence, cv_group
+from sitesift.training.default.labels import gold_share
 
 if TYPE_CHECKING:
     import numpy as np
 
 # 2: features from the native core (html5ever's parse): caches of the Python reading go
 CACHE_VERSION = 2
-
-
-def cv_group(site: str | None) -> str:
-    """The unit kept out of training together: a site's name without `www.` and suffix
-    (`cnn.com` and big9's `cnn` are one site; so are `bbc.co.uk` and `bbc.com`)."""
-    name = (site or "unknown").lower().strip()
-    name = re.sub(r"^www\d*\.", "", name)
-    return name.split(".")[0] or name
 
 
 @dataclass
