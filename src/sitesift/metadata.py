@@ -27,7 +27,6 @@ from urllib.parse import urljoin, urlsplit
 
 from selectolax.lexbor import LexborHTMLParser
 
-FIELDS = ("title", "author", "date", "sitename", "language", "canonical_url", "description")
 MAX_FIELD = 1000        # longer declared values are not a title or a name
 MAX_AUTHOR = 120
 MIN_YEAR = 1990         # dates before the web are a template's placeholder, not the page's

@@ -36,7 +36,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 
@@ -46,14 +46,6 @@ from sitesift.page import Page
 from sitesift.verdicts import render_blocks
 
 _WORDS = re.compile(r"\S+")
-
-
-class Segmenter(Protocol):
-    name: str
-
-    def segments(self, page: Page) -> list[str]:
-        """The page's blocks of text, in reading order."""
-        ...
 
 
 def page_text(page: Page) -> str:

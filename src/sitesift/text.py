@@ -7,6 +7,7 @@ sources (`img:`) and link targets (`a:`).
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
 
@@ -48,5 +49,10 @@ def node_features(node: DomNode) -> Counter[str]:
     return feats
 
 
-def text_features(text: str) -> Counter[str]:
-    return Counter(TOKEN.findall(text.lower()))
+@functools.cache
+def stop_words() -> frozenset[str]:
+    """English stop words (scikit-learn's list), read once for every method and mining
+    step that leaves them out; scikit-learn is imported on the first call only."""
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+    return frozenset(ENGLISH_STOP_WORDS)

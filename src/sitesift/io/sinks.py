@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from sitesift.errors import FolderInUse, writing
-from sitesift.io.records import ERROR_FIELDS, RESULT_FIELDS, is_result
+from sitesift.io.records import RESULT_FIELDS, is_result
 from sitesift.io.spill import site_file
 
 LOCK_NAME = ".lock"
@@ -42,13 +42,6 @@ def result_schema() -> Any:
     types = {"position": pa.int64(), "offset": pa.int64(), "blocks": pa.int32(),
              "content_blocks": pa.int32(), "warnings": pa.list_(pa.string())}
     return pa.schema([(name, types.get(name, pa.string())) for name in RESULT_FIELDS])
-
-
-def error_schema() -> Any:
-    import pyarrow as pa
-
-    types = {"position": pa.int64(), "offset": pa.int64()}
-    return pa.schema([(name, types.get(name, pa.string())) for name in ERROR_FIELDS])
 
 
 @contextlib.contextmanager

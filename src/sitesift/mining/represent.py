@@ -32,7 +32,7 @@ from sitesift.errors import InputError, SitesiftError
 from sitesift.methods.base import get_cleaner, method_names
 from sitesift.mining.corpus import SiteGroup
 from sitesift.page import Page
-from sitesift.text import TOKEN
+from sitesift.text import TOKEN, stop_words
 
 RAW = "raw"
 WEIGHTED = frozenset({"cst"})
@@ -99,22 +99,10 @@ def describe(name: str) -> str:
 
 # ---------------------------------------------------------------- bags of words
 
-_STOP: frozenset[str] | None = None
-
-
-def _stop_words() -> frozenset[str]:
-    global _STOP
-    if _STOP is None:
-        from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
-
-        _STOP = frozenset(ENGLISH_STOP_WORDS)
-    return _STOP
-
-
 def keep_word(word: str) -> bool:
     """The one word filter of every representation: alphabetic, 2-30 letters, not an
     English stop word (numbers, dates and hashes are left out everywhere alike)."""
-    return 2 <= len(word) <= 30 and word.isalpha() and word not in _stop_words()
+    return 2 <= len(word) <= 30 and word.isalpha() and word not in stop_words()
 
 
 def bag(entry: Entry | None) -> dict[str, float]:

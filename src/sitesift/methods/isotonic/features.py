@@ -31,12 +31,12 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from sitesift.dom import BLOCK_TAGS, DomNode
 from sitesift.page import Page
+from sitesift.text import stop_words
 
 if TYPE_CHECKING:
     import numpy as np
@@ -59,8 +59,6 @@ _CONTENT_NAME = re.compile(
     r"article|content|post|story|entry|text|body|main|blog|news|hentry|permalink|prose|"
     r"headline|byline", re.I)
 _BG_STYLE = re.compile(r"background", re.I)
-# sklearn's English stop words, read once (a frozenset; no I/O).
-_STOP: frozenset[str] | None = None
 
 _TAG_GROUPS: tuple[tuple[str, frozenset[str]], ...] = (
     ("tag_text", frozenset({"#text"})),
@@ -102,15 +100,6 @@ RENDER_FEATURES: tuple[str, ...] = (
     "box_x", "box_y", "box_w", "box_h", "box_log_aspect", "box_area", "box_first_screen",
     "box_font", "box_bold", "box_bg", "box_missing",
 )
-
-
-def stop_words() -> frozenset[str]:
-    global _STOP
-    if _STOP is None:
-        from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
-
-        _STOP = frozenset(ENGLISH_STOP_WORDS)
-    return _STOP
 
 
 @dataclass(slots=True)
@@ -429,7 +418,3 @@ def _empty(names: tuple[str, ...]) -> NodeTable:
     import numpy as np
     z = np.zeros(0, dtype=np.int64)
     return NodeTable([], z, z, z, z, [], np.zeros((0, len(names))), names)
-
-
-def feature_index(names: tuple[str, ...]) -> Mapping[str, int]:
-    return {name: i for i, name in enumerate(names)}

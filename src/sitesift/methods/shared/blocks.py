@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 
 from sitesift.dom import DomNode
 from sitesift.text import TOKEN
+from sitesift.text import stop_words as text_stop_words
 
 Levels = tuple[frozenset[str], ...]
 _DIGITS = re.compile(r"\d+")
@@ -133,9 +134,8 @@ class Keywords:
 
     def __init__(self, *, stop_words: bool = True, numbers: bool = False) -> None:
         import snowballstemmer
-        from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
-        self.stop: frozenset[str] = ENGLISH_STOP_WORDS if stop_words else frozenset()
+        self.stop: frozenset[str] = text_stop_words() if stop_words else frozenset()
         self.numbers = numbers
         self._stems: dict[str, str | None] = {}  # the stemmer is slow: one call per word
         self._stem = snowballstemmer.stemmer("english").stemWord
