@@ -53,12 +53,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any
 
 from sitesift.errors import InputError, ModelError
 from sitesift.extractor import model as model_file
 from sitesift.extractor.site import SiteEvidence, cv_group
-from sitesift.methods.base import Cleaner, NodeScores, register
+from sitesift.methods.base import NodeScores, ParamsCleaner, register
 from sitesift.native import Verdicts, core, read
 from sitesift.page import Page
 from sitesift.result import CONTENT, NOISE, Block, Result
@@ -94,20 +95,29 @@ def read_page(page: Page, *, reveal: bool = True) -> Any:
         raise InputError(f"{page.name}: {exc}") from None
 
 
-@register
-class DefaultCleaner(Cleaner):
-    """Learned two-stage block classifier with site evidence when pages of the site are
-    at hand."""
+@dataclass(frozen=True, slots=True)
+class DefaultParams:
+    """The default cleaner's settings (`--set default.NAME=VALUE`), checked when made."""
 
-    name = "default"
-    site_level = True
-    min_fit_pages = 0  # fitted on fewer than 2 pages it cleans each page alone, by design
+    preset: str = "balanced"
+    """Which of the model's thresholds cuts: precision, balanced or recall."""
+    threshold: float | None = None
+    """A cut of its own in (0, 1) instead of the preset's."""
+    model: str | None = None
+    """Model file (default: $SITESIFT_DEFAULT_MODEL, else the bundled model)."""
+    site: bool = True
+    """Learn the site's evidence from the pages `fit` gets (False: every page alone)."""
+    relative: float = model_file.RELATIVE
+    """Unsure pages: the cut scales with the page's best block (`extractor.model.page_cut`)."""
+    comments: str = "auto"
+    captions: str = "auto"
+    bylines: str = "auto"
+    dates: str = "auto"
+    records: str = "keep"
+    """Conventions set against the model (`CONVENTIONS`: each switch and its values)."""
 
-    def __init__(self, preset: str = "balanced", threshold: float | None = None,
-                 model: str | None = None, site: bool = True,
-                 relative: float = model_file.RELATIVE, comments: str = "auto",
-                 captions: str = "auto", bylines: str = "auto", dates: str = "auto",
-                 records: str = "keep") -> None:
+    def __post_init__(self) -> None:
+        preset, threshold, relative, model = self.preset, self.threshold, self.relative, self.model
         if preset not in model_file.PRESETS:
             raise ValueError(f"default: preset must be one of {', '.join(model_file.PRESETS)},"
                              f" got {preset!r}")
@@ -118,20 +128,31 @@ class DefaultCleaner(Cleaner):
         if isinstance(relative, bool) or not isinstance(relative, int | float) \
                 or not 0.0 <= relative <= 1.0:
             raise ValueError(f"default: relative must be a number in [0, 1], got {relative!r}")
-        for name, value in (("comments", comments), ("captions", captions),
-                            ("bylines", bylines), ("dates", dates), ("records", records)):
+        for name in CONVENTIONS:
+            value = getattr(self, name)
             if value not in CONVENTIONS[name]:
                 raise ValueError(f"default: {name} must be one of "
                                  f"{', '.join(CONVENTIONS[name])}, got {value!r}")
         if model is not None and not isinstance(model, str):
             raise ValueError("default: model must be a path")
-        self.preset = preset
-        self.threshold = None if threshold is None else float(threshold)
-        self.model_path = model
-        self.use_site = bool(site)
-        self.relative = float(relative)
-        self.comments, self.captions = comments, captions
-        self.bylines, self.dates, self.records = bylines, dates, records
+        # (stored as the cleaner always stored them: numbers as floats, `site` a bool)
+        object.__setattr__(self, "threshold", None if threshold is None else float(threshold))
+        object.__setattr__(self, "site", bool(self.site))
+        object.__setattr__(self, "relative", float(relative))
+
+
+@register
+class DefaultCleaner(ParamsCleaner[DefaultParams]):
+    """Learned two-stage block classifier with site evidence when pages of the site are
+    at hand."""
+
+    name = "default"
+    site_level = True
+    min_fit_pages = 0  # fitted on fewer than 2 pages it cleans each page alone, by design
+    params_type = DefaultParams
+
+    def __init__(self, params: DefaultParams | None = None, **overrides: Any) -> None:
+        super().__init__(params, **overrides)
         self.evidence: SiteEvidence | None = None
         self._loaded: model_file.Scorer | None = None
         # The fitted pages as the core read them, by the page's identity: cleaning a page
@@ -141,7 +162,7 @@ class DefaultCleaner(Cleaner):
         self._read: dict[int, tuple[Page, Any]] = {}
 
     def _path(self) -> str:
-        return self.model_path or os.environ.get(ENV_MODEL) or str(model_file.BUNDLED)
+        return self.params.model or os.environ.get(ENV_MODEL) or str(model_file.BUNDLED)
 
     @property
     def _model(self) -> model_file.Scorer:
@@ -158,12 +179,12 @@ class DefaultCleaner(Cleaner):
 
     @property
     def cutoff(self) -> float:
-        return self.threshold if self.threshold is not None else \
-            self._model.thresholds[self.preset]
+        p = self.params
+        return p.threshold if p.threshold is not None else self._model.thresholds[p.preset]
 
     @property
     def learns_from_site(self) -> bool:
-        return self.use_site
+        return self.params.site
 
     def fit_site(self, pages: Sequence[Page]) -> DefaultCleaner:
         """Count the site's block texts and layout positions (nothing to learn from one
@@ -188,7 +209,7 @@ class DefaultCleaner(Cleaner):
     def _settings(self) -> dict[str, Any]:
         model = self._model
         return {"threshold": self.cutoff, "balanced": model.thresholds["balanced"],
-                "relative": self.relative, "conventions": self.conventions(),
+                "relative": self.params.relative, "conventions": self.conventions(),
                 "evidence": self.evidence.native if self.evidence is not None else None}
 
     def clean(self, page: Page, *, noise: bool = True) -> Result:
@@ -236,25 +257,17 @@ class DefaultCleaner(Cleaner):
                                              _reason(score, section, content))
         return verdicts
 
-    def get_params(self) -> dict[str, Any]:
-        return {"preset": self.preset, "threshold": self.threshold, "model": self.model_path,
-                "site": self.use_site, "relative": self.relative, "comments": self.comments,
-                "captions": self.captions, "bylines": self.bylines, "dates": self.dates,
-                "records": self.records}
-
     def conventions(self) -> dict[str, str]:
         """The switches set against the model (`CONVENTIONS`), for the core."""
-        return {name: value for name, value in (
-            ("comments", self.comments), ("captions", self.captions),
-            ("bylines", self.bylines), ("dates", self.dates), ("records", self.records))
-            if value != "auto"}
+        return {name: value for name in CONVENTIONS
+                if (value := getattr(self.params, name)) != "auto"}
 
     def to_state(self) -> dict[str, Any]:
         return {"evidence": self.evidence.to_state() if self.evidence is not None else None}
 
     @classmethod
     def from_state(cls, params: dict[str, Any], state: dict[str, Any]) -> DefaultCleaner:
-        known = {"preset", "threshold", "model", "site", "relative", *CONVENTIONS}
+        known = {f.name for f in fields(DefaultParams)}
         if unknown := set(params) - known:
             raise ModelError(f"unknown default parameters: {sorted(unknown)}")
         try:
