@@ -91,3 +91,47 @@ def test_missing_file(tmp_path: Path) -> None:
 def test_oversized_file_refused(saved: Path) -> None:
     with pytest.raises(ModelError, match="exceeds the limit"):
         load_model(saved, max_bytes=10)
+
+
+def test_a_model_of_another_sitesift_version_is_read_with_a_warning(saved: Path) -> None:
+    """The writer's version is not in the checksum: an older file still reads, and says
+    which version wrote it and which reads it."""
+    import warnings
+
+    from sitesift import __version__
+    from sitesift.errors import ModelVersionWarning
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ModelVersionWarning)
+        load_model(saved)  # this version's own file: not a word
+    doc = json.loads(saved.read_text())
+    assert doc["sitesift_version"] == __version__
+    doc["sitesift_version"] = "0.0.1"
+    saved.write_text(json.dumps(doc))
+    with pytest.warns(ModelVersionWarning, match=rf"sitesift 0\.0\.1, read by sitesift "
+                                                 rf"{__version__}"):
+        assert load_model(saved).clean(NEW).text == "zeta"
+
+
+def test_a_default_model_file_names_its_writer(tmp_path: Path) -> None:
+    """The default cleaner's model files carry the writing version in their meta; one
+    written by another version is read, for training or cleaning, with a warning."""
+    import warnings
+
+    from sitesift import __version__
+    from sitesift.errors import ModelVersionWarning
+    from sitesift.extractor import model as model_file
+
+    path = model_file.save(model_file.load(model_file.BUNDLED), tmp_path / "m.json.gz")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ModelVersionWarning)
+        assert model_file.load(path).meta["sitesift_version"] == __version__
+    doc = json.loads(gzip.decompress(path.read_bytes()))
+    doc["meta"]["sitesift_version"] = "0.0.1"
+    body = {k: v for k, v in doc.items() if k not in ("format", "format_version", "sha256")}
+    doc["sha256"] = model_file._digest(body)
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps(doc))
+    for read in (model_file.load, model_file.load_scorer):
+        with pytest.warns(ModelVersionWarning, match=rf"0\.0\.1, read by sitesift {__version__}"):
+            read(other)

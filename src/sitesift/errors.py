@@ -64,6 +64,11 @@ class SitesiftWarning(UserWarning):
     `warnings.simplefilter("ignore", SitesiftWarning)`."""
 
 
+class ModelVersionWarning(SitesiftWarning):
+    """A model file was written by another version of sitesift: it is read, but a model
+    made by another version may clean differently (`sitesift.model_io.check_writer`)."""
+
+
 class WeakFitWarning(SitesiftWarning):
     """A site-level model was fitted on fewer pages than its method needs
     (`Cleaner.min_fit_pages`), or on pages of more than one site (`sitesift.weak`)."""

@@ -14,11 +14,12 @@ import json
 import math
 import os
 import re
+import warnings
 from pathlib import Path
 from typing import Any
 
 from sitesift import __version__
-from sitesift.errors import InputError, ModelError, UnknownMethodError
+from sitesift.errors import InputError, ModelError, ModelVersionWarning, UnknownMethodError
 from sitesift.methods.base import Cleaner, get_class
 from sitesift.reading import json_line, read_bounded
 
@@ -58,6 +59,16 @@ def write_document(doc: dict[str, Any], path: str | Path) -> Path:
     tmp.write_bytes(data)
     os.replace(tmp, path)
     return path
+
+
+def check_writer(written: Any, path: str | Path) -> None:
+    """Warn (`ModelVersionWarning`) when the model file at `path` names a sitesift version
+    other than this one as its writer; a file that names none (written before files
+    carried it) is read without a word. Every model format calls this as it reads."""
+    if isinstance(written, str) and written != __version__:
+        warnings.warn(f"{path}: model written by sitesift {written}, read by sitesift "
+                      f"{__version__}; it may clean differently (refit or retrain it with "
+                      "this version)", ModelVersionWarning, stacklevel=3)
 
 
 def read_document(path: Path, max_bytes: int) -> Any:
@@ -102,6 +113,7 @@ def _load(path: Path, max_bytes: int) -> Cleaner:
     except UnknownMethodError as exc:
         raise ModelError(str(exc)) from None
     _check_params(method, params, cls)
+    check_writer(doc.get("sitesift_version"), path)
     try:
         return cls.from_state(params, state)
     except (ModelError, MemoryError):

@@ -27,11 +27,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from sitesift import __version__
 from sitesift.errors import ModelError
 from sitesift.extractor.context import context_features, context_names
 from sitesift.extractor.features import feature_names
 from sitesift.extractor.forest import Forest
-from sitesift.model_io import read_document, write_document
+from sitesift.model_io import check_writer, read_document, write_document
 
 if TYPE_CHECKING:
     import numpy as np
@@ -187,6 +188,7 @@ def _digest(body: dict[str, Any]) -> str:
 def save(model: ExtractorModel, path: str | Path) -> Path:
     """Write the model (gzipped when the name ends in `.gz`), atomically."""
     body = model.to_dict()
+    body["meta"] = {**body["meta"], "sitesift_version": __version__}  # the writer
     # a one-member model keeps version 1, which every sitesift reads
     version = FORMAT_VERSION if model.more else 1
     doc = {"format": FORMAT, "format_version": version, **body, "sha256": _digest(body)}
@@ -217,7 +219,9 @@ def _read(path: str | Path, cached: Callable[[str, int, int], T]) -> T:
 
 @functools.lru_cache(maxsize=4)
 def _load_cached(path: str, mtime_ns: int, size: int) -> ExtractorModel:
-    return from_document(read_document(Path(path), MAX_BYTES))
+    model = from_document(read_document(Path(path), MAX_BYTES))
+    check_writer(model.meta.get("sitesift_version"), path)
+    return model
 
 
 def _checked_body(doc: Any) -> tuple[dict[str, Any], dict[str, float], dict[str, Any], list[Any]]:
@@ -288,6 +292,7 @@ def _scorer_cached(path: str, mtime_ns: int, size: int) -> Scorer:
     from sitesift.native import core
 
     body, thresholds, meta, more = _checked_body(read_document(Path(path), MAX_BYTES))
+    check_writer(meta.get("sitesift_version"), path)
     members = []
     for m in [body, *more]:
         if not isinstance(m, dict):
