@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The renderer (the `render` extra: sitesift/render.py, methods vlps, vlps-fixed, vips, the
+# The renderer (the `render` extra: sitesift/browser/, methods vlps, vlps-fixed, vips, the
 # VIPS segmentations) drives Debian's Chromium through Playwright; Playwright's own browser
 # download cannot run here. Install Chromium, with the Liberation fonts (metric-compatible
 # with Arial, Times and Courier, so old pages lay out as designed), where /usr/bin/chromium

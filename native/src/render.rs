@@ -1,5 +1,5 @@
 //! Blocks of the page in document order, each labelled by the nearest verdict above it
-//! (`sitesift.extract.render_blocks`, for the verdicts the default cleaner gives: one per
+//! (`sitesift.verdicts.render_blocks`, for the verdicts the default cleaner gives: one per
 //! block element, none final).
 
 use crate::dom::{is_block_tag, Item, View};
