@@ -75,12 +75,15 @@ def table(rows: list[Row], info: dict[str, Any], held: list[Row] | None = None,
     for corpus in dict.fromkeys(r["corpus"] for r in rows):
         pages = max(len(cells.get((corpus, m), [])) for m in methods)
         made = {c: _cell(cells.get((corpus, c), []), c != HELDOUT) for c in cols}
-        fair = [f for c, (f, _) in made.items() if f is not None and c != "default"]
+        # bold only among figures on unseen pages: the held-out column and the peers
+        fair = [f for c, (f, _) in made.items()
+                if f is not None and c != "default" and (held_rows or not seen_default)]
         best = max(fair) if fair else None
         texts = []
         for c in cols:
             f1, text = made[c]
-            bold = f1 is not None and c != "default" and f"{f1:.3f}" == f"{best:.3f}"
+            bold = (f1 is not None and best is not None and c != "default"
+                    and f"{f1:.3f}" == f"{best:.3f}")
             texts.append(f"**{text}**" if bold else text)
         lines.append(f"| {corpus} | {pages} | " + " | ".join(texts) + " |")
     meta = info.get("meta", {})
@@ -88,7 +91,7 @@ def table(rows: list[Row], info: dict[str, Any], held: list[Row] | None = None,
     lines += ["", _fill(
         "Mean token F1 over the corpus's pages · median CPU ms per page (sitesift: parse + "
         "clean + the page's share of its site's fit; peers: their extract call on the same "
-        "decoded page). Best F1 in bold, the seen pages' `default` left out. "
+        "decoded page)." + (" Best F1 in bold." if held_rows or not seen_default else "") + " "
         f"Run {meta.get('date', '?')}, {meta.get('cpus', '?')} CPUs, peers {peers}; `$D` is "
         "the folder of the shared corpora:"), "", "```bash", short_command(info)]
     if held_rows:
