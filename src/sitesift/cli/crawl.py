@@ -31,7 +31,7 @@ def add_parsers(sub: Any, methods: list[str]) -> None:
     p.add_argument("--out", required=True, help="results, errors, summary; resumable")
     p.add_argument("--method", default="default", choices=methods,
                    help="default: the learned cleaner (what clean runs), fitted per site on "
-                        "its --fit-sample to use the site's evidence (README, Crawls)")
+                        "its --fit-sample to use the site's evidence (docs/crawl.md)")
     p.add_argument("--fallback", default="default", choices=methods,
                    help="cleans, unfitted, sites with fewer than --min-site-pages pages, pages "
                         "without a URL and sites whose fit failed: a page-level method, or "

@@ -32,7 +32,7 @@ the idea it states, on the shared DOM:
 
 Everything outside the blocks is noise. Constants were chosen by a grid over a slice of
 every shared corpus (every 10th page, about 490 pages), one constant varied at a time, see
-the defaults below; the final figures are over every page (README).
+the defaults below; the final figures are over every page (docs/methods.md).
 """
 
 from __future__ import annotations

@@ -66,7 +66,7 @@ class SSTParams:
     """Attenuating factor of composite importance: the paper's value."""
     threshold: float = 0.6
     """Noise threshold t (lost from the seed's text). Measured (benchmarks/sst_params.py,
-    README): F1 is flat from 0.05 to 0.6 and rises to 0.85, but above 0.6 page-specific
+    docs/sst.md): F1 is flat from 0.05 to 0.6 and rises to 0.85, but above 0.6 page-specific
     values that repeat across pages (publication dates, publishers on swde-book) go."""
     sample_size: int = 500
     """Pages sampled to build the tree (seeded). Measured: cleaning of unseen pages stops
