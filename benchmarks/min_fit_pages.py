@@ -21,8 +21,9 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from sitesift.datasets import group_rows, load_page, read_gold, read_index
+from sitesift.datasets import load_page, read_gold, read_index
 from sitesift.errors import InputError
+from sitesift.jobs.grouping import group_rows
 from sitesift.methods.base import get_cleaner
 from sitesift.metrics import token_prf
 

@@ -60,11 +60,12 @@ def _group(root: str, members: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def run(datasets: list[str], out: Path, workers: int) -> None:
     from sitesift.bench.runner import corpus_grouping
     from sitesift.evaluate import dataset_groups
+    from sitesift.jobs.grouping import Grouping
 
     with out.open("w", encoding="utf-8") as fh:
         for d in datasets:
             root = Path(d)
-            groups = dataset_groups(root, corpus_grouping(root, "auto"))
+            groups = dataset_groups(root, Grouping(corpus_grouping(root, "auto")))
             jobs = [[s.row for s in members] for members in groups.values()]
             with ProcessPoolExecutor(workers) as pool:
                 for rows in pool.map(_group, [str(root)] * len(jobs), jobs, chunksize=4):

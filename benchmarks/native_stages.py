@@ -22,6 +22,7 @@ from sitesift.datasets import load_page
 from sitesift.evaluate import dataset_groups
 from sitesift.extractor import model as model_file
 from sitesift.extractor.site import SiteEvidence
+from sitesift.jobs.grouping import Grouping
 from sitesift.methods.default import read_page
 from sitesift.native import core
 
@@ -39,7 +40,7 @@ def main() -> None:
     everything: dict[str, list[float]] = defaultdict(list)
     for root in args.datasets:
         per: dict[str, list[float]] = defaultdict(list)
-        groups = dataset_groups(root, corpus_grouping(root, "auto"))
+        groups = dataset_groups(root, Grouping(corpus_grouping(root, "auto")))
         done = 0
         for members in groups.values():
             pages = []

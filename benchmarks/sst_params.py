@@ -21,9 +21,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from sitesift.datasets import group_rows, load_page, read_index
+from sitesift.datasets import load_page, read_index
 from sitesift.errors import InputError
 from sitesift.evaluate import evaluate
+from sitesift.jobs.grouping import Grouping, group_rows
+from sitesift.jobs.run import RunSettings
 from sitesift.methods.base import get_cleaner
 from sitesift.metrics import token_prf
 
@@ -44,8 +46,8 @@ SWEEPS: dict[str, list[Any]] = {
 def f1_of(params: dict[str, Any], workers: int) -> dict[str, float]:
     out = {}
     for name, grouping, min_pages in CORPORA:
-        rows = evaluate([SHARED / name], ["sst"], grouping=grouping, min_group_pages=min_pages,
-                        workers=workers, params={"sst": params})
+        rows = evaluate([SHARED / name], ["sst"], grouping=Grouping(grouping, min_pages),
+                        run=RunSettings(workers), params={"sst": params})
         out[name] = statistics.fmean(r["f1"] for r in rows)
     return out
 

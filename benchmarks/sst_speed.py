@@ -21,9 +21,10 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from sitesift.datasets import group_rows, read_index, read_page_bytes
+from sitesift.datasets import read_index, read_page_bytes
 from sitesift.decode import decode_html
 from sitesift.errors import InputError
+from sitesift.jobs.grouping import group_rows
 from sitesift.methods.base import get_cleaner
 from sitesift.page import Page
 

@@ -42,9 +42,10 @@ from typing import Any
 
 import numpy as np
 
-from sitesift.batch import run_groups
-from sitesift.datasets import group_rows, load_page, read_gold, read_index
+from sitesift.batch import SitePolicy, run_groups
+from sitesift.datasets import load_page, read_gold, read_index
 from sitesift.errors import SitesiftError
+from sitesift.jobs.grouping import group_rows
 from sitesift.methods.base import Cleaner, get_cleaner
 from sitesift.methods.isotonic import (
     IsotonicCleaner,
@@ -133,20 +134,21 @@ def corpus_models(pages: list[PageData], p: TrainParams, out: Path) -> dict[str,
 
 def cleaner_f1(datasets: Path, models: dict[str, Path]) -> tuple[str, dict[str, Any]]:
     from sitesift.evaluate import dataset_groups
+    from sitesift.jobs.grouping import Grouping
 
     lines = ["| corpus | pages | method | mean token F1, model without the corpus | "
              "with the shipped model | median CPU ms per page |", "|---|---|---|---|---|---|"]
     results: dict[str, Any] = {}
     for corpus, path in models.items():
         root = datasets / corpus
-        groups = dataset_groups(root, GROUPING.get(corpus, "site"))
+        groups = dataset_groups(root, Grouping(GROUPING.get(corpus, "site")))
         for method in ("isotonic-raw", "isotonic"):
             f1s: dict[str, list[float]] = {"held": [], "shipped": []}
             cpu: list[float] = []
             held = str(path).replace(".isotonic.json", f".{method}.json")
             for which, model in (("held", held), ("shipped", None)):
-                for outcome in run_groups(groups, method, {}, model=model,
-                                          output=Output(noise=False)):
+                policy = SitePolicy(method, model=model, output=Output(noise=False))
+                for outcome in run_groups(groups, policy):
                     text = outcome.result.text if outcome.result is not None else ""
                     f1s[which].append(token_prf(text, read_gold(root, outcome.id) or "").f1)
                     if which == "shipped":

@@ -17,7 +17,7 @@ from types import ModuleType
 
 import pytest
 
-from sitesift.batch import run_groups
+from sitesift.batch import RunSettings, run_groups
 from sitesift.crawl import run_crawl
 from sitesift.errors import ModelError, SitesiftError
 from sitesift.guards import Limits
@@ -73,7 +73,7 @@ def test_crawl_accounts_for_every_hostile_record(hostile: Path, tmp_path: Path) 
 def test_batch_gives_every_hostile_page_one_outcome(hostile: Path) -> None:
     groups = collect_sources(hostile / "pages", "site")
     files = sorted(p.name.removesuffix(".html") for p in (hostile / "pages").rglob("*.html"))
-    outcomes = list(run_groups(groups, "sst", limits=LIMITS))
+    outcomes = list(run_groups(groups, "sst", RunSettings(limits=LIMITS)))
     assert sorted(o.id for o in outcomes) == files
     assert all(o.result is not None or (o.error and "internal error" not in o.error)
                for o in outcomes), [o.error for o in outcomes if o.error]

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sitesift.batch import Source, clean_group
+from sitesift.batch import SitePolicy, Source, clean_group
 from sitesift.cli import SAMPLE_SITE
-from sitesift.datasets import group_rows, read_index
+from sitesift.datasets import read_index
 from sitesift.evaluate import evaluate
 from sitesift.inputs import collect_sources
+from sitesift.jobs.grouping import group_rows
 from sitesift.metrics import token_prf
 
 
@@ -18,8 +19,8 @@ def _sources() -> list[Source]:
 
 def test_folds_clean_every_page_with_a_model_that_never_saw_it() -> None:
     sources = _sources()
-    plain = clean_group("sst", {}, "site", sources)
-    held_out = clean_group("sst", {}, "site", sources, folds=3)
+    plain = clean_group("sst", "site", sources)
+    held_out = clean_group(SitePolicy("sst", folds=3), "site", sources)
     assert [o.id for o in held_out] == [s.id for s in sources]
     assert all(o.result is not None for o in held_out)
     # a page seen in the fit and the same page unseen are cleaned much alike on a templated
@@ -37,8 +38,8 @@ def test_held_out_quality_on_the_sample_site() -> None:
 
 def test_single_page_fold_keeps_everything() -> None:
     sources = _sources()[:1]
-    (outcome,) = clean_group("sst", {}, "site", sources, folds=2)
-    (baseline,) = clean_group("alltext", {}, "site", sources)
+    (outcome,) = clean_group(SitePolicy("sst", folds=2), "site", sources)
+    (baseline,) = clean_group("alltext", "site", sources)
     assert outcome.result is not None and baseline.result is not None
     assert outcome.result.text == baseline.result.text
 

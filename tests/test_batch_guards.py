@@ -18,12 +18,10 @@ from typing import cast
 import pytest
 
 from sitesift.batch import (
-    MAX_STALLS,
-    GroupTask,
-    Out,
     Outcome,
+    RunSettings,
+    SitePolicy,
     Source,
-    _drive,
     clean_group,
     fit_sources,
     run_groups,
@@ -32,6 +30,9 @@ from sitesift.cli import SAMPLE_SITE, main
 from sitesift.datasets import read_index, read_page_bytes
 from sitesift.guards import END, Busy, Limits, Lost, PageTimeout, Supervisor, time_limit
 from sitesift.inputs import collect_sources
+from sitesift.jobs.outcome import Out, SiteDone
+from sitesift.jobs.retry import MAX_BLIND_LOSSES, drive
+from sitesift.jobs.task import SiteTask
 from sitesift.model_io import load_model
 from tests.test_crawl import huge_page
 
@@ -74,14 +75,14 @@ def light(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def _runaway_site(folder: Path, limits: Limits, words: tuple[str, ...]) -> None:
     groups = collect_sources(folder, "site")
-    outcomes = {o.id: o for o in run_groups(groups, "sst", limits=limits)}
+    outcomes = {o.id: o for o in run_groups(groups, "sst", RunSettings(limits=limits))}
     assert len(outcomes) == sum(len(v) for v in groups.values()) == 9
     huge = outcomes["huge"]
     assert huge.result is None and any(w in str(huge.error) for w in words), huge.error
     assert outcomes["binary"].error and "binary input" in outcomes["binary"].error
     # the site was fitted and cleaned without the runaway page: as if it had never been there
     good = [s for s in groups[SITE] if s.id != "huge"]
-    alone = {o.id: o for o in clean_group("sst", {}, SITE, good)}
+    alone = {o.id: o for o in clean_group("sst", SITE, good)}
     for src in good:
         got, want = outcomes[src.id].result, alone[src.id].result
         assert got is not None and want is not None and got.text == want.text
@@ -94,8 +95,9 @@ def test_slow_page_in_a_site_group_becomes_an_error_record(folder: Path) -> None
 def test_guarded_batch_equals_the_in_process_one() -> None:
     groups = collect_sources(SAMPLE_SITE, "site")
     for folds in (1, 3):
-        plain = list(run_groups(groups, "sst", folds=folds))
-        guarded = list(run_groups(groups, "sst", folds=folds, limits=QUICK))
+        plain = list(run_groups(groups, SitePolicy("sst", folds=folds)))
+        guarded = list(run_groups(groups, SitePolicy("sst", folds=folds),
+                                  RunSettings(limits=QUICK)))
         assert [o.id for o in guarded] == [o.id for o in plain]  # input order, per group
         assert [o.result.text for o in guarded if o.result] == [
             o.result.text for o in plain if o.result]
@@ -105,7 +107,7 @@ def test_guarded_batch_equals_the_in_process_one() -> None:
 def test_fit_skips_runaway_pages_and_accounts(folder: Path, tmp_path: Path) -> None:
     groups = collect_sources(folder, "none")
     sources = [s for members in groups.values() for s in members]
-    report = fit_sources(sources, "sst", {}, tmp_path / "m.sst.json", QUICK)
+    report = fit_sources(sources, "sst", tmp_path / "m.sst.json", RunSettings(limits=QUICK))
     assert report.fitted.error is None and report.fitted.pages == 6
     assert sorted(o.id for o in report.errors) == ["binary", "empty", "huge"]
     assert len(sources) == report.fitted.pages + len(report.errors)
@@ -176,7 +178,7 @@ def test_evaluate_turns_a_runaway_page_into_an_error_row(tmp_path: Path) -> None
     with open(root / "index.jsonl", "a") as fh:
         fh.write(json.dumps({"id": "huge", "url": f"https://www.{SITE}/huge", "site": SITE})
                  + "\n")
-    rows = {r["id"]: r for r in evaluate([root], ["sst"], limits=QUICK)}
+    rows = {r["id"]: r for r in evaluate([root], ["sst"], run=RunSettings(limits=QUICK))}
     assert len(rows) == 9 and "time limit" in str(rows["huge"]["error"])
     assert {i for i, r in rows.items() if r["error"]} == {"binary", "missing", "huge"}
 
@@ -185,7 +187,7 @@ def test_held_pages_keep_no_parser_document() -> None:
     """A site group holds every page for its fit: each is read out of Lexbor at once, so
     its document (~1 MiB of address space) is freed; a group of 7,000 small pages held
     lazily needed 7.2 GB and crashed its worker at the memory limit."""
-    from sitesift.batch import _held
+    from sitesift.jobs.model import held_page as _held
     from sitesift.page import Page
 
     html = read_page_bytes(SAMPLE_SITE, ROWS[0]).decode("utf-8", "replace")
@@ -201,13 +203,13 @@ class ScriptedSupervisor:
 
     def __init__(self, script: list[list[object]]) -> None:
         self.script = script
-        self.retries: list[GroupTask] = []
-        self.ran: list[GroupTask] = []
+        self.retries: list[SiteTask] = []
+        self.ran: list[SiteTask] = []
 
-    def retry(self, task: GroupTask) -> None:
+    def retry(self, task: SiteTask) -> None:
         self.retries.append(task)
 
-    def run(self, tasks: list[GroupTask]) -> Iterator[tuple[GroupTask, object]]:
+    def run(self, tasks: list[SiteTask]) -> Iterator[tuple[SiteTask, object]]:
         queue = list(tasks)
         while queue:
             task = queue.pop(0)
@@ -220,12 +222,12 @@ class ScriptedSupervisor:
             self.retries = []
 
 
-def _task(n: int) -> GroupTask:
-    return GroupTask("g", [Source(f"p{i}", f"p{i}.html") for i in range(n)], "sst", {})
+def _task(n: int) -> SiteTask:
+    return SiteTask("g", [Source(f"p{i}", f"p{i}.html") for i in range(n)], SitePolicy("sst"))
 
 
-def _out(task: GroupTask, i: int, error: str | None = None) -> Out:
-    return Out(i, Outcome(task.sources[i].id, "g", error=error))
+def _out(task: SiteTask, i: int, error: str | None = None) -> Out:
+    return Out(i, Outcome(task.pages[i].id, "g", error=error))
 
 
 def test_a_lost_worker_costs_one_page_and_nothing_is_sent_twice() -> None:
@@ -238,34 +240,34 @@ def test_a_lost_worker_costs_one_page_and_nothing_is_sent_twice() -> None:
          END],
     ]
     supervisor = ScriptedSupervisor(script)
-    got = list(_drive(cast(Supervisor[GroupTask], supervisor), [task]))
+    got = list(drive(cast(Supervisor[SiteTask], supervisor), [task]))
     outs = [m for _, m in got if isinstance(m, Out)]
     assert [o.index for o in outs] == [0, 1, 2, 3]
-    assert got[-1][1] is None  # the group is complete
+    assert isinstance(got[-1][1], SiteDone)  # the group is complete
     first, retry = supervisor.ran
     assert first.poison == {} and retry.poison == {1: "worker died (SIGSEGV)"}
-    assert retry.done == {0} and retry.tries == 1 and retry.stalls == 0
+    assert retry.done == {0} and retry.tries == 1 and retry.blind_losses == 0
 
 
 def test_fit_losses_and_repeated_failures_are_bounded() -> None:
     task = _task(3)
     lost_fit = Lost(Busy(-1, "fit", 1), "fit exceeded the time limit of 1 s")
     blind = Lost(None, "worker did not answer in time")
-    # the fit's loss blames the fit (progress); then failures that blame nothing, MAX_STALLS
+    # the fit's loss blames the fit (progress); then failures that blame nothing, MAX_BLIND_LOSSES
     # in a row, end the group
     script: list[list[object]] = [[lost_fit]]
-    script += [[blind] for _ in range(MAX_STALLS)]
+    script += [[blind] for _ in range(MAX_BLIND_LOSSES)]
     supervisor = ScriptedSupervisor(script)
-    got = list(_drive(cast(Supervisor[GroupTask], supervisor), [task]))
+    got = list(drive(cast(Supervisor[SiteTask], supervisor), [task]))
     outs = [m for _, m in got if isinstance(m, Out)]
     assert sorted(o.index for o in outs) == [0, 1, 2]  # every page, once, as an error
     assert all("without progress" in str(o.outcome.error) for o in outs)
-    assert got[-1][1] is None and not supervisor.script
+    assert isinstance(got[-1][1], SiteDone) and not supervisor.script
     assert supervisor.ran[1].fit_failed == {0: "fit exceeded the time limit of 1 s"}
 
 
 def test_the_retry_carries_what_was_learnt() -> None:
-    from sitesift.batch import _after_loss
+    from sitesift.jobs.retry import after_loss as _after_loss
 
     task = _task(5)
     retry = _after_loss(task, Lost(Busy(3, "parse", 1), "killed"), {0, 1}, {1})
@@ -285,13 +287,13 @@ def test_page_out_of_memory_becomes_an_error_record(folder: Path) -> None:
 
 def test_a_large_site_group_fits_within_the_memory_limit() -> None:
     """A site-level fit holds every page of the group, within the worker's memory cap
-    (which no longer grows with the group): read out of the parser (`batch._held`), 600
+    (which no longer grows with the group): read out of the parser (`jobs.model.held_page`), 600
     small pages take well under a MiB, though their Lexbor documents would reserve 600."""
     pages = [Source(f"p{i}", "", {"url": f"http://big.example/{i}"},
                     data=f"<nav>menu</nav><p>story number {i}</p>".encode())
              for i in range(600)]
     outcomes = list(run_groups({"big.example": pages}, "sst",
-                               limits=Limits(memory_mb=300, page_seconds=60.0)))
+                               RunSettings(limits=Limits(memory_mb=300, page_seconds=60.0))))
     assert len(outcomes) == 600 and all(o.result is not None for o in outcomes), {
         o.error for o in outcomes if o.error}
 

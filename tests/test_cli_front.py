@@ -233,7 +233,7 @@ def test_the_gate_needs_its_folders_named(tmp_path: Path,
 
 def test_the_cli_families_agree_on_groupings() -> None:
     from sitesift.cli import common
-    from sitesift.datasets import GROUPINGS
+    from sitesift.jobs.grouping import GROUPINGS
 
     assert common.GROUPINGS == GROUPINGS
 

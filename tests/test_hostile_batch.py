@@ -26,21 +26,16 @@ from typing import Any, cast
 
 import pytest
 
-from sitesift.batch import (
-    MAX_STALLS,
-    GroupTask,
-    Out,
-    Source,
-    _after_loss,
-    _drive,
-    _parse_order,
-    clean_group,
-    run_groups,
-)
+from sitesift.batch import RunSettings, SitePolicy, Source, clean_group, run_groups
 from sitesift.cli import SAMPLE_SITE, main
 from sitesift.cli.common import output_name
 from sitesift.guards import END, Busy, Limits, Lost, Supervisor
 from sitesift.inputs import collect_sources
+from sitesift.jobs.model import parse_order as _parse_order
+from sitesift.jobs.outcome import Out, SiteDone
+from sitesift.jobs.retry import MAX_BLIND_LOSSES, drive
+from sitesift.jobs.retry import after_loss as _after_loss
+from sitesift.jobs.task import SiteTask
 from sitesift.methods.base import register
 from sitesift.methods.sst import SiteStyleTree
 from sitesift.page import Page
@@ -115,7 +110,7 @@ def _mixed(good: list[Source], bad: list[Source]) -> list[Source]:
 
 def _same_as_alone(outcomes: dict[str, Any], good: list[Source], method: str = "sst") -> None:
     """Every good page has the result it has in a group without the bad pages."""
-    alone = {o.id: o for o in clean_group(method, {}, SITE, good)}
+    alone = {o.id: o for o in clean_group(method, SITE, good)}
     for src in good:
         got, want = outcomes[src.id].result, alone[src.id].result
         assert got is not None and want is not None, outcomes[src.id].error
@@ -129,7 +124,8 @@ def test_more_poison_pages_than_the_old_loss_limit_cost_only_themselves() -> Non
     batch gave up the group after 8 worker failures: 0 results)."""
     good = _good()
     bad = [Killer(f"kill{k}", "") for k in range(9)]
-    outcomes = {o.id: o for o in run_groups({SITE: _mixed(good, bad)}, "sst", limits=QUICK)}
+    outcomes = {o.id: o for o in run_groups({SITE: _mixed(good, bad)}, "sst",
+                                            RunSettings(limits=QUICK))}
     assert len(outcomes) == 39
     for src in bad:
         assert "worker died (SIGKILL)" in str(outcomes[src.id].error), outcomes[src.id].error
@@ -140,7 +136,8 @@ def test_pages_stuck_past_the_page_timeout_cost_only_themselves() -> None:
     good = _good(8)
     bad = [Stuck(f"stuck{k}", "") for k in range(3)]
     limits = Limits(page_seconds=0.3, grace_seconds=0.3)
-    outcomes = {o.id: o for o in run_groups({SITE: _mixed(good, bad)}, "sst", limits=limits)}
+    outcomes = {o.id: o for o in run_groups({SITE: _mixed(good, bad)}, "sst",
+                                            RunSettings(limits=limits))}
     assert len(outcomes) == 11
     for src in bad:
         assert "exceeded the time limit of 0.3 s" in str(outcomes[src.id].error)
@@ -159,7 +156,7 @@ def test_pages_that_kill_the_cleaning_cost_no_refit_each(tmp_path: Path) -> None
            for k, s in enumerate(_good(6, fit_log=str(log)))]
     sources = good + bad  # the killers are read and fitted on like any page
     outcomes = {o.id: o for o in run_groups({SITE: sources}, "test-kill-on-clean",
-                                            limits=QUICK)}
+                                            RunSettings(limits=QUICK))}
     assert len(outcomes) == 18
     assert all("worker died (SIGKILL)" in str(outcomes[s.id].error) for s in bad)
     assert all(outcomes[s.id].result is not None for s in good)
@@ -173,7 +170,7 @@ def test_pages_that_kill_the_cleaning_cost_no_refit_each(tmp_path: Path) -> None
 def test_the_parse_order_puts_pages_known_to_parse_last() -> None:
     """A retry reads the pages not yet tried first, so that a group with many poison pages
     reads each good page at most twice, not once per poison page."""
-    task = GroupTask("g", [Source(f"p{i}", "") for i in range(7)], "sst", {})
+    task = SiteTask("g", [Source(f"p{i}", "") for i in range(7)], SitePolicy("sst"))
     assert _parse_order(task) == list(range(7))
     retry = _after_loss(task, Lost(Busy(3, "parse", 1), "killed"), set(), set())
     assert retry is not None and retry.parsed == {0, 1, 2} and retry.poison.keys() == {3}
@@ -183,43 +180,43 @@ def test_the_parse_order_puts_pages_known_to_parse_last() -> None:
     assert _parse_order(again) == [6, 0, 1, 2, 4]
 
 
-def _script_run(task: GroupTask, script: list[list[object]]) -> list[tuple[GroupTask, object]]:
+def _script_run(task: SiteTask, script: list[list[object]]) -> list[tuple[SiteTask, object]]:
     supervisor = ScriptedSupervisor(script)
-    return list(_drive(cast(Supervisor[GroupTask], supervisor), [task]))
+    return list(drive(cast(Supervisor[SiteTask], supervisor), [task]))
 
 
 def test_losses_that_blame_a_page_never_abandon_the_group() -> None:
     """Twenty pages, every one of which kills its worker, then a good one: all twenty are
     error records, the good page is cleaned."""
-    task = GroupTask("g", [Source(f"p{i}", "") for i in range(21)], "sst", {})
+    task = SiteTask("g", [Source(f"p{i}", "") for i in range(21)], SitePolicy("sst"))
     script: list[list[object]] = [[Lost(Busy(i, "parse", 1), "killed")] for i in range(20)]
     script.append([*(Out(i, _error_out(task, i)) for i in range(20)),
                    Out(20, _ok_out(task, 20)), END])
     got = _script_run(task, script)
     outs = {m.index: m.outcome for _, m in got if isinstance(m, Out)}
     assert sorted(outs) == list(range(21)) and outs[20].error is None
-    assert got[-1][1] is None
+    assert isinstance(got[-1][1], SiteDone)
 
 
 def test_losses_without_progress_end_the_group_with_a_record_each() -> None:
-    task = GroupTask("g", [Source(f"p{i}", "") for i in range(3)], "sst", {})
+    task = SiteTask("g", [Source(f"p{i}", "") for i in range(3)], SitePolicy("sst"))
     blind = Lost(None, "worker did not answer in time")
-    got = _script_run(task, [[blind] for _ in range(MAX_STALLS)])
+    got = _script_run(task, [[blind] for _ in range(MAX_BLIND_LOSSES)])
     outs = [m for _, m in got if isinstance(m, Out)]
     assert sorted(o.index for o in outs) == [0, 1, 2]
     assert all("without progress" in str(o.outcome.error) for o in outs)
 
 
-def _error_out(task: GroupTask, i: int) -> Any:
+def _error_out(task: SiteTask, i: int) -> Any:
     from sitesift.batch import Outcome
 
-    return Outcome(task.sources[i].id, task.group, error="killed")
+    return Outcome(task.pages[i].id, task.site, error="killed")
 
 
-def _ok_out(task: GroupTask, i: int) -> Any:
+def _ok_out(task: SiteTask, i: int) -> Any:
     from sitesift.batch import Outcome
 
-    return Outcome(task.sources[i].id, task.group, result=Result(blocks=[], method="sst"))
+    return Outcome(task.pages[i].id, task.site, result=Result(blocks=[], method="sst"))
 
 
 def _killers_in(monkeypatch: pytest.MonkeyPatch, bad: int) -> None:
@@ -244,10 +241,10 @@ def test_clean_command_cleans_the_good_pages_and_exits_1(
 def test_clean_command_exits_1_when_a_group_is_abandoned(
         monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
         capsys: pytest.CaptureFixture[str]) -> None:
-    import sitesift.batch as batch
+    import sitesift.jobs.retry as retry
 
     _killers_in(monkeypatch, 1)
-    monkeypatch.setattr(batch, "_after_loss", lambda *args: None)  # give up at once
+    monkeypatch.setattr(retry, "after_loss", lambda *args: None)  # give up at once
     assert main(["clean", str(SAMPLE_SITE), "--method", "sst", "--out", str(tmp_path / "o"),
                  "--workers", "1", "--page-timeout", "1", "--quiet"]) == 1
     assert "31 inputs = 0 pages cleaned + 31 errors" in capsys.readouterr().err

@@ -354,15 +354,19 @@ def test_an_unwritable_out_is_refused_before_any_work_naming_the_errno(
 GROUP_CAP = """
 import os, resource
 os.environ["OPENBLAS_NUM_THREADS"] = "1"  # as in a worker (sitesift.guards)
-from sitesift.batch import GroupTask, Out, Source, _steps, prepare_worker
 from sitesift.guards import Limits, limit_memory
+from sitesift.jobs.outcome import Out
+from sitesift.jobs.policy import SitePolicy
+from sitesift.jobs.site import prepare_worker, steps
+from sitesift.jobs.source import Source
+from sitesift.jobs.task import SiteTask
 limits = Limits(memory_mb=100)
 prepare_worker()
 limit_memory(limits.memory_mb)
 cap = resource.getrlimit(resource.RLIMIT_AS)[0]
 sources = [Source(f"p{i}", "", {"url": f"http://big.example/{i}"},
                   data=f"<nav>menu</nav><p>story number {i}</p>".encode()) for i in range(400)]
-outs = [m for m in _steps(GroupTask("big.example", sources, "sst", {}), limits)
+outs = [m for m in steps(SiteTask("big.example", sources, SitePolicy("sst")), limits)
         if isinstance(m, Out) and m.outcome.result is not None]
 print(len(outs), resource.getrlimit(resource.RLIMIT_AS)[0] - cap)
 """
@@ -428,16 +432,20 @@ def test_worker_deaths_spread_over_a_long_site_do_not_give_it_up() -> None:
     # deaths outside any page that each follow progress (records sent since the last try)
     # start the count again; only deaths in a row with nothing between give the site up
     from sitesift.guards import Lost
-    from sitesift.sitework import MAX_BLIND_LOSSES, SiteTask, _after_loss
+    from sitesift.jobs.retry import MAX_BLIND_LOSSES, after_loss
+    from sitesift.jobs.source import SpillPages
+    from sitesift.jobs.task import SiteTask
+    from sitesift.sitework import CrawlConfig
 
-    task: SiteTask | None = SiteTask(site="s", pages=100)
+    task: SiteTask | None = SiteTask("s", SpillPages((), 100), CrawlConfig().policy())
     for _ in range(9):
         assert task is not None
-        task = _after_loss(task, Lost(None, "worker died"), next_seq=task.start + 5)
+        sent = set(range(len(task.done) + 5))  # records sent since the last try
+        task = after_loss(task, Lost(None, "worker died"), sent, set())
     assert task is not None and task.blind_losses == 1
     for _ in range(MAX_BLIND_LOSSES - 1):
         assert task is not None
-        task = _after_loss(task, Lost(None, "worker died"), next_seq=task.start)
+        task = after_loss(task, Lost(None, "worker died"), set(task.done), set())
     assert task is None
 
 

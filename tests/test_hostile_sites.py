@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from sitesift.batch import Source, clean_group
+from sitesift.batch import SitePolicy, Source, clean_group
 from sitesift.cli import SAMPLE_SITE
 from sitesift.crawl import run_crawl
 from sitesift.datasets import read_index, read_page_bytes
@@ -123,14 +123,14 @@ def test_near_duplicates_checks_every_candidate_exactly() -> None:
 def test_a_page_a_site_model_empties_is_cleaned_by_the_fallback_and_flagged() -> None:
     sources = gazette_sources(8)
     for method in ("sst", "cst", "ibdf"):
-        outcomes = clean_group(method, {}, "gazette.example", sources)
+        outcomes = clean_group(method, "gazette.example", sources)
         assert all(o.result is not None and words(o.result.text) > 0 for o in outcomes)
         flagged = [o for o in outcomes if o.result and any(
             w.startswith(EMPTIED) for w in o.result.warnings)]
         assert flagged and all(o.result and o.result.method == "default" for o in flagged)
         assert outcomes[-1] in flagged  # the page that is all template
     # An evaluation measures the method alone: no fallback, the empty result says why.
-    alone = clean_group("sst", {}, "gazette.example", sources, fallback=None)
+    alone = clean_group(SitePolicy("sst", fallback=None), "gazette.example", sources)
     assert alone[-1].result is not None and alone[-1].result.text == ""
     assert alone[-1].result.no_main_content
 

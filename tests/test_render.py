@@ -14,7 +14,7 @@ from typing import ClassVar
 
 import pytest
 
-from sitesift.batch import Source, clean_group
+from sitesift.batch import SitePolicy, Source, clean_group
 from sitesift.browser.chromium import (
     CHROMIUM,
     CHROMIUM_ARGS,
@@ -178,7 +178,7 @@ def test_alignment_survives_a_disagreement(renderer: Renderer) -> None:
 @needs_browser
 def test_timeout_is_an_error_record_not_a_hang() -> None:
     src = Source("slow", "", {}, data=b"<html><body><p>text</p></body></html>")
-    [outcome] = clean_group("vlps", {"timeout": 0.001}, "g", [src])
+    [outcome] = clean_group(SitePolicy("vlps", {"timeout": 0.001}), "g", [src])
     assert outcome.result is None
     assert outcome.error is not None and "rendering took longer than" in outcome.error
 

@@ -13,10 +13,10 @@ import pytest
 from sitesift.errors import InputError
 from sitesift.io.http import decode_payload
 from sitesift.io.records import Failed, Item, PageRecord, Skipped
-from sitesift.io.sites import UNKNOWN, site_key
 from sitesift.io.sources import input_kind, read_input
 from sitesift.io.spill import SpillWriter, read_spill
 from sitesift.io.warc import HttpResponse, read_warc, warc_record, write_warc
+from sitesift.jobs.grouping import UNKNOWN, site_key
 
 LIMIT = 1 << 20
 

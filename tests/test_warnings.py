@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import sitesift
-from sitesift.batch import Source, WarningTally, clean_group, fit_sources, run_groups
+from sitesift.batch import RunSettings, Source, WarningTally, clean_group, fit_sources, run_groups
 from sitesift.crawl import run_crawl
 from sitesift.datasets import load_page, read_index, read_page_bytes
 from sitesift.errors import SitesiftWarning, WeakFitWarning
@@ -198,7 +198,7 @@ def _sources(n: int) -> list[Source]:
 def test_the_batch_carries_fit_warnings_to_every_outcome_of_the_group() -> None:
     with warnings.catch_warnings(record=True) as record:
         warnings.simplefilter("always")
-        outcomes = clean_group("sst", {}, "hg", _sources(2))
+        outcomes = clean_group("sst", "hg", _sources(2))
     assert ours(record) == []  # carried in the outcomes instead, as from a worker
     assert all(len(o.fit_warnings) == 1 and o.fit_warnings[0].startswith(TOO_FEW)
                for o in outcomes)
@@ -206,7 +206,7 @@ def test_the_batch_carries_fit_warnings_to_every_outcome_of_the_group() -> None:
     lines = [line for o in outcomes for line in tally.add(o)]
     assert lines == [f"hg: {outcomes[0].fit_warnings[0]}"]  # once for the group
     assert (tally.count, tally.pages) == (1, 0)
-    assert all(o.fit_warnings == () for o in clean_group("sst", {}, "hg", _sources(10)))
+    assert all(o.fit_warnings == () for o in clean_group("sst", "hg", _sources(10)))
 
 
 def test_a_batch_outcome_carries_the_pages_warning(tmp_path: Path) -> None:
@@ -215,7 +215,7 @@ def test_a_batch_outcome_carries_the_pages_warning(tmp_path: Path) -> None:
     plain = tmp_path / "plain.html"
     plain.write_text("<html><body><h1>Notes</h1><p>Plain page, plain text.</p></body></html>")
     sources = [Source("shell", str(shell)), Source("plain", str(plain))]
-    shell_out, plain_out = clean_group("default", {}, "files", sources)
+    shell_out, plain_out = clean_group("default", "files", sources)
     assert [w.startswith(SCRIPTED) for w in shell_out.warnings] == [True]
     assert plain_out.warnings == [] and plain_out.fit_warnings == ()
     tally = WarningTally()
@@ -225,13 +225,13 @@ def test_a_batch_outcome_carries_the_pages_warning(tmp_path: Path) -> None:
 
 def test_guarded_workers_report_fit_warnings_too(tmp_path: Path) -> None:
     limits = Limits(page_seconds=30.0)
-    outcomes = list(run_groups({"hg": _sources(3)}, "sst", limits=limits))
+    outcomes = list(run_groups({"hg": _sources(3)}, "sst", RunSettings(limits=limits)))
     assert len(outcomes) == 3 and all(o.result is not None for o in outcomes)
     assert all(o.fit_warnings and o.fit_warnings[0].startswith(TOO_FEW) for o in outcomes)
-    report = fit_sources(_sources(3), "sst", {}, tmp_path / "sst.json", limits=limits)
+    report = fit_sources(_sources(3), "sst", tmp_path / "sst.json", RunSettings(limits=limits))
     assert report.fitted.error is None
     assert [w.startswith(TOO_FEW) for w in report.fitted.warnings] == [True]
-    report = fit_sources(_sources(6), "sst", {}, tmp_path / "sst6.json")
+    report = fit_sources(_sources(6), "sst", tmp_path / "sst6.json")
     assert report.fitted.error is None and report.fitted.warnings == ()
 
 

@@ -2,8 +2,8 @@
 
 1. Ingest: each input is read once and its pages spilled to disk by site (in parallel over
    inputs), so the crawl is grouped without being held in memory.
-2. Clean: each site is a task for guarded worker processes (`sitesift.sitework`), largest
-   sites first; its records go to per-site part files.
+2. Clean: each site is a task for guarded worker processes (`sitesift.sitework`, over the
+   job engine `sitesift.jobs`), largest sites first; its records go to per-site part files.
 3. Finish: the parts become `results.jsonl` (or `.parquet`), `errors.jsonl`,
    `sites.jsonl` (how each site was cleaned) and `summary.json` (the accounting:
    records in = results + error records + skipped).
@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from sitesift.errors import InputError, writing
-from sitesift.guards import Limits, Lost, Supervisor, die_with_parent, parent_identity
+from sitesift.guards import Limits, Lost, die_with_parent, parent_identity
 from sitesift.io.ingest import (
     IngestReport,
     discard_partial,
@@ -58,9 +58,8 @@ from sitesift.io.sinks import (
     write_atomic,
 )
 from sitesift.io.sources import input_kind
-from sitesift.sitework import CrawlConfig, SiteDone, SiteTask, drive
-
-HANDLER = "sitesift.sitework:process_site"
+from sitesift.jobs.outcome import SiteDone
+from sitesift.sitework import CrawlConfig, crawl_records, spill_task
 
 
 def run_crawl(inputs: Sequence[str], out: str | Path, cfg: CrawlConfig,
@@ -211,14 +210,14 @@ def _clean_all(reports: list[IngestReport], work: Path, cfg: CrawlConfig, limits
     done = _read_manifest(manifest)
     parts = PartStore(work / "parts")
     todo = sorted((s for s in counts if s not in done), key=lambda s: (-counts[s], s))
-    tasks = [SiteTask(site, counts[site], spills[site]) for site in todo]
+    tasks = [spill_task(site, counts[site], spills[site], cfg) for site in todo]
     tallies: dict[str, list[int]] = {}
     losses: list[Lost] = []
-    supervisor: Supervisor[SiteTask] = Supervisor(HANDLER, cfg, workers, limits)
     with _bar(sum(counts[s] for s in todo), progress, "page", "cleaning") as bar, \
             open(manifest, "a", encoding="utf-8") as log:
+        records = crawl_records(tasks, cfg, limits, workers, lambda t, lost: losses.append(lost))
         try:
-            for task, message in drive(supervisor, tasks, lambda t, lost: losses.append(lost)):
+            for task, message in records:
                 tally = tallies.setdefault(task.site, [0, 0, 0])
                 if isinstance(message, SiteDone):
                     parts.commit(task.site)
@@ -237,6 +236,7 @@ def _clean_all(reports: list[IngestReport], work: Path, cfg: CrawlConfig, limits
                     tally[2] += bool(message.get("warnings"))
                     bar.update(1)
         except BaseException:
+            records.close()  # its workers stopped and its kept models removed now, not at GC
             parts.abandon()
             raise
         parts.close()

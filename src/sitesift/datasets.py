@@ -7,8 +7,7 @@ Rows of `index.jsonl` carry `id` and usually `url`, `site`, `year`; WebKB rows c
 from __future__ import annotations
 
 import sys
-from collections import defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,7 +27,6 @@ from sitesift.reading import (
     text_name,
 )
 
-GROUPINGS = ("site", "site,year", "none")
 MAX_INDEX_LINE = 1 << 20  # an index row is a few hundred bytes
 
 
@@ -174,25 +172,3 @@ def gold_pages(root: Path) -> Iterator[tuple[dict[str, Any], Page, str]]:
             print(f"skip {root.name}/{row['id']}: {exc}", file=sys.stderr)
             continue
         yield row, page, gold
-
-
-def group_key(row: dict[str, Any], grouping: str) -> str:
-    """The site group a row belongs to (`site`, `site,year` or `none`, one group of all).
-    A row with neither site nor host is a group of its own: pages whose site is unknown
-    are not taken for one site (unrelated pages would look like each other's template)."""
-    if grouping == "none":
-        return "all"
-    site = str(row.get("site") or row.get("host") or f"unknown/{row['id']}")
-    if grouping == "site":
-        return site
-    if grouping == "site,year":
-        year = row.get("year")
-        return f"{site}/{year}" if year is not None else site
-    raise ValueError(f"unknown grouping {grouping!r}; use one of {', '.join(GROUPINGS)}")
-
-
-def group_rows(rows: Iterable[dict[str, Any]], grouping: str) -> dict[str, list[dict[str, Any]]]:
-    groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for row in rows:
-        groups[group_key(row, grouping)].append(row)
-    return dict(groups)

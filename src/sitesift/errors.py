@@ -72,3 +72,18 @@ class ModelVersionWarning(SitesiftWarning):
 class WeakFitWarning(SitesiftWarning):
     """A site-level model was fitted on fewer pages than its method needs
     (`Cleaner.min_fit_pages`), or on pages of more than one site (`sitesift.weak`)."""
+
+
+def reason_of(exc: BaseException) -> str:
+    """Why a page, a fit or a task failed, as one line for its error record: sitesift's own
+    errors say it themselves; anything else (a bug) is named with its type, so that it is
+    recorded rather than swallowed. The one place every job words an exception."""
+    if isinstance(exc, SitesiftError):
+        return str(exc)
+    if isinstance(exc, MemoryError):  # an address-space limit (sitesift.guards) was reached
+        return "out of memory: the page needs more than the worker's memory limit"
+    from selectolax.lexbor import SelectolaxError
+
+    if isinstance(exc, SelectolaxError):  # what Lexbor raises when an allocation fails
+        return f"the HTML parser failed ({exc}): out of memory?"
+    return f"internal error ({type(exc).__name__}): {exc}"

@@ -13,8 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from sitesift.batch import Outcome, Source, run_groups
-from sitesift.datasets import BadRow, group_rows, read_gold, scan_index
-from sitesift.guards import Limits
+from sitesift.datasets import BadRow, read_gold, scan_index
+from sitesift.jobs.grouping import SITE, Grouping, group_rows
+from sitesift.jobs.policy import SitePolicy
+from sitesift.jobs.run import LOCAL, RunSettings
 from sitesift.metrics import token_prf
 from sitesift.output import Output
 
@@ -27,8 +29,7 @@ def token_scores(root: Path, outcome: Outcome, text: str, gold: str) -> dict[str
     return {"precision": prf.precision, "recall": prf.recall, "f1": prf.f1}
 
 
-def dataset_groups(root: Path, grouping: str, min_group_pages: int = 1,
-                   only_gold: bool = True,
+def dataset_groups(root: Path, grouping: Grouping, only_gold: bool = True,
                    ids: Container[str] | None = None) -> dict[str, list[Source]]:
     """Site groups of a corpus' pages (those with gold; only `ids` when given). Bad lines
     of the index are left out: they have no gold to score (`skipped_pages` counts them)."""
@@ -37,10 +38,10 @@ def dataset_groups(root: Path, grouping: str, min_group_pages: int = 1,
         rows = [r for r in rows if r["id"] in ids]
     if only_gold:
         rows = [r for r in rows if (root / "gold" / f"{r['id']}.txt").is_file()]
-    groups = group_rows(rows, grouping)
+    groups = group_rows(rows, grouping.by)
     return {
         name: [Source(r["id"], "", r, str(root)) for r in members]
-        for name, members in groups.items() if len(members) >= min_group_pages
+        for name, members in groups.items() if len(members) >= grouping.min_pages
     }
 
 
@@ -51,36 +52,35 @@ def index_rows(root: Path) -> tuple[list[dict[str, Any]], list[BadRow]]:
             [e for e in entries if isinstance(e, BadRow)])
 
 
-def skipped_pages(root: Path, grouping: str, min_group_pages: int = 1) -> dict[str, int]:
+def skipped_pages(root: Path, grouping: Grouping) -> dict[str, int]:
     """The index lines `evaluate` leaves out, by reason: its accounting is index lines =
     scored rows + error rows + these."""
     rows, bad = index_rows(root)
     with_gold = sum(1 for r in rows if (root / "gold" / f"{r['id']}.txt").is_file())
-    kept = sum(len(v) for v in dataset_groups(root, grouping, min_group_pages).values())
+    kept = sum(len(v) for v in dataset_groups(root, grouping).values())
     return {"bad index line": len(bad), "no gold file": len(rows) - with_gold,
-            f"site group under {min_group_pages} pages": with_gold - kept}
+            f"site group under {grouping.min_pages} pages": with_gold - kept}
 
 
-def evaluate(datasets: Iterable[Path], methods: Iterable[str], *, grouping: str = "site",
-             min_group_pages: int = 1, workers: int = 1, progress: bool = False,
+def evaluate(datasets: Iterable[Path], methods: Iterable[str], *, grouping: Grouping = SITE,
+             run: RunSettings = LOCAL, folds: int = 1,
              params: dict[str, dict[str, Any]] | None = None,
              ids: Container[str] | None = None,
-             scorer: Scorer = token_scores, folds: int = 1,
-             limits: Limits | None = None) -> list[dict[str, Any]]:
+             scorer: Scorer = token_scores) -> list[dict[str, Any]]:
     """One row per (corpus, page, method) with precision, recall, f1, ms and any error;
     `ids` limits the pages, `scorer` makes the score fields (it may also override `ms`);
     `folds` > 1 cleans every page with a site model fitted on the other folds of its
-    group (pages the model never saw); `limits` guards every page (`sitesift.batch`)."""
+    group (pages the model never saw); `run` says how (`sitesift.jobs.run.RunSettings`:
+    workers, limits that guard every page, progress)."""
     rows: list[dict[str, Any]] = []
     for root in datasets:
         root = Path(root)
-        groups = dataset_groups(root, grouping, min_group_pages, ids=ids)
+        groups = dataset_groups(root, grouping, ids=ids)
         for method in methods:
-            for outcome in run_groups(groups, method, (params or {}).get(method),
-                                      workers=workers, progress=progress,
-                                      output=Output(noise=False),
-                                      folds=folds, limits=limits,
-                                      fallback=None):  # a method's figures are its own
+            policy = SitePolicy(method, (params or {}).get(method) or {},
+                                output=Output(noise=False), folds=folds,
+                                fallback=None)  # a method's figures are its own
+            for outcome in run_groups(groups, policy, run):
                 gold = read_gold(root, outcome.id) or ""
                 text = outcome.result.text if outcome.result is not None else ""
                 rows.append({

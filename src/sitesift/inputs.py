@@ -11,11 +11,11 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import urlsplit
 
-from sitesift.batch import Source
-from sitesift.datasets import BadRow, group_key, is_dataset, scan_index
+from sitesift.datasets import BadRow, is_dataset, scan_index
 from sitesift.errors import InputError
+from sitesift.jobs.grouping import group_key, host_of
+from sitesift.jobs.source import Source, error_source
 from sitesift.reading import gzipped, is_text_name, read_bounded, read_head, reason, text_name
 
 PAGE_SUFFIXES = (".html", ".htm", ".xhtml", ".html.gz", ".htm.gz", ".shtml", ".php", ".asp")
@@ -86,13 +86,6 @@ def declared_url(path: Path, limit: int = 65536) -> str | None:
     return (match.group(1) or match.group(2)).decode("ascii", "replace")
 
 
-def host_of(url: str | None) -> str | None:
-    if not url:
-        return None
-    host = urlsplit(url).hostname
-    return host.removeprefix("www.") if host else None
-
-
 def _listed(path: Path) -> list[Path | Unlisted]:
     """A single page (by its name, or markup at its start), or the pages a list file names,
     one path per line (relative to the list's folder; `#` starts a comment)."""
@@ -109,12 +102,6 @@ def _listed(path: Path) -> list[Path | Unlisted]:
                          "with '<') nor a UTF-8 list of page paths") from None
     return [path.parent / line.strip() for line in listing.splitlines()
             if line.strip() and not line.startswith("#")]
-
-
-def error_source(name: str, reason: str, dataset: str | None = None) -> Source:
-    """The input that could not even be listed as a page (a bad index line, an unreadable
-    folder, a file name that is not text): cleaning it gives its error record."""
-    return Source(name, "", {"id": name}, dataset, error=reason)
 
 
 def collect_sources(path: Path, grouping: str) -> dict[str, list[Source]]:

@@ -12,7 +12,7 @@ Cleaning runs in a `sitesift.guards.Supervisor` child of the Python worker, with
 per-page time and memory limits as locally. Spark retries failed tasks by itself; a
 killed job is rerun whole (its outputs are overwritten).
 
-Submit it with `spark-submit .../sitesift/spark.py INPUT... --out DIR` (docs/spark.md),
+Submit it with `spark-submit .../sitesift/spark_submit.py INPUT... --out DIR` (docs/spark.md),
 or run `sitesift crawl --engine spark` for a local Spark.
 """
 
@@ -28,13 +28,14 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from sitesift.guards import Limits, Supervisor
+from sitesift.guards import Limits
 from sitesift.io.records import ERROR_FIELDS, RESULT_FIELDS, Failed, PageRecord, error_record
-from sitesift.io.sites import site_key
 from sitesift.io.sources import read_input
-from sitesift.sitework import CrawlConfig, SiteDone, SiteTask, drive
+from sitesift.jobs.grouping import site_key
+from sitesift.jobs.outcome import SiteDone
+from sitesift.jobs.task import SiteTask
+from sitesift.sitework import CrawlConfig, crawl_records, inline_task
 
-HANDLER = "sitesift.sitework:process_site"
 Keyed = tuple[tuple[str, Any], Any]
 
 
@@ -75,18 +76,6 @@ def _read(entry: tuple[int, str], cfg: CrawlConfig) -> Iterator[Keyed]:
     yield ("count", index), (records_in, dict(skipped))
 
 
-_SUPERVISORS: dict[str, Supervisor[SiteTask]] = {}
-
-
-def _supervisor(cfg: CrawlConfig, limits: Limits) -> Supervisor[SiteTask]:
-    """This Python worker's supervisor: Spark reuses its Python workers across tasks, and so
-    the cleaning process (NumPy, SciPy, ... imported) serves every partition it runs."""
-    key = repr((cfg, limits))
-    if key not in _SUPERVISORS:
-        _SUPERVISORS[key] = Supervisor(HANDLER, cfg, 1, limits, keep_workers=True)
-    return _SUPERVISORS[key]
-
-
 def _clean(groups: Iterable[tuple[tuple[str, Any], Iterable[Any]]], cfg: CrawlConfig,
            limits: Limits) -> Iterator[tuple[str, Any]]:
     """One partition: sites through a guarded worker; accounting items passed through."""
@@ -96,13 +85,15 @@ def _clean(groups: Iterable[tuple[tuple[str, Any], Iterable[Any]]], cfg: CrawlCo
         for (kind, name), values in groups:
             if kind == "site":
                 pages = sorted(values, key=lambda r: r.order)
-                yield SiteTask(name, len(pages), inline=pages)
+                yield inline_task(name, pages, cfg)
             elif kind == "read":
                 side.extend(("error", record) for record in values)
             else:
                 side.extend(("count", value) for value in values)
 
-    for _task, message in drive(_supervisor(cfg, limits), tasks()):
+    # The engine's kept workers: Spark reuses its Python workers across tasks, and so the
+    # cleaning process (NumPy, SciPy, ... imported) serves every partition it runs.
+    for _task, message in crawl_records(tasks(), cfg, limits):
         yield from side
         side.clear()
         if isinstance(message, SiteDone):
@@ -214,24 +205,3 @@ def _summary(totals: dict[str, int], inputs: int, out: str) -> dict[str, Any]:
     if "://" not in out:  # a local folder: keep the accounting beside the data
         Path(out, "summary.json").write_text(json.dumps(summary, indent=1) + "\n", "utf-8")
     return summary
-
-
-def main(argv: list[str] | None = None) -> int:
-    """spark-submit entry: the arguments of `sitesift crawl`, run on the submitted cluster."""
-    from pyspark.sql import SparkSession
-
-    from sitesift.cli import build_parser, crawl_settings
-
-    args = build_parser().parse_args(["crawl", *(sys.argv[1:] if argv is None else argv)])
-    cfg, limits = crawl_settings(args)
-    spark = SparkSession.builder.appName("sitesift-crawl").getOrCreate()
-    try:
-        summary = run_spark(spark, list(args.inputs), args.out, cfg, limits)
-    finally:
-        spark.stop()
-    print(json.dumps(summary, indent=1))
-    return 0 if summary["balanced"] else 1
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -13,7 +13,7 @@ the cleaner's `fit_warnings`) when it is fitted
   90% of its gain from 2. So: 5, 5, 5, 4 and 2 (the crawl's `min_site_pages` is 5 too).
   `default` needs none: fitted on fewer than two pages it cleans each page alone, by design.
 - on pages of more than one site: a page's site is its `site`, else its URL's registrable
-  domain (`sitesift.io.sites`); pages with neither are not counted. One site's template is
+  domain (`sitesift.jobs.grouping`); pages with neither are not counted. One site's template is
   another's content, so a model fitted on several sites removes what they share (little)
   and keeps each one's template.
 - on a sample that holds a page more than once (five captures of one URL, an archive listed
@@ -24,7 +24,7 @@ the cleaner's `fit_warnings`) when it is fitted
 
 **Emptied pages** (`empty_by_model`): a site model that keeps no content word of a page with
 text, because the page looks wholly like the site's template to it, gives way to the
-fallback cleaner (`sitesift.batch.clean_source`), and the result says so in a warning
+fallback cleaner (`sitesift.jobs.page.clean_source`), and the result says so in a warning
 (`EMPTIED`), rather than come out as a silent empty result.
 
 **Scripted pages** (`check_page`, called by every method's `clean`): a page whose text is
@@ -103,7 +103,7 @@ def site_of(page: Page) -> str | None:
     if page.site:
         return str(page.site)
     if page.url:
-        from sitesift.io.sites import UNKNOWN, site_key
+        from sitesift.jobs.grouping import UNKNOWN, site_key
 
         key = site_key(page.url)
         return None if key == UNKNOWN else key

@@ -22,8 +22,9 @@ from pathlib import Path
 from typing import Any
 
 from sitesift.bench.runner import corpus_grouping
-from sitesift.datasets import group_key, read_index, read_page_bytes
+from sitesift.datasets import read_index, read_page_bytes
 from sitesift.evaluate import evaluate
+from sitesift.jobs.grouping import Grouping, group_key
 from sitesift.methods.base import method_names
 
 # The gate's folder (`benchmarks/gate` in a checkout; `sitesift gate --gate-dir`) holds:
@@ -159,7 +160,7 @@ def score_methods(methods: Iterable[str], datasets: Path,
     rows: list[dict[str, Any]] = []
     for corpus, ids in pages.items():
         root = datasets / corpus
-        rows += evaluate([root], methods, grouping=corpus_grouping(root), ids=set(ids))
+        rows += evaluate([root], methods, grouping=Grouping(corpus_grouping(root)), ids=set(ids))
     for m in methods:
         mine = [r for r in rows if r["method"] == m]
         result.scores[m] = statistics.fmean(r["f1"] for r in mine)

@@ -16,7 +16,7 @@ import json
 import platform
 import time
 from collections.abc import Callable, Container, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -25,11 +25,14 @@ from sitesift.bench.peers import Peer, load_peers
 from sitesift.datasets import read_gold, read_index, read_page_bytes
 from sitesift.decode import decode_html
 from sitesift.evaluate import dataset_groups, evaluate
+from sitesift.jobs.grouping import Grouping
+from sitesift.jobs.run import LOCAL, RunSettings
 from sitesift.metrics import rouge_l, shingle_prf, snippet_rates, token_prf
 from sitesift.page import Page
 from sitesift.timing import Stopwatch
 
 AUTO = "auto"
+BY_CORPUS = Grouping(AUTO)  # each corpus by site and year where it has years, else by site
 Row = dict[str, Any]
 
 
@@ -147,19 +150,19 @@ def _run_peers(root: Path, pages: list[_Page], peers: list[Peer], emit: Callable
     bar.close()
 
 
-def bench_corpus(root: Path, methods: list[str], peers: list[Peer], *, grouping: str = AUTO,
-                 min_group_pages: int = 1, workers: int = 1, ids: Container[str] | None = None,
-                 progress: bool = False, emit: Callable[[Row], None],
+def bench_corpus(root: Path, methods: list[str], peers: list[Peer], *, grouping: Grouping,
+                 run: RunSettings, emit: Callable[[Row], None],
+                 ids: Container[str] | None = None,
                  params: dict[str, dict[str, Any]] | None = None) -> str:
     """Bench one corpus, passing each row to `emit` (`params`: each sitesift method's
     parameters); returns the grouping used."""
-    grouping = corpus_grouping(root, grouping)
-    groups = dataset_groups(root, grouping, min_group_pages, ids=ids)
+    grouping = replace(grouping, by=corpus_grouping(root, grouping.by))
+    groups = dataset_groups(root, grouping, ids=ids)
     group_of = {s.id: name for name, members in groups.items() for s in members}
     pages = [_Page(r, group_of[r["id"]], read_gold(root, r["id"]) or "",
                    read_snippets(root, r["id"]))
              for r in read_index(root) if r["id"] in group_of]
-    _run_peers(root, pages, peers, emit, progress)
+    _run_peers(root, pages, peers, emit, run.progress)
     by_id = {p.row["id"]: p for p in pages}
 
     def scorer(root: Path, outcome: Outcome, text: str, gold: str) -> Row:
@@ -170,28 +173,27 @@ def bench_corpus(root: Path, methods: list[str], peers: list[Peer], *, grouping:
                 "clean_ms": round(outcome.ms, 3), "parse_ms": round(page.parse_ms, 3),
                 "fit_ms": round(outcome.fit_ms, 3), **score(text, gold, page.snippets)}
 
-    for row in evaluate([root], methods, grouping=grouping, min_group_pages=min_group_pages,
-                        workers=workers, progress=progress, ids=set(group_of), scorer=scorer,
-                        params=params):
+    for row in evaluate([root], methods, grouping=grouping, run=run, ids=set(group_of),
+                        scorer=scorer, params=params):
         emit(row)
-    return grouping
+    return grouping.by
 
 
 def run_bench(datasets: Iterable[Path], methods: list[str], peer_names: list[str], *,
-              grouping: str = AUTO, min_group_pages: int = 1, workers: int = 1,
-              limit: int | None = None, progress: bool = False,
-              on_row: Callable[[Row], None] | None = None,
+              grouping: Grouping = BY_CORPUS, run: RunSettings = LOCAL,
+              limit: int | None = None, on_row: Callable[[Row], None] | None = None,
               params: dict[str, dict[str, Any]] | None = None) -> BenchRun:
-    """Bench every corpus; `on_row` sees each row as soon as it is scored; `params` are
-    each sitesift method's parameters (kept in the run's meta)."""
+    """Bench every corpus (grouped as `grouping` says, `auto`: `corpus_grouping`; run as
+    `run` says); `on_row` sees each row as soon as it is scored; `params` are each
+    sitesift method's parameters (kept in the run's meta)."""
     peers, skipped = load_peers(peer_names)
-    run = BenchRun(methods=list(methods), peers={p.name: p.version for p in peers},
+    bench = BenchRun(methods=list(methods), peers={p.name: p.version for p in peers},
                    skipped=skipped, meta=_machine())
     if params := {m: v for m, v in (params or {}).items() if v}:
-        run.meta["params"] = params
+        bench.meta["params"] = params
 
     def emit(row: Row) -> None:
-        run.rows.append(row)
+        bench.rows.append(row)
         if on_row is not None:
             on_row(row)
 
@@ -200,14 +202,14 @@ def run_bench(datasets: Iterable[Path], methods: list[str], peer_names: list[str
         for root in datasets:
             root = Path(root)
             ids = first_ids(root, limit) if limit is not None else None
-            run.corpora[root.name] = bench_corpus(
-                root, methods, peers, grouping=grouping, min_group_pages=min_group_pages,
-                workers=workers, ids=ids, progress=progress, emit=emit, params=params)
+            bench.corpora[root.name] = bench_corpus(
+                root, methods, peers, grouping=grouping, run=run, emit=emit, ids=ids,
+                params=params)
     finally:
         for peer in peers:
             peer.close()
-    run.meta["seconds"] = round(time.time() - start, 1)
-    return run
+    bench.meta["seconds"] = round(time.time() - start, 1)
+    return bench
 
 
 def _machine() -> dict[str, Any]:

@@ -33,6 +33,7 @@ from sitesift.cli.common import (
     out_folder,
     parse_set,
     render_result,
+    run_settings,
     set_keys,
     unwritable,
     write_outcomes,
@@ -180,8 +181,9 @@ def _sources(command: str, inputs: list[str], grouping: str
     URL that could not be fetched)."""
     from sitesift.batch import Outcome, Source
     from sitesift.errors import InputError
-    from sitesift.inputs import collect_sources, host_of
+    from sitesift.inputs import collect_sources
     from sitesift.io.fetch import fetch, is_url
+    from sitesift.jobs.grouping import host_of
 
     groups: dict[str, list[Source]] = {}
     failed: list[Outcome] = []
@@ -247,7 +249,7 @@ def cmd_clean(args: argparse.Namespace) -> int:
 
 def _clean(args: argparse.Namespace, inputs: list[str], out: Path | None,
            params: dict[str, Any], output: Output, guards: Limits) -> int:
-    from sitesift.batch import WarningTally, run_groups
+    from sitesift.batch import SitePolicy, WarningTally, run_groups
 
     command = "clean"
     groups, prefailed = _sources(command, inputs, args.group_by)
@@ -266,9 +268,8 @@ def _clean(args: argparse.Namespace, inputs: list[str], out: Path | None,
             return SOME_FAILED
         sys.stdout.write(render_result(outcome.result, args.format, args.front_matter) + "\n")
         return OK
-    stream = itertools.chain(prefailed, run_groups(
-        groups, args.method, params, model=args.model, workers=args.workers,
-        progress=not args.quiet, output=output, limits=guards))
+    policy = SitePolicy(args.method, params, model=args.model, output=output)
+    stream = itertools.chain(prefailed, run_groups(groups, policy, run_settings(args, guards)))
     ok, failed = write_outcomes(_tallied(args, tally, stream), out, args.format,
                                 args.front_matter)
     inputs_n = pages + len(prefailed)
@@ -307,7 +308,7 @@ def _one_page(args: argparse.Namespace, groups: dict[str, list[Source]],
     import os
     import threading
 
-    from sitesift.batch import clean_group
+    from sitesift.batch import SitePolicy, clean_group
 
     def overtime() -> None:
         print(f"sitesift clean: the page took more than {seconds:g} s (--page-timeout)",
@@ -319,7 +320,8 @@ def _one_page(args: argparse.Namespace, groups: dict[str, list[Source]],
     watchdog.start()
     try:
         ((group, sources),) = groups.items()
-        return clean_group(args.method, params, group, sources, args.model, output)
+        return clean_group(SitePolicy(args.method, params, model=args.model, output=output),
+                           group, sources)
     finally:
         watchdog.cancel()
 
@@ -352,12 +354,13 @@ def cmd_fit(args: argparse.Namespace) -> int:
 
 
 def _fit(args: argparse.Namespace, params: dict[str, Any]) -> int:
-    from sitesift.batch import fit_sources
+    from sitesift.batch import RunSettings, SitePolicy, fit_sources
     from sitesift.inputs import collect_sources
 
     groups = collect_sources(Path(args.path), "none")
     sources = [s for members in groups.values() for s in members]
-    report = fit_sources(sources, args.method, params, args.out, limits(args))
+    report = fit_sources(sources, SitePolicy(args.method, params), args.out,
+                         RunSettings(limits=limits(args)))
     for outcome in report.errors:
         print(f"sitesift fit: skipped {outcome.id}: {outcome.error}", file=sys.stderr)
     fitted = report.fitted
@@ -381,7 +384,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def _demo(out: Path) -> int:
-    from sitesift.batch import clean_group
+    from sitesift.batch import SitePolicy, clean_group
     from sitesift.evaluate import evaluate, summary_table
     from sitesift.inputs import collect_sources
     from sitesift.methods.base import get_cleaner
@@ -394,7 +397,7 @@ def _demo(out: Path) -> int:
     model = get_cleaner("sst").fit(pages)
     fit_s = time.perf_counter() - start
     model_path = save_model(model, out / "sample_site.sst.json")
-    outcomes = clean_group("sst", {}, "sample", sources, str(model_path))
+    outcomes = clean_group(SitePolicy("sst", model=str(model_path)), "sample", sources)
     ok, failed = write_outcomes(outcomes, out / "pages", "text")
     # Beside the tree: all text (the floor) and the default cleaner (what `clean` runs).
     rows = evaluate([SAMPLE_SITE], ["alltext", "sst", "default"])

@@ -18,6 +18,8 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from sitesift.jobs.grouping import GROUPINGS as GROUPINGS  # light: no dataset code for --help
+
 if TYPE_CHECKING:
     from sitesift.batch import Outcome
     from sitesift.methods.base import Cleaner
@@ -34,8 +36,6 @@ SAMPLE_SITE = Path(__file__).resolve().parents[1] / "data" / "sample_site"
 PAGE_SECONDS = 10.0
 BROWSER_PAGE_SECONDS = 60.0
 ENV_DATASETS = "SITESIFT_DATASETS"
-# datasets.GROUPINGS, here so that --help needs no dataset code (a test holds them equal)
-GROUPINGS = ("site", "site,year", "none")
 
 
 class UsageError(Exception):
@@ -189,6 +189,20 @@ def limits(args: argparse.Namespace) -> Any:
                       memory_mb=args.memory_mb)
     except ValueError as exc:
         raise fail(args.command, str(exc)) from None
+
+
+def grouping(args: argparse.Namespace) -> Any:
+    """The run's grouping (`--group-by`, `--min-site-pages`)."""
+    from sitesift.jobs.grouping import Grouping
+
+    return Grouping(args.group_by, getattr(args, "min_site_pages", 1))
+
+
+def run_settings(args: argparse.Namespace, guards: Any = None) -> Any:
+    """How the run is carried out (`--workers`, `--quiet`; `guards`: its limits)."""
+    from sitesift.jobs.run import RunSettings
+
+    return RunSettings(args.workers, guards, progress=not args.quiet)
 
 
 def environment_message(command: str, exc: OSError, where: str | None) -> str:

@@ -21,9 +21,11 @@ from sitesift.cli.common import (
     add_workers,
     at_least,
     datasets_folder,
+    grouping,
     holding,
     limits,
     method_params,
+    run_settings,
 )
 
 
@@ -93,9 +95,8 @@ def _evaluate(args: argparse.Namespace, methods: list[str],
               params: dict[str, dict[str, Any]]) -> int:
     from sitesift.evaluate import evaluate, summary_table
 
-    rows = evaluate([Path(d) for d in args.datasets], methods, grouping=args.group_by,
-                    min_group_pages=args.min_site_pages, workers=args.workers, params=params,
-                    progress=not args.quiet, folds=args.folds, limits=limits(args))
+    rows = evaluate([Path(d) for d in args.datasets], methods, grouping=grouping(args),
+                    run=run_settings(args, limits(args)), folds=args.folds, params=params)
     table = summary_table(rows)
     print(table)
     if args.out:
@@ -123,7 +124,7 @@ def _evaluate_accounts(rows: list[dict[str, Any]], args: argparse.Namespace,
                   file=sys.stderr)
         balanced &= not bad
         total = len(rows_in) + len(bad)
-        skipped = skipped_pages(root, args.group_by, args.min_site_pages)
+        skipped = skipped_pages(root, grouping(args))
         why = ", ".join(f"{n} {reason}" for reason, n in skipped.items() if n) or "none"
         for method in methods:
             sel = [r for r in rows if r["corpus"] == root.name and r["method"] == method]
@@ -194,8 +195,7 @@ def _bench(args: argparse.Namespace, out: Path, command: str, methods: list[str]
             fh.flush()
 
         run = run_bench([Path(d) for d in args.datasets], methods, peers,
-                        grouping=args.group_by, min_group_pages=args.min_site_pages,
-                        workers=args.workers, limit=args.limit, progress=not args.quiet,
+                        grouping=grouping(args), run=run_settings(args), limit=args.limit,
                         on_row=write_row, params=params)
     for name, reason in run.skipped.items():
         print(f"sitesift bench: skipped {name}: {reason}", file=sys.stderr)

@@ -23,9 +23,9 @@ from pathlib import Path
 from sitesift.errors import writing
 from sitesift.io.records import Failed, PageRecord, error_record
 from sitesift.io.sinks import dumps, remove_tree, write_atomic
-from sitesift.io.sites import site_key
 from sitesift.io.sources import read_input
 from sitesift.io.spill import SpillWriter, site_file
+from sitesift.jobs.grouping import site_key
 
 PARTIAL = ".part-"  # the mark of an uncommitted ingest folder
 

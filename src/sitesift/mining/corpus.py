@@ -16,8 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sitesift.datasets import group_key, read_index
+from sitesift.datasets import read_index
 from sitesift.errors import InputError
+from sitesift.jobs.grouping import group_key
 
 DEFAULT_CLASSES = ("course", "faculty", "project", "student")
 """The common 4-class WebKB setting (README of the corpus; Craven et al. 1998)."""

@@ -61,8 +61,9 @@ def weighted_share(shares: Iterable[dict[str, float]]) -> float:
 
 def corpus_shares(root: Path, grouping: str, min_site_pages: int) -> dict[str, dict[str, float]]:
     """All visible text of every page of a corpus, grouped, then measured."""
-    from sitesift.batch import Source, run_groups
-    from sitesift.datasets import group_rows, read_index
+    from sitesift.batch import SitePolicy, Source, run_groups
+    from sitesift.datasets import read_index
+    from sitesift.jobs.grouping import group_rows
     from sitesift.output import Output
 
     rows = read_index(root)
@@ -70,7 +71,7 @@ def corpus_shares(root: Path, grouping: str, min_site_pages: int) -> dict[str, d
               for name, members in group_rows(rows, grouping).items()
               if len(members) >= min_site_pages}
     texts: dict[str, list[str]] = {name: [] for name in groups}
-    for outcome in run_groups(groups, "alltext", output=Output(noise=False)):
+    for outcome in run_groups(groups, SitePolicy("alltext", output=Output(noise=False))):
         texts[outcome.group].append(outcome.result.text if outcome.result else "")
     return site_shares(texts, min_site_pages)
 

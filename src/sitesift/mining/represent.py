@@ -28,7 +28,7 @@ from typing import Any
 
 from sitesift.datasets import read_page_bytes
 from sitesift.decode import decode_html
-from sitesift.errors import InputError, SitesiftError
+from sitesift.errors import InputError, reason_of
 from sitesift.methods.base import get_cleaner, method_names
 from sitesift.mining.corpus import SiteGroup
 from sitesift.page import Page
@@ -203,12 +203,6 @@ class GroupTask:
     cache_dir: str
 
 
-def _reason(exc: BaseException) -> str:
-    if isinstance(exc, SitesiftError):
-        return str(exc)
-    return f"internal error ({type(exc).__name__}): {exc}"
-
-
 def clean_task(task: GroupTask) -> list[GroupClean]:
     """Clean one site group in every representation it needs and cache each result.
     Runs in a worker process; page errors become records, never exceptions."""
@@ -222,7 +216,7 @@ def clean_task(task: GroupTask) -> list[GroupClean]:
         try:
             data[page_id] = read_page_bytes(root, task.rows[page_id])
         except Exception as exc:  # recorded per page: the batch edge
-            read_errors[page_id] = _reason(exc)
+            read_errors[page_id] = reason_of(exc)
     done = []
     for rep, key in task.reps:
         start = time.process_time()
@@ -248,7 +242,7 @@ def _clean_raw(task: GroupTask, data: dict[str, bytes], result: GroupClean) -> N
             ctype = task.rows[page_id].get("http_content_type")
             result.entries[page_id] = decode_html(data[page_id], ctype).text
         except Exception as exc:
-            result.errors[page_id] = _reason(exc)
+            result.errors[page_id] = reason_of(exc)
 
 
 def _load(task: GroupTask, data: dict[str, bytes], ids: Iterable[str],
@@ -266,7 +260,7 @@ def _load(task: GroupTask, data: dict[str, bytes], ids: Iterable[str],
             pages[page_id] = page
         except Exception as exc:
             if errors is not None:
-                errors[page_id] = _reason(exc)
+                errors[page_id] = reason_of(exc)
     return pages
 
 
@@ -287,7 +281,7 @@ def _clean_method(task: GroupTask, data: dict[str, bytes], result: GroupClean) -
                 cleaner.fit(list(fit_pages.values()))
             except Exception as exc:  # the whole group fails, each page says why
                 for page_id in pages:
-                    result.errors[page_id] = f"fitting {result.rep} failed: {_reason(exc)}"
+                    result.errors[page_id] = f"fitting {result.rep} failed: {reason_of(exc)}"
                 return
     else:
         pages = _load(task, data, group.target_ids, result.errors)
@@ -300,7 +294,7 @@ def _clean_method(task: GroupTask, data: dict[str, bytes], result: GroupClean) -
             else:
                 result.entries[page_id] = cleaner.clean(page, noise=False).text
         except Exception as exc:
-            result.errors[page_id] = _reason(exc)
+            result.errors[page_id] = reason_of(exc)
 
 
 def _note_load_errors(task: GroupTask, data: dict[str, bytes], loaded: dict[str, Page],

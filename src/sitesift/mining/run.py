@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sitesift.datasets import group_key
 from sitesift.errors import InputError
+from sitesift.jobs.grouping import group_key
 from sitesift.mining import report
 from sitesift.mining.classify import classify, experiments
 from sitesift.mining.cluster import INITS, kmeans_runs, summarise, tfidf

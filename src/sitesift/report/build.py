@@ -19,10 +19,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sitesift.batch import Source
 from sitesift.datasets import read_gold
-from sitesift.errors import InputError, SitesiftError
+from sitesift.errors import InputError, reason_of
 from sitesift.inputs import collect_sources
+from sitesift.jobs.source import Source
 from sitesift.methods.base import Cleaner, get_cleaner
 from sitesift.metrics import token_prf
 from sitesift.page import Page
@@ -47,12 +47,6 @@ class Report:
     @property
     def index(self) -> Path:
         return self.out / "index.html"
-
-
-def _reason(exc: BaseException) -> str:
-    if isinstance(exc, SitesiftError):
-        return str(exc)
-    return f"internal error ({type(exc).__name__}): {exc}"
 
 
 class _Names:
@@ -153,7 +147,7 @@ def _site(site: str, sources: list[Source], methods: Sequence[str],
                     else:
                         result = cleaner.clean(page)
                 except Exception as exc:  # recorded and shown: the report's edge
-                    view.error = f"{method} failed: {_reason(exc)}"
+                    view.error = f"{method} failed: {reason_of(exc)}"
             row: dict[str, Any] = {"site": site, "id": src.id, "method": method,
                                    "error": view.error}
             if result is not None:
@@ -192,7 +186,7 @@ def _load(sources: list[Source], errors: dict[str, str]) -> list[tuple[Source, P
         try:
             pages.append((src, src.load()))
         except Exception as exc:  # recorded and shown
-            errors[src.id] = _reason(exc)
+            errors[src.id] = reason_of(exc)
     return pages
 
 
@@ -207,7 +201,7 @@ def _fit(method: str, params: dict[str, Any], pages: list[Page]
     try:
         cleaner.fit(pages)
     except Exception as exc:
-        return None, {"error": f"fitting {method} failed: {_reason(exc)}"}
+        return None, {"error": f"fitting {method} failed: {reason_of(exc)}"}
     return cleaner, {"seconds": time.perf_counter() - start,
                      "cpu_seconds": time.process_time() - cpu}
 

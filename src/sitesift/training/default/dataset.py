@@ -156,7 +156,8 @@ def build_corpus(root: Path, *, grouping: str = "auto", workers: int = 1,
                  progress: bool = False) -> CorpusData:
     """Labelled blocks of every page with gold in a corpus."""
     from sitesift.bench.runner import corpus_grouping
-    from sitesift.datasets import group_rows, read_index
+    from sitesift.datasets import read_index
+    from sitesift.jobs.grouping import group_rows
 
     grouping = corpus_grouping(root, grouping)
     rows = [r for r in read_index(root) if (root / "gold" / f"{r['id']}.txt").is_file()]

@@ -24,8 +24,9 @@ from typing import Any
 
 import numpy as np
 
-from sitesift.datasets import group_rows, load_page, read_gold, read_index
+from sitesift.datasets import load_page, read_gold, read_index
 from sitesift.errors import SitesiftError
+from sitesift.jobs.grouping import group_rows
 from sitesift.methods.isotonic.features import NodeTable, node_table
 from sitesift.methods.isotonic.model import DEFAULT_EDGES, TemplateModel
 from sitesift.training.isotonic.labels import (

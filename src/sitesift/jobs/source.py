@@ -1,0 +1,109 @@
+"""One input page, for every job: `Source`, and a site's pages as a job reads them.
+
+A page comes from a file, a row of a dataset's index, or bytes held in memory (a URL
+fetched, stdin, a crawl record). A site's pages (`Pages`) are a list of sources, or the
+crawl's spill files (`SpillPages`), read in order without holding the site in memory.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sitesift.datasets import load_page
+from sitesift.errors import InputError
+from sitesift.io.records import PageRecord
+from sitesift.page import Page
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """One input page: a file, a row of a dataset's index, or bytes held in memory
+    (`data`, decoded with `content_type`: a crawl record). An input found unreadable while
+    the inputs were listed (a bad index line, an unreadable folder) carries its `error`:
+    loading it fails with that, so it gets its error record like any page."""
+
+    id: str
+    path: str
+    row: dict[str, Any] = field(default_factory=dict)
+    dataset: str | None = None
+    data: bytes | None = None
+    content_type: str | None = None
+    error: str | None = None
+
+    def load(self) -> Page:
+        if self.error is not None:
+            raise InputError(f"{self.id}: {self.error}")
+        if self.dataset is not None:
+            return load_page(Path(self.dataset), self.row)
+        if self.data is not None:
+            page = Page.from_bytes(self.data, url=self.row.get("url"), site=self.row.get("site"),
+                                   id=self.id, content_type=self.content_type)
+            page.meta.update(self.row)
+            return page
+        page = Page.from_file(self.path, url=self.row.get("url"), site=self.row.get("site"),
+                              id=self.id)
+        page.meta.update(self.row)
+        return page
+
+    @property
+    def size(self) -> int | None:
+        """Bytes of the page where they are known without reading it (a held body)."""
+        return None if self.data is None else len(self.data)
+
+
+def error_source(name: str, reason: str, dataset: str | None = None) -> Source:
+    """The input that could not even be listed as a page (a bad index line, an unreadable
+    folder, a file name that is not text): cleaning it gives its error record."""
+    return Source(name, "", {"id": name}, dataset, error=reason)
+
+
+def record_source(rec: PageRecord) -> Source:
+    """A crawl record as a source; its row keeps where the record came from (for the
+    crawl's result and error records)."""
+    return Source(f"{rec.input_index}:{rec.position}", rec.input,
+                  {"url": rec.url, "site": rec.site, "input": rec.input,
+                   "position": rec.position, "offset": rec.offset},
+                  data=rec.body, content_type=rec.content_type)
+
+
+@dataclass(frozen=True, slots=True)
+class SpillPages:
+    """A crawl site's pages in its spill files (`sitesift.io.spill`), `count` of them."""
+
+    paths: tuple[str, ...]
+    count: int
+
+    def __len__(self) -> int:
+        return self.count
+
+    def read(self, wanted: set[int] | None) -> Iterator[tuple[int, Source]]:
+        from sitesift.io.spill import read_spill
+
+        left = None if wanted is None else set(wanted)
+        if left is not None and not left:
+            return
+        for seq, rec in enumerate(read_spill(Path(p) for p in self.paths)):
+            if left is not None:
+                if seq not in left:
+                    continue
+                left.discard(seq)
+            yield seq, record_source(rec)
+            if left is not None and not left:
+                return
+
+
+Pages = Sequence[Source] | SpillPages
+"""A site's pages: sources in memory (page files are read when needed), or spill files."""
+
+
+def each(pages: Pages, indices: Iterable[int] | None = None) -> Iterator[tuple[int, Source]]:
+    """(index, source) for `indices` (every page when None), in ascending order: spill files
+    are read front to back, once."""
+    if isinstance(pages, SpillPages):
+        yield from pages.read(None if indices is None else set(indices))
+        return
+    for i in (range(len(pages)) if indices is None else sorted(set(indices))):
+        yield i, pages[i]
