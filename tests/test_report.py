@@ -16,9 +16,10 @@ from selectolax.lexbor import LexborHTMLParser
 
 from sitesift.cli import SAMPLE_SITE, main
 from sitesift.errors import InputError
+from sitesift.jobs.grouping import Grouping
 from sitesift.methods.base import Cleaner, NodeScores, get_cleaner
 from sitesift.page import Page
-from sitesift.report import build_report
+from sitesift.report import Scope, build_report
 from sitesift.report.frame import AlignedPage, neutralise_css
 from sitesift.report.shots import Watch, browser
 from sitesift.report.sst_tree import explorer_data, label_counts
@@ -208,7 +209,7 @@ def test_sst_explorer_data_covers_the_fitted_tree() -> None:
 @pytest.fixture(scope="module")
 def report(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("report")
-    build_report(SAMPLE_SITE, ["sst", "template"], out, views=3)
+    build_report(SAMPLE_SITE, ["sst", "template"], out, scope=Scope(views=3))
     return out
 
 
@@ -247,7 +248,7 @@ def test_failures_are_shown_not_dropped(tmp_path: Path, monkeypatch: pytest.Monk
         return real(cleaner, p)
 
     monkeypatch.setattr(build, "mark_page", flaky)
-    result = build_report(pages, ["alltext"], tmp_path / "out", grouping="none")
+    result = build_report(pages, ["alltext"], tmp_path / "out", scope=Scope(Grouping("none")))
     assert result.pages == 3 and result.errors == 2
     rows = [json.loads(line) for line in (tmp_path / "out" / "pages.jsonl").read_text()
             .splitlines()]
@@ -260,7 +261,7 @@ def test_failures_are_shown_not_dropped(tmp_path: Path, monkeypatch: pytest.Monk
 
 def test_bad_arguments(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="no site group 'nope'"):
-        build_report(SAMPLE_SITE, ["sst"], tmp_path, sites=["nope"])
+        build_report(SAMPLE_SITE, ["sst"], tmp_path, scope=Scope(sites=("nope",)))
     refused(["report", str(SAMPLE_SITE), "--method", "sst", "--set", "cst.threshold=1",
               "--out", str(tmp_path)], "cst is not one of the methods given")
 

@@ -11,7 +11,7 @@ few pages, several sites) is in its SiteDone, a page's own warnings in its recor
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -100,7 +100,7 @@ def inline_task(site: str, records: list[PageRecord], cfg: CrawlConfig) -> SiteT
 
 def crawl_records(tasks: Iterable[SiteTask], cfg: CrawlConfig, limits: Limits,
                   workers: int = 1, on_lost: Callable[[SiteTask, Lost], None] | None = None
-                  ) -> Iterator[tuple[SiteTask, dict[str, Any] | SiteDone]]:
+                  ) -> Generator[tuple[SiteTask, dict[str, Any] | SiteDone], None, None]:
     """(task, record) for every page of every task, then (task, SiteDone) per site."""
     for task, message in run_sites(tasks, RunSettings(workers, limits), on_lost):
         if isinstance(message, Out):

@@ -13,13 +13,12 @@ from dataclasses import dataclass, field
 from importlib import metadata
 from typing import Any
 
+from sitesift.bench.unavailable import PeerUnavailable
 from sitesift.timing import Stopwatch
 
+__all__ = ["PEERS", "Peer", "PeerUnavailable", "load_peers"]
+
 Extract = Callable[[str, str | None], str]
-
-
-class PeerUnavailable(Exception):
-    """The peer cannot run here (library or interpreter missing): skip it, say why."""
 
 
 def _noop() -> None:

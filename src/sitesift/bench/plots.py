@@ -11,7 +11,7 @@ import statistics
 from pathlib import Path
 from typing import Any
 
-from sitesift.bench.report import PAGE_TYPES, Row, by_key
+from sitesift.bench.rows import PAGE_TYPES, Row, by_key
 
 
 def _pyplot() -> Any:

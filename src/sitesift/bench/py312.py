@@ -18,7 +18,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from sitesift.bench.peers import PeerUnavailable
+from sitesift.bench.unavailable import PeerUnavailable
 
 WORKER = Path(__file__).with_name("rs_worker.py")
 PAGE_TIMEOUT_S = 300.0  # a page the worker has not answered by then kills it

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import statistics
-from collections import defaultdict
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-Row = dict[str, Any]
+from sitesift.bench.rows import PAGE_TYPES, Row, by_key
+
 SPEED_REFS = ("trafilatura", "resiliparse")
-PAGE_TYPES = ("article", "forum", "product", "collection", "listing", "documentation", "service")
 
 NOTES = """\
 Token P/R/F1: lowercased `\\w+` tokens as multisets (the headline). ROUGE-L F1: longest common
@@ -50,13 +49,6 @@ def method_order(rows: list[Row], info: dict[str, Any]) -> list[str]:
     order = list(info.get("methods", [])) + list(info.get("peers", {}))
     seen = {r["method"] for r in rows}
     return [m for m in order if m in seen] + sorted(seen - set(order))
-
-
-def by_key(rows: list[Row], *keys: str) -> dict[tuple[Any, ...], list[Row]]:
-    out: dict[tuple[Any, ...], list[Row]] = defaultdict(list)
-    for row in rows:
-        out[tuple(row.get(k) for k in keys)].append(row)
-    return out
 
 
 def overview(rows: list[Row], methods: list[str], time_key: str = "ms") -> str:

@@ -36,7 +36,9 @@ def add_parsers(sub: Any, methods: list[str]) -> None:
 
 def cmd_report(args: argparse.Namespace) -> int:
     """The visual report: pages as rendered with their noise shaded, text, F1, style trees."""
-    from sitesift.report import build_report
+    from sitesift.jobs.grouping import Grouping
+    from sitesift.jobs.run import RunSettings
+    from sitesift.report import Scope, build_report
 
     methods = list(dict.fromkeys(args.method or ["sst"]))
     params = method_params(args.set, methods, "report")
@@ -44,9 +46,9 @@ def cmd_report(args: argparse.Namespace) -> int:
                         *(f"--set {s}" for s in args.set), "--group-by", args.group_by,
                         *(f"--site {s}" for s in args.site), "--views", str(args.views),
                         "--out", args.out])
-    report = build_report(Path(args.path), methods, Path(args.out), grouping=args.group_by,
-                          sites=args.site, views=args.views, params=params,
-                          progress=not args.quiet, command=command)
+    scope = Scope(Grouping(args.group_by), tuple(args.site), args.views)
+    report = build_report(Path(args.path), methods, Path(args.out), scope=scope, params=params,
+                          run=RunSettings(progress=not args.quiet), command=command)
     print(f"sitesift report: {report.pages} pages, {report.sites} site groups, "
           f"{report.views} page views, {report.trees} style trees, {report.errors} errors "
           f"-> {report.out}", file=sys.stderr)

@@ -10,6 +10,6 @@
   and method). Every file opens from a `file:` URL with no network.
 """
 
-from sitesift.report.build import Report, build_report
+from sitesift.report.build import Report, Scope, build_report
 
-__all__ = ["Report", "build_report"]
+__all__ = ["Report", "Scope", "build_report"]

@@ -22,6 +22,8 @@ from typing import Any
 from sitesift.datasets import read_gold
 from sitesift.errors import InputError, reason_of
 from sitesift.inputs import collect_sources
+from sitesift.jobs.grouping import SITE, Grouping
+from sitesift.jobs.run import LOCAL, RunSettings
 from sitesift.jobs.source import Source
 from sitesift.methods.base import Cleaner, get_cleaner
 from sitesift.metrics import token_prf
@@ -66,12 +68,22 @@ class _Names:
         return candidate
 
 
-def build_report(path: Path, methods: Sequence[str], out: Path, *, grouping: str = "site",
-                 sites: Sequence[str] | None = None, views: int = 30,
-                 params: dict[str, dict[str, Any]] | None = None, progress: bool = False,
+@dataclass(frozen=True, slots=True)
+class Scope:
+    """What a report covers and shows: the site groups (`grouping`; only `sites`, when
+    given) and a page view for the first `views` pages of each (0: all)."""
+
+    grouping: Grouping = SITE
+    sites: tuple[str, ...] = ()
+    views: int = 30
+
+
+def build_report(path: Path, methods: Sequence[str], out: Path, *, scope: Scope = Scope(),
+                 params: dict[str, dict[str, Any]] | None = None, run: RunSettings = LOCAL,
                  command: str | None = None) -> Report:
-    """Write the report for the pages at `path` (a dataset, a folder, a list file) to `out`.
-    `views` pages per site get a page view (0: all); `sites` limits the site groups."""
+    """Write the report for the pages at `path` (a dataset, a folder, a list file) to `out`,
+    as `scope` says; `run.progress` names each site group as it starts."""
+    sites, views = scope.sites, scope.views
     if not methods:
         raise InputError("report: name at least one method")
     for m in methods:  # unknown names and bad parameters fail here, before any work
@@ -79,7 +91,7 @@ def build_report(path: Path, methods: Sequence[str], out: Path, *, grouping: str
             get_cleaner(m, **(params or {}).get(m, {}))
         except (TypeError, ValueError) as exc:
             raise InputError(f"report: bad parameters for {m}: {exc}") from None
-    groups = collect_sources(Path(path), grouping)
+    groups = collect_sources(Path(path), scope.grouping.by)
     if sites:
         unknown = [s for s in sites if s not in groups]
         if unknown:
@@ -94,7 +106,7 @@ def build_report(path: Path, methods: Sequence[str], out: Path, *, grouping: str
     names = _Names()
     summaries = []
     for site, sources in groups.items():
-        if progress:
+        if run.progress:
             print(f"sitesift report: {site}: {len(sources)} pages", file=sys.stderr)
         summaries.append(_site(site, sources, methods, params or {}, views, out, names, report))
     title = (f"{Path(path).resolve().name}: {report.pages} pages, {len(groups)} site "
