@@ -8,10 +8,15 @@ outcome per input, for every command (`clean`, `fit`, `evaluate`, `bench`, `craw
 - `outcome`: what a job yields (`Outcome`) and the worker's messages
 - `page`: one page cleaned under its guard (`clean_source`)
 - `model`: reading the fit's pages, fitting, loading and keeping models
-- `site`: one site's work (`SiteTask`, `steps`, `process_site`, the worker handler)
+- `task`: one site task (`SiteTask`: pages, policy, what earlier tries learnt)
+- `site`: one site's work (`steps`; `process_site`, the worker handler)
 - `retry`: the retry and poison-page loop (`drive`, `after_loss`, `MAX_BLIND_LOSSES`)
 - `pool`: the one pool of guarded workers
 - `run`: running tasks here or in the pool (`RunSettings`)
+
+The commands are adapters: `sitesift.batch` (clean, fit, evaluate, bench: groups of
+sources in, outcomes in input order out) and `sitesift.sitework` (crawl and Spark:
+`CrawlConfig` as a policy, outcomes as crawl records).
 
 Nothing heavy is imported here: submodules are imported by name.
 """

@@ -61,15 +61,14 @@ def weighted_share(shares: Iterable[dict[str, float]]) -> float:
 
 def corpus_shares(root: Path, grouping: str, min_site_pages: int) -> dict[str, dict[str, float]]:
     """All visible text of every page of a corpus, grouped, then measured."""
-    from sitesift.batch import SitePolicy, Source, run_groups
+    from sitesift.batch import SitePolicy, run_groups
     from sitesift.datasets import read_index
-    from sitesift.jobs.grouping import group_rows
+    from sitesift.evaluate import dataset_groups
+    from sitesift.jobs.grouping import Grouping
     from sitesift.output import Output
 
-    rows = read_index(root)
-    groups = {name: [Source(r["id"], "", r, str(root)) for r in members]
-              for name, members in group_rows(rows, grouping).items()
-              if len(members) >= min_site_pages}
+    read_index(root)  # a corpus with a bad index line is refused, not measured in part
+    groups = dataset_groups(root, Grouping(grouping, min_site_pages), only_gold=False)
     texts: dict[str, list[str]] = {name: [] for name in groups}
     for outcome in run_groups(groups, SitePolicy("alltext", output=Output(noise=False))):
         texts[outcome.group].append(outcome.result.text if outcome.result else "")
