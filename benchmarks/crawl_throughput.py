@@ -77,8 +77,9 @@ def one(engine: str, cores: int, warcs: list[str], out: str, method: str,
     living = (0.0, 0.0)
     if engine == "local":
         from sitesift.crawl import run_crawl
+        from sitesift.jobs.run import RunSettings
 
-        summary = run_crawl(warcs, out, cfg, workers=cores)
+        summary = run_crawl(warcs, out, cfg, run=RunSettings(cores))
     else:
         from sitesift.spark import local_session, run_spark
 

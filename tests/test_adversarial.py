@@ -57,8 +57,8 @@ def _inputs(root: Path) -> list[str]:
 
 
 def test_crawl_accounts_for_every_hostile_record(hostile: Path, tmp_path: Path) -> None:
-    summary = run_crawl(_inputs(hostile), tmp_path, CrawlConfig(fit_sample=10), LIMITS,
-                        workers=1)
+    summary = run_crawl(_inputs(hostile), tmp_path, CrawlConfig(fit_sample=10),
+                        run=RunSettings(1, LIMITS))
     assert summary["balanced"], summary
     assert summary["records_in"] == summary["results"] + summary["errors"] + summary["skipped"]
     assert summary["results"] > 50 and summary["errors"] > 20 and summary["skipped"] > 10

@@ -23,6 +23,7 @@ from sitesift.decode import decode_html
 from sitesift.errors import InputError
 from sitesift.guards import END, Busy, Limits, Lost, PageTimeout, Supervisor, time_limit
 from sitesift.io.warc import HttpResponse, warc_record, write_warc
+from sitesift.jobs.run import RunSettings
 from sitesift.methods.base import get_cleaner, method_names
 from sitesift.output import Output, finish
 from sitesift.page import Page
@@ -162,7 +163,7 @@ def inputs(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
 
 
 def test_crawl_accounts_for_every_record(tmp_path: Path, inputs: list[str]) -> None:
-    summary = run_crawl(inputs, tmp_path, CFG, workers=2)
+    summary = run_crawl(inputs, tmp_path, CFG, run=RunSettings(2))
     assert summary["balanced"]
     assert summary["records_in"] == 20 + 3 + 2
     assert summary["records_in"] == summary["results"] + summary["errors"] + summary["skipped"]
@@ -202,7 +203,7 @@ def test_pathological_page_becomes_an_error_record(tmp_path: Path, limits: Limit
     warc = tmp_path / "patho.warc"
     write_warc(warc, [*pages(HOST, 6), HttpResponse(f"http://{HOST}/huge", huge_page(200_000)),
                       *pages(HOST, 3, 6)])
-    summary = run_crawl([str(warc)], tmp_path / "out", CFG, limits, workers=1)
+    summary = run_crawl([str(warc)], tmp_path / "out", CFG, run=RunSettings(1, limits))
     assert summary["balanced"] and summary["results"] == 9 and summary["errors"] == 1
     (error,) = lines(tmp_path / "out" / "errors.jsonl")
     assert error["url"] == f"http://{HOST}/huge"
@@ -222,7 +223,7 @@ def _outputs(out: Path) -> list[bytes]:
 
 def test_killed_crawl_resumes_without_losing_or_duplicating(tmp_path: Path) -> None:
     warc = _many_sites(tmp_path / "many.warc.gz", 14)
-    whole = run_crawl([warc], tmp_path / "whole", CFG, workers=1)
+    whole = run_crawl([warc], tmp_path / "whole", CFG, run=RunSettings(1))
     out = tmp_path / "killed"
     proc = subprocess.Popen(
         [sys.executable, "-m", "sitesift.cli", "crawl", warc, "--out", str(out),
@@ -241,7 +242,7 @@ def test_killed_crawl_resumes_without_losing_or_duplicating(tmp_path: Path) -> N
             os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
     assert not (out / "summary.json").exists(), "the job finished before it could be killed"
-    resumed = run_crawl([warc], out, CFG, workers=1)
+    resumed = run_crawl([warc], out, CFG, run=RunSettings(1))
     assert resumed["balanced"] and resumed["results"] == whole["results"] == 84
     assert _outputs(out) == _outputs(tmp_path / "whole")
 
@@ -251,9 +252,9 @@ def test_resume_redoes_exactly_the_unfinished_parts(tmp_path: Path) -> None:
     short, stale part files; the rerun gives the uninterrupted run's files."""
     first = _many_sites(tmp_path / "one.warc", 3)
     second = _many_sites(tmp_path / "two.warc.gz", 2)
-    whole = run_crawl([first, second], tmp_path / "whole", CFG, workers=2)
+    whole = run_crawl([first, second], tmp_path / "whole", CFG, run=RunSettings(2))
     out = tmp_path / "cut"
-    run_crawl([first, second], out, CFG, workers=2, keep_work=True)
+    run_crawl([first, second], out, CFG, run=RunSettings(2), keep_work=True)
     work = out / "work"
     for name in ("summary.json", "results.jsonl", "errors.jsonl", "sites.jsonl"):
         (out / name).unlink()
@@ -263,7 +264,7 @@ def test_resume_redoes_exactly_the_unfinished_parts(tmp_path: Path) -> None:
     done = (work / "done.jsonl").read_text().splitlines()
     (work / "done.jsonl").write_text("\n".join(done[:2]) + "\n" + done[2][:15])
     (work / "parts" / "stale.results.jsonl.tmp").write_text('{"text": "stale"}\n')
-    resumed = run_crawl([first, second], out, CFG, workers=2)
+    resumed = run_crawl([first, second], out, CFG, run=RunSettings(2))
     assert resumed["records_in"] == whole["records_in"] and resumed["balanced"]
     assert _outputs(out) == _outputs(tmp_path / "whole")
 
@@ -280,16 +281,16 @@ def test_model_store_reuses_refits_and_replaces_damaged_models(tmp_path: Path) -
     warc = _many_sites(tmp_path / "a.warc", 1)
     models = tmp_path / "models"
     cfg = CrawlConfig(fit_sample=10, models=str(models))
-    run_crawl([warc], tmp_path / "fit", cfg, workers=1)
+    run_crawl([warc], tmp_path / "fit", cfg, run=RunSettings(1))
     (stored,) = models.glob("site00.example-*.default.json.gz")
-    run_crawl([warc], tmp_path / "reuse", cfg, workers=1)
+    run_crawl([warc], tmp_path / "reuse", cfg, run=RunSettings(1))
     assert by_site(tmp_path / "reuse")["site00.example"]["model"] == "stored"
     assert _outputs(tmp_path / "reuse")[:2] == _outputs(tmp_path / "fit")[:2]
     run_crawl([warc], tmp_path / "refit", CrawlConfig(fit_sample=10, models=str(models),
-                                                       refit=True), workers=1)
+                                                       refit=True), run=RunSettings(1))
     assert by_site(tmp_path / "refit")["site00.example"]["model"] == "fitted"
     stored.write_bytes(stored.read_bytes()[:100])  # damaged: refitted, and said so
-    run_crawl([warc], tmp_path / "damaged", cfg, workers=1)
+    run_crawl([warc], tmp_path / "damaged", cfg, run=RunSettings(1))
     entry = by_site(tmp_path / "damaged")["site00.example"]
     assert entry["model"] == "fitted" and "stored model unusable" in str(entry["note"])
 
@@ -300,7 +301,7 @@ def test_small_sites_use_the_fallback_cleaner(tmp_path: Path, fallback: str) -> 
         pytest.skip(f"{fallback} is not registered")
     warc = tmp_path / "small.warc"
     write_warc(warc, pages("tiny.example", 3))
-    run_crawl([str(warc)], tmp_path / "out", CrawlConfig(fallback=fallback), workers=1)
+    run_crawl([str(warc)], tmp_path / "out", CrawlConfig(fallback=fallback), run=RunSettings(1))
     results = lines(tmp_path / "out" / "results.jsonl")
     assert {r["method"] for r in results} == {fallback} and len(results) == 3
     assert by_site(tmp_path / "out")["tiny.example"]["note"] == "3 pages, fewer than 5"
@@ -317,7 +318,7 @@ def test_small_sites_are_cleaned_page_level_by_default(tmp_path: Path) -> None:
     warc = tmp_path / "small.warc"
     small = pages("tiny.example", 3)
     write_warc(warc, small)
-    run_crawl([str(warc)], tmp_path / "out", CrawlConfig(), workers=1)
+    run_crawl([str(warc)], tmp_path / "out", CrawlConfig(), run=RunSettings(1))
     results = lines(tmp_path / "out" / "results.jsonl")
     assert {r["method"] for r in results} == {"default"} and len(results) == 3
     entry = by_site(tmp_path / "out")["tiny.example"]
@@ -352,22 +353,22 @@ def test_a_job_started_under_the_old_defaults_is_refused_then_resumed(tmp_path: 
     before `default`): a rerun with today's defaults is refused, naming the settings and the
     options that resume it; with those options the job resumes and finishes as before."""
     warc = _many_sites(tmp_path / "a.warc", 2)
-    whole = run_crawl([warc], tmp_path / "whole", OLD_DEFAULTS, workers=1)
+    whole = run_crawl([warc], tmp_path / "whole", OLD_DEFAULTS, run=RunSettings(1))
     out = tmp_path / "old"
-    run_crawl([warc], out, OLD_DEFAULTS, workers=1, keep_work=True)
+    run_crawl([warc], out, OLD_DEFAULTS, run=RunSettings(1), keep_work=True)
     for name in ("summary.json", "results.jsonl", "errors.jsonl", "sites.jsonl"):
         (out / name).unlink()  # as if killed while finishing
     (out / "work" / "done.jsonl").write_text(
         (out / "work" / "done.jsonl").read_text().splitlines()[0] + "\n")  # one site undone
     with pytest.raises(InputError) as refused:
-        run_crawl([warc], out, CFG, workers=1)
+        run_crawl([warc], out, CFG, run=RunSettings(1))
     message = str(refused.value)
     assert "holds a different crawl" in message
     assert "method 'sst' there, 'default' now" in message
     assert "fallback 'alltext' there, 'default' now" in message
     assert "--method sst --fallback alltext" in message
     assert not (out / "summary.json").exists()  # nothing was done to it
-    resumed = run_crawl([warc], out, OLD_DEFAULTS, workers=1)
+    resumed = run_crawl([warc], out, OLD_DEFAULTS, run=RunSettings(1))
     assert resumed["balanced"] and resumed["results"] == whole["results"] == 12
     assert _outputs(out) == _outputs(tmp_path / "whole")
     assert {r["method"] for r in lines(out / "results.jsonl")} == {"sst"}

@@ -32,6 +32,7 @@ from sitesift.datasets import read_index, read_page_bytes
 from sitesift.decode import decode_html
 from sitesift.io.records import Failed, PageRecord
 from sitesift.io.sources import read_input
+from sitesift.jobs.run import RunSettings
 from sitesift.sitework import CrawlConfig
 from tests.conftest import refused
 from tests.test_hostile_inputs import deadline
@@ -140,7 +141,7 @@ def inputs(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
 def whole(inputs: list[str], tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The same crawl, never interrupted: what every resumed run must equal."""
     out = tmp_path_factory.mktemp("whole")
-    summary = run_crawl(inputs, out, CFG, workers=2)
+    summary = run_crawl(inputs, out, CFG, run=RunSettings(2))
     assert summary["balanced"] and summary["records_in"] == 3 * 61
     return out
 
@@ -209,7 +210,7 @@ def test_a_second_crawl_into_the_same_out_is_refused_and_a_dead_runs_lock_is_tak
                        ["crawl", *inputs, "--out", str(out), "--fit-sample", "10", "--quiet"],
                        capsys)
     assert not (out / "summary.json").exists()
-    summary = run_crawl(inputs, out, CFG, workers=2)  # takes the dead run's lock over
+    summary = run_crawl(inputs, out, CFG, run=RunSettings(2))  # takes the dead run's lock over
     assert summary["balanced"] and outputs(out) == outputs(whole)
 
 

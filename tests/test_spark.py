@@ -18,6 +18,7 @@ pytest.importorskip("pyspark")
 pq = pytest.importorskip("pyarrow.parquet")
 
 from sitesift.crawl import run_crawl  # noqa: E402
+from sitesift.jobs.run import RunSettings  # noqa: E402
 from sitesift.spark import local_session, run_spark  # noqa: E402
 from tests.test_crawl import CFG, crawl_inputs  # noqa: E402
 from tests.test_warc import write_hostile_warc  # noqa: E402
@@ -43,7 +44,7 @@ def rows(path: Path) -> list[dict[str, Any]]:
 def test_spark_job_equals_the_local_job(spark: Any, tmp_path: Path) -> None:
     (tmp_path / "in").mkdir()
     inputs = crawl_inputs(tmp_path / "in")
-    local = run_crawl(inputs, tmp_path / "local", CFG, fmt="parquet", workers=2)
+    local = run_crawl(inputs, tmp_path / "local", CFG, fmt="parquet", run=RunSettings(2))
     remote = run_spark(spark, inputs, str(tmp_path / "spark"), CFG, partitions=2)
     assert remote["balanced"]
     assert remote["records_in"] == remote["results"] + remote["errors"] + remote["skipped"]
@@ -90,7 +91,7 @@ def test_spark_reads_a_hostile_warc_as_the_local_job_does(spark: Any, tmp_path: 
     counted once, the same errors."""
     warc = tmp_path / "hostile.warc.gz"
     count = write_hostile_warc(warc)
-    local = run_crawl([str(warc)], tmp_path / "local", CFG, fmt="parquet", workers=1)
+    local = run_crawl([str(warc)], tmp_path / "local", CFG, fmt="parquet", run=RunSettings(1))
     remote = run_spark(spark, [str(warc)], str(tmp_path / "spark"), CFG, partitions=2)
     assert remote["records_in"] == local["records_in"] == count
     assert {k: remote[k] for k in SAME} == {k: local[k] for k in SAME}
@@ -133,7 +134,7 @@ def test_spark_reads_hostile_inputs_as_the_local_job_does(spark: Any, tmp_path: 
 
     inputs, count = write_hostile_inputs(tmp_path / "in")
     cfg = replace(CFG, max_record_bytes=64 << 10)
-    local = run_crawl(inputs, tmp_path / "local", cfg, fmt="parquet", workers=1)
+    local = run_crawl(inputs, tmp_path / "local", cfg, fmt="parquet", run=RunSettings(1))
     remote = run_spark(spark, inputs, str(tmp_path / "spark"), cfg, partitions=2)
     assert remote["records_in"] == local["records_in"] == count
     assert {k: remote[k] for k in SAME} == {k: local[k] for k in SAME}

@@ -437,11 +437,12 @@ def test_crawl_counts_every_record_of_a_hostile_warc_once(tmp_path: Path) -> Non
     """`sitesift crawl`: records_in is the records of the file (a bad stretch is one), every
     good page has its result, every bad record its error."""
     from sitesift.crawl import run_crawl
+    from sitesift.jobs.run import RunSettings
     from sitesift.sitework import CrawlConfig
 
     count = write_hostile_warc(tmp_path / "hostile.warc.gz")
     summary = run_crawl([str(tmp_path / "hostile.warc.gz")], tmp_path / "out",
-                        CrawlConfig(fit_sample=10), workers=1)
+                        CrawlConfig(fit_sample=10), run=RunSettings(1))
     assert summary["records_in"] == count == 17
     assert (summary["results"], summary["errors"], summary["skipped"]) == (13, 4, 0)
     assert summary["balanced"]

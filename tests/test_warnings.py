@@ -254,8 +254,8 @@ def test_a_crawl_writes_the_warning_into_the_record(tmp_path: Path, fmt: str) ->
     spa = f"https://{HOST}/app"
     warc = tmp_path / "crawl.warc"
     write_warc(warc, [*_site_pages(6), HttpResponse(spa, APP_SHELL.encode())])
-    summary = run_crawl([str(warc)], tmp_path / "out", CrawlConfig(fit_sample=10), workers=1,
-                        fmt=fmt)
+    summary = run_crawl([str(warc)], tmp_path / "out", CrawlConfig(fit_sample=10),
+                        run=RunSettings(1), fmt=fmt)
     assert summary["results"] == 7 and summary["balanced"]
     assert summary["warnings"] == {"pages": 1, "sites": 0}
     if fmt == "parquet":
@@ -275,7 +275,7 @@ def test_a_crawl_records_a_weak_fit_in_its_site_entry(tmp_path: Path) -> None:
     warc = tmp_path / "small.warc"
     write_warc(warc, _site_pages(3))
     cfg = CrawlConfig(method="sst", min_site_pages=2, fit_sample=10)
-    summary = run_crawl([str(warc)], tmp_path / "out", cfg, workers=1)
+    summary = run_crawl([str(warc)], tmp_path / "out", cfg, run=RunSettings(1))
     (site,) = _lines(tmp_path / "out" / "sites.jsonl")
     told = site["warnings"]
     assert site["model"] == "fitted" and isinstance(told, list)
@@ -304,7 +304,7 @@ def test_a_crawl_record_says_why_a_page_is_empty(tmp_path: Path) -> None:
     empty = f"https://{HOST}/error"
     warc = tmp_path / "crawl.warc"
     write_warc(warc, [*_site_pages(6), HttpResponse(empty, b"<html><body></body></html>")])
-    run_crawl([str(warc)], tmp_path / "out", CrawlConfig(fit_sample=10), workers=1)
+    run_crawl([str(warc)], tmp_path / "out", CrawlConfig(fit_sample=10), run=RunSettings(1))
     by_url = {r["url"]: r for r in _lines(tmp_path / "out" / "results.jsonl")}
     assert by_url[empty]["no_main_content"] == "the page shows no text"
     assert all(r["no_main_content"] is None for url, r in by_url.items() if url != empty)

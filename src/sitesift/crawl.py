@@ -33,6 +33,7 @@ import time
 from collections import Counter
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -59,36 +60,39 @@ from sitesift.io.sinks import (
 )
 from sitesift.io.sources import input_kind
 from sitesift.jobs.outcome import SiteDone
+from sitesift.jobs.run import LOCAL, RunSettings
 from sitesift.sitework import CrawlConfig, crawl_records, spill_task
 
 
-def run_crawl(inputs: Sequence[str], out: str | Path, cfg: CrawlConfig,
-              limits: Limits | None = None, *, fmt: str = "jsonl", workers: int = 1,
-              progress: bool = False, keep_work: bool = False) -> dict[str, Any]:
-    """Run (or resume, or just report) the crawl of `inputs` into `out`; its summary."""
+def run_crawl(inputs: Sequence[str], out: str | Path, cfg: CrawlConfig, *,
+              run: RunSettings = LOCAL, fmt: str = "jsonl",
+              keep_work: bool = False) -> dict[str, Any]:
+    """Run (or resume, or just report) the crawl of `inputs` into `out`; its summary. `run`:
+    processes for reading the inputs and cleaning the sites, their limits (always guarded:
+    default `Limits()`), a progress bar."""
     cfg.check()
     if fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r}; use one of {', '.join(FORMATS)}")
-    limits = limits or Limits()
+    run = replace(run, limits=run.limits or Limits())
     out = Path(out)
     paths = [str(Path(p)) for p in inputs]
     if not paths:
         raise InputError("no inputs given")
     job = {"inputs": [_fingerprint(p) for p in paths], "format": fmt, "config": cfg.identity()}
     with hold_folder(out):  # one run at a time in `out`; a killed run's lock is freed
-        return _run(paths, out, job, cfg, limits, fmt, workers, progress, keep_work)
+        return _run(paths, out, job, cfg, run, fmt, keep_work)
 
 
-def _run(paths: list[str], out: Path, job: dict[str, Any], cfg: CrawlConfig, limits: Limits,
-         fmt: str, workers: int, progress: bool, keep_work: bool) -> dict[str, Any]:
+def _run(paths: list[str], out: Path, job: dict[str, Any], cfg: CrawlConfig, run: RunSettings,
+         fmt: str, keep_work: bool) -> dict[str, Any]:
     _claim(out, job)
     if (out / "summary.json").is_file():
         summary: dict[str, Any] = json.loads((out / "summary.json").read_text("utf-8"))
         return summary
     start = time.perf_counter()
     work = out / "work"
-    reports = _ingest_all(paths, work, cfg, workers, progress)
-    done, losses = _clean_all(reports, work, cfg, limits, workers, progress)
+    reports = _ingest_all(paths, work, cfg, run.workers, run.progress)
+    done, losses = _clean_all(reports, work, cfg, run)
     summary = _finish(out, work, reports, done, fmt)
     summary["worker_restarts"] = losses
     summary["seconds"] = round(time.perf_counter() - start, 3)
@@ -198,8 +202,8 @@ def _read_manifest(path: Path) -> dict[str, dict[str, Any]]:
     return done
 
 
-def _clean_all(reports: list[IngestReport], work: Path, cfg: CrawlConfig, limits: Limits,
-               workers: int, progress: bool) -> tuple[dict[str, dict[str, Any]], int]:
+def _clean_all(reports: list[IngestReport], work: Path, cfg: CrawlConfig, run: RunSettings
+               ) -> tuple[dict[str, dict[str, Any]], int]:
     counts: Counter[str] = Counter()
     spills: dict[str, list[str]] = {}
     for report in reports:  # in input order, so a site's pages keep the crawl's order
@@ -213,9 +217,9 @@ def _clean_all(reports: list[IngestReport], work: Path, cfg: CrawlConfig, limits
     tasks = [spill_task(site, counts[site], spills[site], cfg) for site in todo]
     tallies: dict[str, list[int]] = {}
     losses: list[Lost] = []
-    with _bar(sum(counts[s] for s in todo), progress, "page", "cleaning") as bar, \
+    with _bar(sum(counts[s] for s in todo), run.progress, "page", "cleaning") as bar, \
             open(manifest, "a", encoding="utf-8") as log:
-        records = crawl_records(tasks, cfg, limits, workers, lambda t, lost: losses.append(lost))
+        records = crawl_records(tasks, cfg, run, lambda t, lost: losses.append(lost))
         try:
             for task, message in records:
                 tally = tallies.setdefault(task.site, [0, 0, 0])

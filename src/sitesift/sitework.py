@@ -15,7 +15,7 @@ from collections.abc import Callable, Generator, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from sitesift.guards import Limits, Lost
+from sitesift.guards import Lost
 from sitesift.io.records import PageRecord, error_record, result_record
 from sitesift.jobs.grouping import UNKNOWN, URL_GROUPINGS
 from sitesift.jobs.outcome import Out, Outcome, SiteDone
@@ -98,11 +98,11 @@ def inline_task(site: str, records: list[PageRecord], cfg: CrawlConfig) -> SiteT
     return SiteTask(site, pages, cfg.policy())
 
 
-def crawl_records(tasks: Iterable[SiteTask], cfg: CrawlConfig, limits: Limits,
-                  workers: int = 1, on_lost: Callable[[SiteTask, Lost], None] | None = None
+def crawl_records(tasks: Iterable[SiteTask], cfg: CrawlConfig, run: RunSettings,
+                  on_lost: Callable[[SiteTask, Lost], None] | None = None
                   ) -> Generator[tuple[SiteTask, dict[str, Any] | SiteDone], None, None]:
     """(task, record) for every page of every task, then (task, SiteDone) per site."""
-    for task, message in run_sites(tasks, RunSettings(workers, limits), on_lost):
+    for task, message in run_sites(tasks, run, on_lost):
         if isinstance(message, Out):
             yield task, record(message.outcome, task.site, message.stage, cfg)
         elif isinstance(message, SiteDone):

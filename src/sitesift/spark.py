@@ -33,6 +33,7 @@ from sitesift.io.records import ERROR_FIELDS, RESULT_FIELDS, Failed, PageRecord,
 from sitesift.io.sources import read_input
 from sitesift.jobs.grouping import site_key
 from sitesift.jobs.outcome import SiteDone
+from sitesift.jobs.run import RunSettings
 from sitesift.jobs.task import SiteTask
 from sitesift.sitework import CrawlConfig, crawl_records, inline_task
 
@@ -93,7 +94,7 @@ def _clean(groups: Iterable[tuple[tuple[str, Any], Iterable[Any]]], cfg: CrawlCo
 
     # The engine's kept workers: Spark reuses its Python workers across tasks, and so the
     # cleaning process (NumPy, SciPy, ... imported) serves every partition it runs.
-    for _task, message in crawl_records(tasks(), cfg, limits):
+    for _task, message in crawl_records(tasks(), cfg, RunSettings(1, limits)):
         yield from side
         side.clear()
         if isinstance(message, SiteDone):

@@ -21,6 +21,7 @@ from sitesift.cli.common import (
     megabytes,
     out_folder,
     parse_set,
+    run_settings,
 )
 
 
@@ -97,9 +98,8 @@ def cmd_crawl(args: argparse.Namespace) -> int:
         else:
             from sitesift.crawl import run_crawl
 
-            summary = run_crawl(args.inputs, args.out, cfg, limits, fmt=args.format,
-                                workers=args.workers, progress=not args.quiet,
-                                keep_work=args.keep_work)
+            summary = run_crawl(args.inputs, args.out, cfg, run=run_settings(args, limits),
+                                fmt=args.format, keep_work=args.keep_work)
     except ValueError as exc:
         raise UsageError(f"sitesift crawl: {exc}") from None
     warned = summary.get("warnings") or {}
