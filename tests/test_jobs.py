@@ -1,0 +1,82 @@
+"""The job engine (`sitesift.jobs`): one site task, whichever command runs it.
+
+The commands' own tests (test_batch*, test_crawl*, test_hostile_*, test_spark) hold the
+behaviour end to end; these hold what the engine promises every adapter.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from sitesift.cli import SAMPLE_SITE
+from sitesift.datasets import read_index
+from sitesift.errors import InputError, reason_of
+from sitesift.jobs.grouping import UNKNOWN, group_key, site_key
+from sitesift.jobs.outcome import Out, SiteDone
+from sitesift.jobs.policy import SitePolicy
+from sitesift.jobs.site import steps
+from sitesift.jobs.source import Source
+from sitesift.jobs.task import SiteTask
+from sitesift.sitework import CrawlConfig
+
+ROWS = read_index(SAMPLE_SITE)
+
+
+def _sources(n: int) -> list[Source]:
+    return [Source(r["id"], "", r, str(SAMPLE_SITE)) for r in ROWS[:n]]
+
+
+def _run(task: SiteTask) -> tuple[dict[int, Out], SiteDone]:
+    messages = [m for m in steps(task, None) if isinstance(m, Out | SiteDone)]
+    *outs, done = messages
+    assert isinstance(done, SiteDone) and all(isinstance(o, Out) for o in outs)
+    by_index = {o.index: o for o in outs if isinstance(o, Out)}
+    assert len(by_index) == len(outs)  # one outcome per page, never two
+    return by_index, done
+
+
+def test_one_reason_helper_words_every_failure() -> None:
+    assert reason_of(InputError("p1: no page file")) == "p1: no page file"
+    assert "out of memory" in reason_of(MemoryError())
+    assert reason_of(KeyError("x")) == "internal error (KeyError): 'x'"
+
+
+def test_a_site_task_gives_one_outcome_per_page_and_says_how_it_was_cleaned() -> None:
+    outs, done = _run(SiteTask("hg", _sources(6), SitePolicy("sst")))
+    assert sorted(outs) == list(range(6)) and all(o.outcome.result for o in outs.values())
+    assert (done.model, done.pages, done.method) == ("fitted", 6, "sst")
+
+
+def test_the_crawl_policy_lets_its_fallback_clean_a_site_too_small_to_fit() -> None:
+    policy = CrawlConfig(method="sst", fallback="alltext", min_site_pages=5).policy()
+    outs, done = _run(SiteTask("hg", _sources(3), policy))
+    assert (done.model, done.method, done.note) == ("fallback", "alltext", "3 pages, fewer than 5")
+    assert all(o.outcome.result is not None for o in outs.values())
+    outs, done = _run(SiteTask(UNKNOWN, _sources(6), policy))
+    assert done.model == "fallback" and "without a URL" in str(done.note)
+
+
+def test_a_page_that_killed_a_worker_is_recorded_as_that_and_the_rest_cleaned() -> None:
+    task = SiteTask("hg", _sources(4), SitePolicy("sst"), poison={2: "worker died (SIGKILL)"})
+    outs, _ = _run(task)
+    assert outs[2].outcome.error == "worker died (SIGKILL)" and outs[2].stage == "worker"
+    assert all(outs[i].outcome.result is not None for i in (0, 1, 3))
+
+
+def test_a_fit_that_failed_before_makes_its_pages_errors_or_the_fallbacks() -> None:
+    failed = {0: "fit exceeded the time limit of 1 s"}
+    outs, _ = _run(SiteTask("hg", _sources(3), SitePolicy("sst"), fit_failed=failed))
+    assert all("preparing the sst model failed: fit exceeded" in str(o.outcome.error)
+               for o in outs.values())
+    crawl = CrawlConfig(method="sst", fallback="alltext", min_site_pages=1).policy()
+    outs, done = _run(SiteTask("hg", _sources(3), crawl, fit_failed=failed))
+    assert done.model == "fallback" and done.note == f"fit stopped: {failed[0]}"
+    assert all(o.outcome.result is not None for o in outs.values())
+
+
+@pytest.mark.parametrize(("url", "domain"), [
+    ("https://www.news.example.co.uk/a", "example.co.uk"), (None, UNKNOWN)])
+def test_one_home_for_the_grouping_keys(url: str | None, domain: str) -> None:
+    assert site_key(url, "domain") == domain
+    row = {"id": "p", "site": "s", "year": 2020}
+    assert [group_key(row, g) for g in ("site", "site,year", "none")] == ["s", "s/2020", "all"]
