@@ -99,7 +99,8 @@ class SiteDone:
     site: str
     pages: int
     method: str
-    # "fitted", "stored", "kept", "file", "fallback", "page-level", "fit-only" or "abandoned"
+    # "fitted", "stored", "file", "fallback", "page-level", "failed" (no model: its pages are
+    # errors), "fit-only" (fit mode) or "abandoned"
     model: str
     note: str | None = None
     warnings: tuple[str, ...] = ()  # what the site's fit warned of (Cleaner.fit_warnings)

@@ -68,7 +68,7 @@ def steps(task: SiteTask, limits: Limits | None) -> Iterator[Message]:
 
 def _poisoned(run: Run, todo: list[int]) -> Iterator[Out]:
     for i, src in each(run.task.pages, [i for i in todo if i in run.task.poison]):
-        yield run.error(i, src, "")
+        yield run.error(i, src, "killed a worker")  # worded by its poison entry
 
 
 def _unfitted(run: Run, todo: list[int], cleaner: Cleaner | None) -> Iterator[Message]:
@@ -214,7 +214,7 @@ def _clean(run: Run, indices: Iterable[int], cleaner: Cleaner, cache: dict[int, 
     task, cache = run.task, cache if cache is not None else {}
     for i, src in each(task.pages, [i for i in indices if i not in run.sent]):
         if i in task.poison:
-            yield run.error(i, src, "")
+            yield run.error(i, src, "killed a worker")  # worded by its poison entry
             continue
         page = cache.pop(i, None)
         yield Busy(i, "clean" if page is not None else "page", run.page_s)
