@@ -49,15 +49,27 @@ import re
 import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from sitesift.errors import WeakFitWarning
 from sitesift.text import TOKEN
 
 if TYPE_CHECKING:
-    from sitesift.methods.base import Cleaner
     from sitesift.page import Page
     from sitesift.result import Result
+
+
+class Fitting(Protocol):
+    """What a fit's checks read and set of a cleaner (`methods.base.Cleaner` is one): named
+    here so that this module, which the cleaners import, imports none of them."""
+
+    fit_warnings: tuple[str, ...]
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def min_fit_pages(self) -> int: ...
 
 SCRIPTED = "scripted page"
 """How every scripted-page warning starts (for filtering records by it)."""
@@ -146,7 +158,7 @@ def distinct_pages(pages: Sequence[Page]) -> tuple[list[Page], int]:
     return kept, len(pages) - len(kept)
 
 
-def fit_warnings(cleaner: Cleaner, pages: Sequence[Page], used: int | None = None,
+def fit_warnings(cleaner: Fitting, pages: Sequence[Page], used: int | None = None,
                  repeats: int = 0) -> list[str]:
     """What is weak about fitting `cleaner` on `pages` (`used`: how many of them the fit
     reads, when it samples; `repeats`: pages left out of the sample as repeats of these);
@@ -172,7 +184,7 @@ def fit_warnings(cleaner: Cleaner, pages: Sequence[Page], used: int | None = Non
     return found
 
 
-def check_fit(cleaner: Cleaner, pages: Sequence[Page], *, used: int | None = None,
+def check_fit(cleaner: Fitting, pages: Sequence[Page], *, used: int | None = None,
               repeats: int = 0, stacklevel: int = 3) -> None:
     """Set `cleaner.fit_warnings` for a fit on `pages` and warn (`WeakFitWarning`) of each;
     `Cleaner.fit` calls it first. `stacklevel` 3 names the caller of `fit`."""
