@@ -34,10 +34,17 @@ pub enum Rule {
 pub const KINDS: [&str; 4] = ["comments", "captions", "bylines", "dates"];
 /// The section index of a block that `records=keep` brought in (after `KINDS`'s).
 pub const RECORDS: usize = KINDS.len();
+/// The section index of a block that `listings=keep` brought in.
+pub const LISTINGS: usize = KINDS.len() + 1;
 
-/// The name of what decided a block against the model: a `KINDS` entry, or `records`.
+/// The name of what decided a block against the model: a `KINDS` entry, `records` or
+/// `listings`.
 pub fn decided_by(k: usize) -> &'static str {
-    KINDS.get(k).copied().unwrap_or("records")
+    match k {
+        RECORDS => "records",
+        LISTINGS => "listings",
+        _ => KINDS[k],
+    }
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -47,25 +54,33 @@ pub struct Conventions {
     /// `records=keep`: records alike to the main text's are kept as it is
     /// (`records::propagate`); `auto` leaves them to the model
     pub records: bool,
+    /// `listings=keep`: a page whose kept text holds no prose keeps its listing's records
+    /// (`records::listing`); `auto` leaves them to the model
+    pub listings: bool,
 }
 
 impl Conventions {
     /// From `(kind, rule)` pairs: kinds of `KINDS`, rules `auto`, `drop` or `keep`
-    /// (comments: `auto` or `drop`), and `records`: `keep` or `auto`.
+    /// (comments: `auto` or `drop`), and `records` and `listings`: `keep` or `auto`.
     pub fn parse<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Result<Self, String> {
         let mut c = Conventions::default();
         for (kind, rule) in pairs {
-            if kind == "records" {
-                c.records = match rule {
+            if kind == "records" || kind == "listings" {
+                let on = match rule {
                     "keep" => true,
                     "auto" => false,
-                    _ => return Err(format!("records={rule}: use keep or auto")),
+                    _ => return Err(format!("{kind}={rule}: use keep or auto")),
                 };
+                if kind == "records" {
+                    c.records = on;
+                } else {
+                    c.listings = on;
+                }
                 continue;
             }
             let Some(k) = KINDS.iter().position(|&x| x == kind) else {
                 return Err(format!(
-                    "unknown convention {kind:?}: use one of {}, records",
+                    "unknown convention {kind:?}: use one of {}, records, listings",
                     KINDS.join(", ")
                 ));
             };
@@ -86,7 +101,7 @@ impl Conventions {
         Ok(c)
     }
 
-    /// Does any section rule speak against the model (`records` aside)?
+    /// Does any section rule speak against the model (`records` and `listings` aside)?
     pub fn any(&self) -> bool {
         self.rules.iter().any(|&r| r != Rule::Auto)
     }
@@ -250,6 +265,13 @@ mod tests {
         let r = Conventions::parse([("records", "keep")]).unwrap();
         assert!(r.records && !r.any() && !Conventions::default().records);
         assert!(Conventions::parse([("records", "drop")]).is_err());
+        let l = Conventions::parse([("listings", "keep")]).unwrap();
+        assert!(l.listings && !l.records && !l.any() && !Conventions::default().listings);
+        assert!(Conventions::parse([("listings", "drop")]).is_err());
+        assert_eq!(
+            (decided_by(0), decided_by(RECORDS), decided_by(LISTINGS)),
+            ("comments", "records", "listings")
+        );
     }
 
     #[test]

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use crate::blocks::{walk, PageBlocks};
 use crate::context::context_features;
-use crate::conventions::{Conventions, RECORDS};
+use crate::conventions::{Conventions, LISTINGS, RECORDS};
 use crate::dom::{base_href, build_view, title, View};
 use crate::features::{ancestors, block_features, N_FEATURES};
 use crate::forest::Forest;
@@ -234,18 +234,29 @@ pub fn verdicts(p: &Prepared, prob: &[f64], cut: Cut) -> Vec<Option<Verdict>> {
         };
     }
     let sure: Vec<bool> = prob.iter().map(|&v| v >= c).collect();
-    let likely = if cut.conventions.records {
+    let from_records = if cut.conventions.records {
         crate::records::propagate(&p.pb, &sure, prob)
     } else {
         sure.clone()
+    };
+    // (a page sure to have no main content, cut at infinity, keeps nothing: no listing)
+    let likely = if cut.conventions.listings && c.is_finite() {
+        crate::records::listing(&p.pb, &from_records, prob)
+    } else {
+        from_records.clone()
     };
     let decided = crate::conventions::apply(&p.pb, &p.view, &likely, cut.conventions);
     let mut out = vec![None; p.view.elems.len()];
     for (b, &e) in p.pb.elem.iter().enumerate() {
         let v = p.view.preorder[e] as usize;
-        // a block a record alike to the main text's brought in says so (`records=keep`)
-        let from_records = (likely[b] && !sure[b]).then_some((RECORDS, true));
-        let decided = decided[b].or(from_records);
+        // a block a record alike to the main text's or a listing brought in says so
+        // (`records=keep`, `listings=keep`)
+        let brought = if from_records[b] && !sure[b] {
+            Some((RECORDS, true))
+        } else {
+            (likely[b] && !from_records[b]).then_some((LISTINGS, true))
+        };
+        let decided = decided[b].or(brought);
         out[v] = Some(Verdict {
             content: decided.map_or(likely[b], |(_, content)| content),
             score: prob[b],

@@ -349,6 +349,60 @@ def test_a_threads_replies_are_kept_as_its_first_post_is(bundled: object) -> Non
         get_cleaner("default", records="drop")
 
 
+def _shop_page() -> str:
+    """A shop's category: a heading, an intro, and a grid of eight products, each a name,
+    a price and its stock."""
+    names = ["Enamel kettle, red", "Stovetop kettle, steel", "Whistling kettle, blue",
+             "Electric kettle with temperature control", "Copper kettle, hand made",
+             "Travel kettle", "Glass kettle with tea infuser", "Cast iron kettle, black"]
+    tiles = "".join(
+        f"<div class='product-tile'><div class='product-name'><a href='/p/{i}'>{name}</a>"
+        f"</div><div class='product-price'>${19 + 7 * i}.99</div><div class='stock'>In stock"
+        f"</div></div>" for i, name in enumerate(names))
+    return ("<html><head><title>Kettles | Kitchen Shop</title></head><body><header>"
+            "<a href='/'>Kitchen Shop</a><nav><a href='/pots'>Pots</a> <a href='/pans'>Pans</a>"
+            "</nav></header><main><h1>Kettles</h1><p>Kettles for the stove and the socket.</p>"
+            f"<div class='product-grid'>{tiles}</div></main><footer>Kitchen Shop Ltd. Terms."
+            "</footer></body></html>")
+
+
+def test_a_listings_products_are_kept_where_the_model_kept_only_its_intro() -> None:
+    # probabilities of a model that keeps the heading and intro only: with listings=keep,
+    # the default, the grid's records come too, and the navigation and footer do not
+    from sitesift._native import verdicts_for
+
+    npage = read_page(page(_shop_page()))
+    prob = [0.9 if t in ("Kettles", "Kettles for the stove and the socket.") else 0.05
+            for t in npage.texts]
+    def kept(conventions: dict[str, str]) -> list[str]:
+        verdicts = verdicts_for(npage, prob, threshold=0.5, balanced=0.5, relative=0.0,
+                                conventions=conventions)
+        return [t for t, k in zip(npage.texts, verdicts, strict=True) if k]
+
+    listing = kept({"listings": "keep"})
+    assert "Copper kettle, hand made" in listing and "$68.99" in listing
+    assert "Kettles for the stove and the socket." in listing
+    assert not any("Pots" in t or "Terms" in t for t in listing)
+    assert kept({"listings": "auto"}) == ["Kettles", "Kettles for the stove and the socket."]
+    # a page with prose keeps what the model says of its lists
+    story = " ".join(["The kettle came to the shop in a crate from the foundry."] * 5)
+    npage = read_page(page(_shop_page().replace("<h1>", f"<p>{story}</p><h1>")))
+    prob = [0.9 if t.startswith(("Kettles", "The kettle came")) else 0.05 for t in npage.texts]
+    assert "Copper kettle, hand made" not in kept({"listings": "keep"})
+
+
+def test_the_cleaner_says_which_blocks_the_listing_brought_in(bundled: object) -> None:
+    # a cut no block reaches keeps nothing, but for a listing: its blocks say listings=keep
+    strict = {"threshold": 0.99, "relative": 0.0}
+    kept = get_cleaner("default", **strict).clean(page(_shop_page()))
+    assert "Copper kettle, hand made" in kept.text
+    assert all("listings=keep" in b.reason for b in kept.blocks if b.label == "content")
+    assert "Copper kettle" not in get_cleaner("default", listings="auto", **strict).clean(
+        page(_shop_page())).text
+    with pytest.raises(ValueError, match="listings"):
+        get_cleaner("default", listings="drop")
+
+
 def test_the_convention_switches_are_those_the_core_knows() -> None:
     from sitesift._native import clean as native_clean
     from sitesift.methods.default import CONVENTIONS

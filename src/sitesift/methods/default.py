@@ -38,6 +38,13 @@ Conventions the gold corpora disagree on (docs/conventions.md) are switches, eac
   verdicts from the ones it kept (`native/src/records.rs`). `keep`, the default, because
   the model learnt from corpora of stories, whose gold drops repeated records outside the
   story; `auto` leaves them to the model.
+- `listings=keep|auto`: a page whose kept text holds no prose (no kept block of 40 tokens)
+  and that has a run of alike records holding at least twice what the model kept (a
+  shop's category, a job board, a blog's index, a thread whose posts the model dropped)
+  keeps the largest such run whole, unless it lies in the navigation, header, footer,
+  a sidebar, comments or a related list (`native/src/records.rs`). `keep`, the default,
+  because the model, trained on stories, keeps only a listing's heading and intro; `auto`
+  leaves listings to the model.
 A section never holds the start of the main text (the first likely block of some length:
 a wrapper named for comments around the story is no comment section); `keep` keeps the
 section's blocks inside the main text's container (the captions of the story's photos, not
@@ -72,7 +79,7 @@ if TYPE_CHECKING:
 ENV_MODEL = "SITESIFT_DEFAULT_MODEL"
 CONVENTIONS = {"comments": ("auto", "drop"), "captions": ("auto", "drop", "keep"),
                "bylines": ("auto", "drop", "keep"), "dates": ("auto", "drop", "keep"),
-               "records": ("keep", "auto")}
+               "records": ("keep", "auto"), "listings": ("keep", "auto")}
 """Each convention switch and its values, the default first (`native/src/conventions.rs`
 holds the same; a test holds them equal)."""
 KEPT = "no verdict: kept"
@@ -114,6 +121,7 @@ class DefaultParams:
     bylines: str = "auto"
     dates: str = "auto"
     records: str = "keep"
+    listings: str = "keep"
     """Conventions set against the model (`CONVENTIONS`: each switch and its values)."""
 
     def __post_init__(self) -> None:
