@@ -39,7 +39,7 @@ Conventions the gold corpora disagree on (docs/conventions.md) are switches, eac
   the model learnt from corpora of stories, whose gold drops repeated records outside the
   story; `auto` leaves them to the model.
 - `listings=keep|auto`: a page whose kept text holds no prose (no kept block of 40 tokens)
-  and that has a run of alike records holding at least twice what the model kept (a
+  and that has a run of alike records holding at least four times what the model kept (a
   shop's category, a job board, a blog's index, a thread whose posts the model dropped)
   keeps the largest such run whole, unless it lies in the navigation, header, footer,
   a sidebar, comments or a related list (`native/src/records.rs`). `keep`, the default,
