@@ -7,6 +7,9 @@
 - a dataset folder (`index.jsonl` + `pages/`, the shared corpora's layout);
 - a folder of page files (`.html`, `.htm`, `.html.gz`, ...), each with the URL it declares
   (canonical link or og:url) and, if it starts with one, its saved HTTP header.
+
+Dataset folders and folders are listed by `sitesift.io.listing`, as for `clean`: the same
+pages, in the same order, with the same URLs (and ids, by position).
 """
 
 from __future__ import annotations
@@ -14,12 +17,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-from sitesift.datasets import BadRow, is_dataset, read_page_bytes, scan_index
+from sitesift.datasets import is_dataset, read_page_bytes
 from sitesift.decode import split_http_response
 from sitesift.errors import InputError
-from sitesift.inputs import Unlisted, declared_url, page_files
+from sitesift.io import listing
+from sitesift.io.listing import CRAWL_KINDS
 from sitesift.io.records import Failed, Item, PageRecord
-from sitesift.io.warc import is_warc, read_warc
+from sitesift.io.warc import read_warc
 from sitesift.reading import (
     READ_ERRORS,
     bounded_lines,
@@ -33,30 +37,21 @@ from sitesift.reading import (
     text_name,
 )
 
-KINDS = ("warc", "jsonl", "dataset", "folder")
 _UTF8 = "text/html; charset=utf-8"
 
 
 def input_kind(path: str | Path) -> str:
-    """What kind of input `path` is; InputError if it is none that sitesift reads."""
-    if "://" in str(path) and is_warc(path):  # a URL: FastWARC opens it through fsspec
-        return "warc"
-    if not is_text_name(path):  # every record names its input: one it cannot write fails late
+    """What kind of crawl input `path` is (`listing.CRAWL_KINDS`); InputError if it is none
+    that the crawl reads."""
+    if "://" not in str(path) and not is_text_name(path):
+        # every record names its input: one it cannot write fails late
         raise InputError(f"{text_name(path)}: the name is not UTF-8, so no record could name "
                          "it; rename the input")
-    path = Path(path)
-    if path.is_dir():
-        return "dataset" if is_dataset(path) else "folder"
-    if not path.exists():
-        raise InputError(f"{path}: no such file or folder")
-    if not path.is_file():  # a FIFO would block the reader, a device never end
-        raise InputError(f"{path}: not a regular file")
-    if is_warc(path):
-        return "warc"
-    if path.name.lower().endswith((".jsonl", ".jsonl.gz")):
-        return "jsonl"
-    raise InputError(f"{path}: not a WARC (.warc[.gz|.zst|.lz4]), JSONL (.jsonl[.gz]) or "
-                     "folder input")
+    kind = listing.input_kind(path)
+    if kind not in CRAWL_KINDS:
+        raise InputError(f"{path}: not a WARC (.warc[.gz|.zst|.lz4]), JSONL (.jsonl[.gz]) or "
+                         "folder input")
+    return kind
 
 
 def read_input(path: str, input_index: int, max_bytes: int) -> Iterator[Item]:
@@ -66,10 +61,8 @@ def read_input(path: str, input_index: int, max_bytes: int) -> Iterator[Item]:
         yield from read_warc(path, input_index, max_bytes)
     elif kind == "jsonl":
         yield from _read_jsonl(path, input_index, max_bytes)
-    elif kind == "dataset":
-        yield from _read_dataset(path, input_index, max_bytes)
     else:
-        yield from _read_folder(path, input_index, max_bytes)
+        yield from _read_listed(path, input_index, max_bytes)
 
 
 def _line_limit(max_bytes: int) -> int:
@@ -120,37 +113,31 @@ def _jsonl_item(line: bytes | None, lineno: int, path: str, index: int, position
     return PageRecord(index, position, path, url, _UTF8, body)
 
 
-def _read_dataset(path: str, index: int, max_bytes: int) -> Iterator[Item]:
+def _read_listed(path: str, index: int, max_bytes: int) -> Iterator[Item]:
+    """A dataset folder's or a folder's pages (`listing.list_pages`), one item each, at the
+    position the listing gives it. A record names the dataset folder, or the page file."""
     root = Path(path)
     try:
-        entries = scan_index(root)
-    except InputError as exc:  # the index itself cannot be read
+        entries = listing.list_pages(root)
+    except InputError as exc:  # a dataset's index itself cannot be read
         yield Failed(index, 0, path, None, None, str(exc))
         return
-    for position, row in enumerate(entries):
-        if isinstance(row, BadRow):
-            yield Failed(index, position, path, None, None, f"{row.name}: {row.reason}")
+    dataset = is_dataset(root)
+    for position, entry in enumerate(entries):
+        where = path if dataset else str(entry.file) if entry.file else entry.id
+        if entry.error is not None:
+            why = f"{entry.id}: {entry.error}" if dataset else entry.error
+            yield Failed(index, position, where, None, None, why)
             continue
-        url = row.get("url") if isinstance(row.get("url"), str) else None
         try:
-            body = read_page_bytes(root, row, max_bytes)
+            if entry.file is None:
+                body, ctype = read_page_bytes(root, entry.row, max_bytes), entry.row.get(
+                    "http_content_type")
+            else:
+                headers, body = split_http_response(
+                    read_bounded(entry.file, max_bytes, gunzip=gzipped(entry.file)))
+                ctype = headers.get("content-type")
         except InputError as exc:
-            yield Failed(index, position, path, url, None, str(exc))
+            yield Failed(index, position, where, entry.url, None, str(exc))
             continue
-        yield PageRecord(index, position, path, url, row.get("http_content_type"), body)
-
-
-def _read_folder(path: str, index: int, max_bytes: int) -> Iterator[Item]:
-    for position, entry in enumerate(page_files(Path(path))):
-        if isinstance(entry, Unlisted):
-            yield Failed(index, position, entry.name, None, None, entry.reason)
-            continue
-        name = str(entry)
-        try:
-            data = read_bounded(entry, max_bytes, gunzip=gzipped(entry))
-        except InputError as exc:
-            yield Failed(index, position, name, None, None, str(exc))
-            continue
-        headers, body = split_http_response(data)
-        yield PageRecord(index, position, name, declared_url(entry), headers.get("content-type"),
-                         body)
+        yield PageRecord(index, position, where, entry.url, ctype, body)

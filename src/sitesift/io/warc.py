@@ -50,16 +50,11 @@ from sitesift.io.http import (
 from sitesift.io.records import Failed, Item, PageRecord, Skipped
 from sitesift.io.warcstream import Damaged, Source, Stream, open_source
 
-WARC_SUFFIXES = (".warc", ".warc.gz", ".warc.zst", ".warc.lz4")
 WARC_HEAD_LIMIT = 64 * 1024
 """A WARC record header larger than this is not one (FastWARC allows 32 KiB)."""
 _TYPES = frozenset({"warcinfo", "response", "resource", "request", "metadata", "revisit",
                     "conversion", "continuation"})
 _LENGTH = re.compile(r"[0-9]{1,18}")  # more digits: an absurd length, not a number to parse
-
-
-def is_warc(path: str | Path) -> bool:
-    return str(path).lower().endswith(WARC_SUFFIXES)
 
 
 def read_warc(path: str, input_index: int, max_bytes: int) -> Iterator[Item]:
