@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from sitesift.methods import blockdist
 from sitesift.methods.base import get_cleaner
 from sitesift.methods.blockdist import (
     PAPER_BLOCK_TAGS,
@@ -15,6 +16,7 @@ from sitesift.methods.blockdist import (
     distribution,
     main_block,
 )
+from sitesift.methods.blockdist_news import FEATURES, NewsTree
 from tests.conftest import page
 
 
@@ -189,9 +191,25 @@ def test_paper_preset_sets_every_paper_choice() -> None:
 
 
 def test_paper_preset_on_news_and_portal() -> None:
-    paper = get_cleaner("blockdist", preset="paper")
+    # (the threshold decision here: the trained tree's verdicts on toy pages are its own)
+    paper = get_cleaner("blockdist", preset="paper", news_decision="threshold")
     news = paper.clean(page(NEWS))
     assert news.meta["news"] is True
     assert news.text.startswith("Bridge opens") and "dawn" not in news.text
     portal = paper.clean(page(PORTAL))
     assert portal.meta["news"] is False and portal.text == ""  # no news: nothing extracted
+
+
+def test_tree_decision_reads_the_distribution_figures(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # A one-split tree: news when the longest block leads the second by over 500 chars.
+    gap = FEATURES.index("gap")
+    tree = NewsTree((gap, -2, -2), (500.0, -2.0, -2.0), (1, -1, -1), (2, -1, -1),
+                    (False, False, True))
+    seen: list[str] = []
+    monkeypatch.setattr(blockdist, "shipped_tree", lambda tags: seen.append(tags) or tree)
+    cleaner = BlockDistribution(news_decision="tree", min_deviation=1e9)
+    assert cleaner.decide(build_block_list(NEWS))[0] is True  # gap 971 - 22 = 949
+    assert cleaner.decide(build_block_list(PORTAL))[0] is False
+    assert seen == ["modern", "modern"]
+    assert "the trained tree" in cleaner.clean(page(PORTAL)).blocks[0].reason

@@ -40,6 +40,7 @@ from typing import Any
 from sitesift.dom import BLOCK_TAGS as RENDER_BLOCK_TAGS
 from sitesift.dom import SKIPPED_TAGS, object_shows_fallback
 from sitesift.methods.base import NodeScores, ParamsCleaner, register
+from sitesift.methods.blockdist_news import features, shipped_tree
 from sitesift.methods.shared.source import normalise_text
 from sitesift.page import Page
 from sitesift.result import CONTENT, NOISE, Block, Result
@@ -108,11 +109,11 @@ class BlockDistParams:
     `preset="paper"` (`--set preset=paper`) runs the paper's method: the paper's block
     tags, one main-content block, and no news content on a page the decision rejects
     (PAPER_CHOICES; settings given beside the preset still win). What the paper leaves
-    open, its `paper` value keeps ours and says so: the news decision, a trained classifier
-    over the distribution in the paper (Weka's ADTree, NB, KNN on features the extracted
-    text does not name), is a threshold on its Definition 4 deviation, `min_deviation`,
-    with no `min_blocks`; anchor text is kept in its block's text but not counted in its
-    content length; the main-content block is the one with the longest content."""
+    open, its `paper` value says so: the news decision is a trained classifier as in the
+    paper (Weka's ADTree, NB, KNN on features the extracted text does not name), here a
+    CART tree over our distribution figures (`news_decision="tree"`); anchor text is kept
+    in its block's text but not counted in its content length; the main-content block is
+    the one with the longest content."""
 
     preset: str = "default"
     """"default" (ours, as measured below) or "paper" (PAPER_CHOICES)."""
@@ -121,6 +122,11 @@ class BlockDistParams:
     "modern" (ours) adds BODY, TH, the lists, FORM, CENTER, BLOCKQUOTE and HTML5's layout
     containers (section, article, main, nav, ...), which have taken the place of 2009's
     tables and divs."""
+    news_decision: str = "threshold"
+    """How a page is found to hold news: "threshold" (ours: `min_deviation` and
+    `min_blocks` below) or "tree", a trained classifier over the distribution's figures as
+    in the paper (blockdist_news: a shipped CART tree standing in for its ADTree, trained
+    without the l3s-gn1 and cleanportaleval pages)."""
     min_deviation: float = 1000.0
     """Deviation (in characters; the paper's Definition 4, unpadded) from which a page
     holds news: ours, standing in for the paper's trained classifier. As a news / non-news
@@ -149,6 +155,8 @@ class BlockDistParams:
     def __post_init__(self) -> None:
         if self.preset not in ("default", "paper"):
             raise ValueError("blockdist: preset must be default or paper")
+        if self.news_decision not in ("threshold", "tree"):
+            raise ValueError("blockdist: news_decision must be threshold or tree")
         if self.block_tags not in ("modern", "paper"):
             raise ValueError("blockdist: block_tags must be modern or paper")
         if self.non_news not in ("keep", "drop", "extract"):
@@ -165,8 +173,8 @@ class BlockDistParams:
 
 
 # What `preset="paper"` sets: every choice the paper makes, our extensions off.
-PAPER_CHOICES: dict[str, Any] = {
-    "block_tags": "paper", "min_blocks": 0, "non_news": "drop", "nested": False}
+PAPER_CHOICES: dict[str, Any] = {"block_tags": "paper", "news_decision": "tree",
+                                 "min_blocks": 0, "non_news": "drop", "nested": False}
 
 
 @dataclass(slots=True)
@@ -356,7 +364,11 @@ class BlockDistribution(ParamsCleaner[BlockDistParams]):
         """(news page?, deviation of the block distribution, main block index)."""
         dist = distribution(blocks)
         dev = deviation(dist)
-        news = dev >= self.params.min_deviation and len(dist) >= self.params.min_blocks
+        if self.params.news_decision == "tree":
+            anchors = sum(b.anchor_chars for b in blocks)
+            news = shipped_tree(self.params.block_tags).predict(features(dist, dev, anchors))
+        else:
+            news = dev >= self.params.min_deviation and len(dist) >= self.params.min_blocks
         return news, dev, main_block(blocks)
 
     def labels(self, blocks: list[ListBlock]) -> tuple[list[tuple[str, str]], dict[str, Any]]:
@@ -368,7 +380,9 @@ class BlockDistribution(ParamsCleaner[BlockDistParams]):
             return [(NOISE, "BD: no text")] * len(blocks), meta
         if not news and p.non_news != "extract":
             why = (f"BD: no news content (deviation {dev:.0f}, threshold {p.min_deviation:.0f};"
-                   f" {len(distribution(blocks))} blocks, at least {p.min_blocks} wanted)")
+                   f" {len(distribution(blocks))} blocks, at least {p.min_blocks} wanted)"
+                   if p.news_decision == "threshold" else
+                   f"BD: no news content (the trained tree; deviation {dev:.0f})")
             label = CONTENT if p.non_news == "keep" else NOISE
             return [(label, why + (": page kept whole" if label == CONTENT else ""))
                     ] * len(blocks), meta
