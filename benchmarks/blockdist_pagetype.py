@@ -8,18 +8,22 @@ report gives accuracy, balanced accuracy and the confusion table at the method's
 (deviation threshold and minimum number of blocks), the threshold sweep, a two-fold
 cross-validated rule (fit on one half of every class, tested on the other) so the defaults
 are not judged on the pages that set them, and, for comparison with the paper's trained
-classifiers, a cross-validated depth-2 decision tree over distribution features.
+classifiers, cross-validated depth-2/3/4 decision trees over distribution features. With
+--write-tree it trains the tree that `news_decision="tree"` ships (on every corpus but the
+held-out ones) and writes it as JSON.
 
 With --speed it also times, on a sample of the same pages, the one streaming Block-List
 pass against building the DOM (Lexbor parse, then the full shared DomNode tree), as the
 paper compared its Block-List with DOM-tree construction.
 
     python benchmarks/blockdist_pagetype.py ../shared/datasets [--limit N] [--speed 100]
+        [--write-tree src/sitesift/data/blockdist-news-tree.json]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import statistics
 import sys
@@ -31,7 +35,15 @@ from urllib.parse import urlsplit
 from sitesift.datasets import read_index, read_page_bytes
 from sitesift.decode import decode_html
 from sitesift.errors import SitesiftError
-from sitesift.methods.blockdist import BlockDistParams, build_block_list, deviation, distribution
+from sitesift.methods.blockdist import (
+    BLOCK_TAGS,
+    PAPER_BLOCK_TAGS,
+    BlockDistParams,
+    build_block_list,
+    deviation,
+    distribution,
+)
+from sitesift.methods.blockdist_news import FEATURES, features, fit_tree, trees_json
 from sitesift.page import Page
 
 NEWS = ("big9", "l3s-gn1", "dragnet")
@@ -50,7 +62,8 @@ class Item:
     html: str = ""
     deviation: float = 0.0
     blocks: int = 0  # non-empty blocks of the distribution
-    features: tuple[float, ...] = ()
+    features: tuple[float, ...] = ()  # blockdist_news.FEATURES, our block tags
+    paper_features: tuple[float, ...] = ()  # the same with the paper's block tags
 
 
 def is_front_page(url: str | None) -> bool:
@@ -185,24 +198,49 @@ def tree_figures(items: list[Item], seed: int) -> None:
 
     x = np.array([i.features for i in items])
     y = np.array([i.news for i in items])
-    tree = DecisionTreeClassifier(max_depth=2, class_weight="balanced", random_state=seed)
-    pred = cross_val_predict(tree, x, y, cv=5)
-    acc = float((pred == y).mean())
-    bal = float((pred[y].mean() + (~pred[~y]).mean()) / 2)
-    print(f"\ndepth-2 decision tree over (deviation, blocks, longest, longest share, gap to "
-          f"the second longest, link share), 5-fold: accuracy {acc:.3f}, balanced {bal:.3f}")
+    for depth in (2, 3, 4):
+        tree = DecisionTreeClassifier(max_depth=depth, class_weight="balanced",
+                                      random_state=seed)
+        pred = cross_val_predict(tree, x, y, cv=5)
+        acc = float((pred == y).mean())
+        bal = float((pred[y].mean() + (~pred[~y]).mean()) / 2)
+        print(f"\ndepth-{depth} decision tree over ({', '.join(FEATURES)}), 5-fold: "
+              f"accuracy {acc:.3f}, balanced {bal:.3f}")
 
 
 def measure(item: Item) -> None:
-    blocks = build_block_list(item.html)
-    dist = distribution(blocks)
-    item.deviation = deviation(dist)
-    item.blocks = len(dist)
-    total = sum(dist) or 1
-    ranked = [*sorted(dist, reverse=True), 0, 0]
-    anchors = sum(b.anchor_chars for b in blocks)
-    item.features = (item.deviation, len(dist), ranked[0], ranked[0] / total,
-                     ranked[0] - ranked[1], anchors / (anchors + total))
+    """The distribution's figures with our block tags, and the features with the paper's."""
+    for tags in (PAPER_BLOCK_TAGS, BLOCK_TAGS):  # ours last: its deviation is reported
+        blocks = build_block_list(item.html, tags)
+        dist = distribution(blocks)
+        item.deviation = deviation(dist)
+        item.blocks = len(dist)
+        item.features = features(dist, item.deviation, sum(b.anchor_chars for b in blocks))
+        if tags is PAPER_BLOCK_TAGS:
+            item.paper_features = item.features
+
+
+def write_tree(items: list[Item], path: Path, exclude: set[str], depth: int,
+               seed: int) -> None:
+    """Train the shipped news trees (one per block-tag set) on every page outside
+    `exclude` (the corpora the method's F1 is reported on); report them on those."""
+    train = [i for i in items if i.corpus not in exclude]
+    held = [i for i in items if i.corpus in exclude]
+    about = (f"depth-{depth} class-balanced CART trees; trained by "
+             f"benchmarks/blockdist_pagetype.py on {sum(i.news for i in train)} news and "
+             f"{sum(not i.news for i in train)} other pages of "
+             f"{', '.join(sorted({i.corpus for i in train}))} (seed {seed})")
+    trees = {}
+    for tags, pick in (("modern", lambda i: i.features), ("paper", lambda i: i.paper_features)):
+        tree = fit_tree([pick(i) for i in train], [i.news for i in train], depth, seed)
+        trees[tags] = tree
+        tp = sum(1 for i in held if i.news and tree.predict(pick(i)))
+        tn = sum(1 for i in held if not i.news and not tree.predict(pick(i)))
+        news = sum(i.news for i in held)
+        print(f"\n{tags} tags: on the held-out {', '.join(sorted(exclude))}: "
+              f"news called news {tp}/{news}, other called other {tn}/{len(held) - news}")
+    path.write_text(json.dumps(trees_json(trees, about), indent=1) + "\n", encoding="utf-8")
+    print(f"trees written to {path}")
 
 
 def speed(items: list[Item], sample: int, seed: int) -> None:
@@ -249,11 +287,19 @@ def main() -> None:
     parser.add_argument("--speed", type=int, default=0,
                         help="time up to N sampled pages of each corpus")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--write-tree", type=Path,
+                        help="train the news tree (news_decision=tree) and write it here")
+    parser.add_argument("--tree-depth", type=int, default=3)
+    parser.add_argument("--hold-out", default="l3s-gn1,cleanportaleval",
+                        help="corpora the written tree is not trained on")
     args = parser.parse_args()
     items = collect(args.datasets, args.limit, args.seed)
     for item in items:
         measure(item)
     report(items, BlockDistParams(), args.seed)
+    if args.write_tree:
+        write_tree(items, args.write_tree, set(args.hold_out.split(",")), args.tree_depth,
+                   args.seed)
     if args.speed:
         speed(items, args.speed, args.seed)
 

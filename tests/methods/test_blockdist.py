@@ -4,14 +4,19 @@ from __future__ import annotations
 
 import pytest
 
+from sitesift.methods import blockdist
 from sitesift.methods.base import get_cleaner
 from sitesift.methods.blockdist import (
+    PAPER_BLOCK_TAGS,
+    PAPER_CHOICES,
+    BlockDistParams,
     BlockDistribution,
     build_block_list,
     deviation,
     distribution,
     main_block,
 )
+from sitesift.methods.blockdist_news import FEATURES, NewsTree
 from tests.conftest import page
 
 
@@ -69,12 +74,15 @@ def test_anchor_text_is_kept_but_not_counted() -> None:
 
 
 @pytest.mark.parametrize(("dist", "expected"), [
-    ([10, 500, 20], 970.0),  # padded 0 10 500 20 0: steps 10 490 -480 -20
-    ([300], 600.0),  # one block: up 300, down 300
-    ([50, 60, 40, 55], 105.0),  # steps 50 10 -20 15 -55: the zero padding dominates
+    ([10, 500, 20], 970.0),  # steps 490 -480: max 490 - min -480
+    ([5, 5, 5, 5], 0.0),  # flat: every step 0 (padded with zeros it was 10)
+    ([50, 60, 40, 55], 35.0),  # steps 10 -20 15: 15 - (-20)
+    ([100, 300, 600], 100.0),  # steps 200 300: growth alone deviates by its change
+    ([300], 0.0),  # one block: no step
     ([], 0.0),
-], ids=["news-like", "single", "flat", "empty"])
-def test_deviation(dist: list[int], expected: float) -> None:
+], ids=["news-like", "flat", "uneven", "rising", "single", "empty"])
+def test_deviation_is_definition_4(dist: list[int], expected: float) -> None:
+    """Dev(D) = max(n_{i+1} - n_i) - min(n_{i+1} - n_i), i = 1..k-1, no padding."""
     assert deviation(dist) == expected
 
 
@@ -89,6 +97,7 @@ def test_distribution_and_main_block() -> None:
 
 
 NEWS = ('<body><div id="nav"><a href="/">Home</a> <a href="/w">World</a></div>'
+        '<div id="masthead">The Daily, Monday edition</div>'
         '<div id="story"><h1>Bridge opens</h1>'
         + "<p>The new bridge opened on Monday after three years of work. </p>" * 20
         + '<div class="share"><a href="/f">Share on Facebook</a> <a href="/t">Tweet</a></div>'
@@ -104,6 +113,7 @@ def test_news_page_gives_its_main_block() -> None:
     assert result.text.startswith("Bridge opens\nThe new bridge")
     assert [b.tag for b in result.content][:2] == ["h1", "p"]
     assert "Home" not in result.text and "Copyright" not in result.text
+    assert "Monday edition" not in result.text
     assert "dawn" not in result.text  # the paper's rule: the one main block only
     reasons = {b.reason for b in result.blocks}
     assert "BD: main-content block (longest content)" in reasons
@@ -130,13 +140,14 @@ def test_page_without_news(non_news: str, kept: bool | None) -> None:
 
 
 @pytest.mark.parametrize(("min_deviation", "min_blocks", "news"), [
-    (1000, 3, True),     # D = (971, 16, 21): steps 971 -955 5 -21, deviation 1926
-    (10_000, 3, False),  # the deviation is too small
-    (1000, 4, False),    # too few blocks for a story inside a site template
+    (1000, 4, True),     # D = (22, 971, 16, 21): steps 949 -955 5, deviation 1904
+    (10_000, 4, False),  # the deviation is too small
+    (1000, 5, False),    # too few blocks for a story inside a site template
 ], ids=["news", "small-deviation", "few-blocks"])
 def test_decision_thresholds(min_deviation: float, min_blocks: int, news: bool) -> None:
     blocks = build_block_list(NEWS)
-    assert distribution(blocks) == [971, 16, 21]  # story, caption, footer (menu: links)
+    # masthead, story, caption, footer (the menu has links only)
+    assert distribution(blocks) == [22, 971, 16, 21]
     cleaner = BlockDistribution(min_deviation=min_deviation, min_blocks=min_blocks)
     assert cleaner.decide(blocks)[0] is news
 
@@ -156,3 +167,49 @@ def test_noise_false_returns_content_blocks_only() -> None:
 def test_odd_pages_clean_without_errors(html: str) -> None:
     result = get_cleaner("blockdist").clean(page(html))
     assert "var x" not in result.text and "never closed" not in result.text
+
+
+def test_paper_block_tags_only_open_table_tr_td_div() -> None:
+    html = "<section>a<div>b</div><article>c</article></section>"
+    assert _blocks(html) == [("section", "a"), ("div", "b"), ("article", "c")]
+    paper = [(b.tag, b.text) for b in build_block_list(html, PAPER_BLOCK_TAGS) if b.text]
+    assert paper == [("#document", "a c"), ("div", "b")]
+
+
+def test_paper_preset_sets_every_paper_choice() -> None:
+    cleaner = get_cleaner("blockdist", preset="paper")
+    assert isinstance(cleaner, BlockDistribution)
+    p = cleaner.params
+    assert (p.preset, p.block_tags, p.min_blocks, p.non_news, p.nested) == (
+        "paper", "paper", 0, "drop", False)
+    assert {k: getattr(p, k) for k in PAPER_CHOICES} == PAPER_CHOICES
+    # A setting given beside the preset still wins; the default preset changes nothing.
+    assert BlockDistribution(preset="paper", nested=True).params.nested is True
+    assert BlockDistribution(preset="default").params == BlockDistParams()
+    with pytest.raises(ValueError, match="preset"):
+        BlockDistParams(preset="faithful")
+
+
+def test_paper_preset_on_news_and_portal() -> None:
+    # (the threshold decision here: the trained tree's verdicts on toy pages are its own)
+    paper = get_cleaner("blockdist", preset="paper", news_decision="threshold")
+    news = paper.clean(page(NEWS))
+    assert news.meta["news"] is True
+    assert news.text.startswith("Bridge opens") and "dawn" not in news.text
+    portal = paper.clean(page(PORTAL))
+    assert portal.meta["news"] is False and portal.text == ""  # no news: nothing extracted
+
+
+def test_tree_decision_reads_the_distribution_figures(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # A one-split tree: news when the longest block leads the second by over 500 chars.
+    gap = FEATURES.index("gap")
+    tree = NewsTree((gap, -2, -2), (500.0, -2.0, -2.0), (1, -1, -1), (2, -1, -1),
+                    (False, False, True))
+    seen: list[str] = []
+    monkeypatch.setattr(blockdist, "shipped_tree", lambda tags: seen.append(tags) or tree)
+    cleaner = BlockDistribution(news_decision="tree", min_deviation=1e9)
+    assert cleaner.decide(build_block_list(NEWS))[0] is True  # gap 971 - 22 = 949
+    assert cleaner.decide(build_block_list(PORTAL))[0] is False
+    assert seen == ["modern", "modern"]
+    assert "the trained tree" in cleaner.clean(page(PORTAL)).blocks[0].reason
