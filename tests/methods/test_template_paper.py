@@ -95,3 +95,12 @@ def test_paper_preset_model_saves_and_loads(tmp_path: Path) -> None:
     assert loaded.get_params() == model.get_params()
     assert loaded.clean(site[0]).to_dict() == model.clean(site[0]).to_dict()
     assert "Copyright" not in loaded.clean(site[0]).text
+
+
+def test_a_model_saved_before_the_pagelets_switch_keeps_the_lowest_rule() -> None:
+    model = TemplateCleaner(pagelets="lowest").fit(_site())
+    params = model.get_params()
+    del params["pagelets"], params["preset"]  # as a model file written before issue 33
+    loaded = TemplateCleaner.from_state(params, model.to_state())
+    assert loaded.params.pagelets == "lowest"
+    assert "Copyright" in loaded.clean(_site()[0]).text

@@ -317,6 +317,9 @@ class TemplateCleaner(ParamsCleaner[TemplateParams]):
 
     @classmethod
     def from_state(cls, params: dict[str, Any], state: dict[str, Any]) -> TemplateCleaner:
+        # A model saved before `pagelets` existed was fitted on the lowest pagelets: its
+        # fingerprints only match pagelets cut the same way.
+        params = {"pagelets": "lowest", **params}
         cleaner = cls(params_from_state(TemplateParams, "template", params))
         n_pages, algorithm = state.get("n_pages"), state.get("algorithm")
         if not is_int(n_pages) or n_pages < 0:
