@@ -3,10 +3,13 @@
 The baseline the Site Style Tree paper compares against (Yi, Liu & Li, KDD 2003, section 5),
 cleaning each site separately as that paper did:
 
-- **Pagelets**: an element is a pagelet when it is of an eligible kind, holds at least k
-  hyperlinks in its subtree, and none of its children is a pagelet (US 6,968,331 claim 4;
-  "children" read as descendants, so pagelets never nest). Regions with fewer than k links
-  are never pagelets and are always kept.
+- **Pagelets** (`pagelets="paper"`, the default): as the SST paper defines them, an
+  element none of whose children holds at least k hyperlinks and none of whose ancestors
+  is a pagelet, any tag node being eligible. Every child of a link-rich region is then a
+  pagelet, so a recurring link-free block (a copyright notice) can be template.
+  `pagelets="lowest"`: the eligible elements holding at least k links with no such
+  element below them (US 6,968,331 claim 4); regions with fewer than k links are never
+  pagelets and are always kept.
 - **Fingerprint**: each pagelet's text (lowercased `\\w+` tokens, digits folded; the link
   targets when it has no text) is cut into w-word shingles, and n min-hashes of the shingle
   set are joined into one number (`sitesift.shingles`): identical and nearly identical
@@ -28,7 +31,7 @@ mode only when the page links to, is linked from, or is one of the component's p
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -53,6 +56,18 @@ PAPER_KINDS = ("table", "tr", "td", "th", "ul", "ol", "dl", "li", "p", "map", "h
 # Their heirs in layouts after 2002, where navigation lives in <div>/<nav> instead of tables.
 MODERN_KINDS = ("div", "nav", "header", "footer", "aside", "section", "article", "main",
                 "form", "menu", "center", "dd", "dt")
+# In `eligible`, every tag node: the SST paper's "HTML elements in the parse tree are tag
+# nodes in the DOM tree".
+ANY_KIND = "*"
+# The kinds that could be pagelets before issue 33 (`--set eligible=[...]`).
+KINDS_2002 = PAPER_KINDS + MODERN_KINDS
+PAGELET_RULES = ("lowest", "paper")
+# What each preset changes from the field defaults (the fields' docstrings say why).
+PRESETS: dict[str, dict[str, Any]] = {
+    "default": {},
+    "paper": {"pagelets": "paper", "eligible": (ANY_KIND,), "k": 3, "min_pages": 2,
+              "algorithm": "local", "fold_digits": False},
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,35 +75,71 @@ class TemplateParams:
     """Every parameter of the method, with where its default comes from."""
 
     k: int = 3
-    """Hyperlinks a pagelet needs: the setting the SST paper reports as the template
+    """Hyperlinks that split a region: the setting the SST paper reports as the template
     method's best on its data (section 5; our seed's copy lost its digits, 3 is taken
-    from the published paper). On our corpora k = 2 is slightly better (mean F1 over the
-    three site-grouped corpora .757 against .747; k = 4, 5, 6: .751, .749, .737)."""
-    eligible: tuple[str, ...] = PAPER_KINDS + MODERN_KINDS
-    """Element kinds that can be pagelets: the patent's kinds plus their modern heirs (the
-    patent's kinds alone miss div-based navigation: mean F1 .715 against .747)."""
+    from the published paper). Paper preset: 3. With the paper's pagelets, k = 2 is
+    slightly better (cleanportaleval .869, big9 .874 against .864, .872; k = 4: .862,
+    .870; k = 5: .858, .864)."""
+    eligible: tuple[str, ...] = (ANY_KIND,)
+    """Element kinds that can be pagelets; `*` is every tag node, the SST paper's "HTML
+    elements in the parse tree are tag nodes in the DOM tree" (paper preset: `*`).
+    `KINDS_2002` lists Bar-Yossef & Rajagopalan's kinds (tables, lists, paragraphs, ...)
+    with their modern heirs (div, nav, ...): with the paper's pagelets .858 / .862 on
+    cleanportaleval / big9 against .864 / .872 for `*`."""
     shingle_width: int = 4
-    """Words per shingle, w (not stated in the paper; w = 2, 3, 4, 6, 8 measured within
-    .002 of each other)."""
+    """Words per shingle, w (stated in neither paper's text we have; paper preset keeps
+    4: under the lowest pagelets w = 2, 3, 4, 6, 8 measured within .002 of each other)."""
     n_hashes: int = 4
-    """Min-hashes joined into a fingerprint (not stated; n = 1: .742, 2: .746, 4: .747,
-    8: .748, 16: .747; 4 is as good and cheaper)."""
+    """Min-hashes joined into a fingerprint (not stated; paper preset keeps 4: under the
+    lowest pagelets n = 1: .742, 2: .746, 4: .747, 8: .748, 16: .747)."""
     seed: int = 0
     """Seed of the min-hash functions (fingerprints are comparable only with one seed)."""
     fold_digits: bool = True
     """Fold digit runs to '#' before shingling, so dates and counters do not break a
-    template apart (our choice: .747 against .746 without)."""
+    template apart (our choice; the paper's shingles are of the text as it is, so the
+    paper preset sets False)."""
     min_pages: int = 2
     """Pages a fingerprint group (local) or a linked component (global) must span: the
-    paper's 'at least two occurrences' (3, 4, 5 measured: .738, .730, .721)."""
+    local algorithm's 'at least two occurrences', a group of two pagelets with one shingle
+    is a template (paper preset: 2)."""
     algorithm: str = "local"
-    """'local' (the SST paper's choice) or 'global' (hyperlink connectivity). Global found
+    """'local' (the SST paper's choice: "application of the local template detection
+    algorithm"; paper preset: local) or 'global' (hyperlink connectivity). Global found
     links among the pages of 11 of 24 big9 groups, 64 of 101 dragnet sites and 2 of 4
-    cleanportaleval sites (the rest fell back); there it removes less: mean F1 .736
-    against .747."""
+    cleanportaleval sites (the rest fell back); there it removes less."""
+    pagelets: str = "paper"
+    """How a page is cut into pagelets. 'paper' (default and paper preset): the SST
+    paper's definition (section 5) -- an element none of whose children holds >= k
+    hyperlinks and none of whose ancestors is a pagelet; found top-down, so every child of
+    a link-rich region is a pagelet, link-free ones (a copyright notice) included.
+    'lowest' (the default before issue 33): the eligible elements holding >= k links with
+    no such element below them (Bar-Yossef & Rajagopalan's patent, claim 4); regions with
+    fewer than k links are never pagelets and always kept. With the other defaults:
+    cleanportaleval .864 against .756, big9 (site groups) .872 against .804. An element of
+    a kind not in `eligible` is never a pagelet; under 'paper' the question then passes to
+    its children."""
+    preset: str = "default"
+    """'default' (the values above) or 'paper': every choice as the SST paper ran the
+    template method (each field's docstring says its paper value). Read by
+    `TemplateCleaner(preset=...)` / `--set preset=paper` and `TemplateParams.from_preset`:
+    the preset gives the starting values, and any field also set explicitly wins."""
+
+    @classmethod
+    def from_preset(cls, preset: str, **overrides: Any) -> TemplateParams:
+        """The preset's values with `overrides` on top."""
+        if preset not in PRESETS:
+            raise ValueError(f"template: preset must be one of {', '.join(PRESETS)}, "
+                             f"got {preset!r}")
+        return cls(**{**PRESETS[preset], **overrides, "preset": preset})
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "eligible", tuple(self.eligible))
+        if self.preset not in PRESETS:
+            raise ValueError(f"template: preset must be one of {', '.join(PRESETS)}, "
+                             f"got {self.preset!r}")
+        if self.pagelets not in PAGELET_RULES:
+            raise ValueError(f"template: pagelets must be one of {', '.join(PAGELET_RULES)}, "
+                             f"got {self.pagelets!r}")
         for name in ("k", "shingle_width", "n_hashes", "min_pages"):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
@@ -102,26 +153,60 @@ class TemplateParams:
             raise ValueError("template: eligible must be a non-empty list of tag names")
 
 
-def pagelets(root: DomNode, k: int, eligible: frozenset[str] | tuple[str, ...]) -> list[DomNode]:
-    """Eligible elements with at least k links in their subtree and no pagelet below them,
-    in document order."""
-    kinds = frozenset(eligible)
-    order = list(root.iter())
+def link_counts(root: DomNode) -> dict[int, int]:
+    """Hyperlinks in each element's subtree (the element itself included), by node id."""
     links: dict[int, int] = {}
+    for node in reversed(list(root.iter())):  # children before parents
+        links[node.nid] = (node.href is not None) + sum(links[c.nid] for c in node.elements())
+    return links
+
+
+def _eligible(kinds: frozenset[str]) -> Callable[[DomNode], bool]:
+    """Whether a node may be a pagelet: `*` admits every tag node (the SST paper's reading),
+    so not the parser's virtual nodes, the root above `<body>` and the `#text` runs beside
+    elements (text, not tags: under 'paper' a run in a split region is in no pagelet)."""
+    if ANY_KIND in kinds:
+        return lambda node: not node.tag.startswith("#")
+    return lambda node: node.tag in kinds
+
+
+def pagelets(root: DomNode, k: int, eligible: frozenset[str] | tuple[str, ...],
+             rule: str = "lowest") -> list[DomNode]:
+    """The page's pagelets in document order, by `rule` ('lowest' or 'paper', see
+    `TemplateParams.pagelets`)."""
+    links = link_counts(root)
+    ok = _eligible(frozenset(eligible))
+    if rule == "paper":
+        return _paper_pagelets(root, k, ok, links)
     below: dict[int, bool] = {}  # a pagelet somewhere in the subtree (the node included)
     found: set[int] = set()
+    order = list(root.iter())
     for node in reversed(order):  # children before parents
-        n = 1 if node.href is not None else 0
-        has = False
-        for child in node.elements():
-            n += links[child.nid]
-            has = has or below[child.nid]
-        links[node.nid] = n
-        if not has and n >= k and node.tag in kinds:
+        has = any(below[c.nid] for c in node.elements())
+        if not has and links[node.nid] >= k and ok(node):
             found.add(node.nid)
             has = True
         below[node.nid] = has
     return [node for node in order if node.nid in found]
+
+
+def _paper_pagelets(root: DomNode, k: int, ok: Callable[[DomNode], bool],
+                    links: dict[int, int]) -> list[DomNode]:
+    """The SST paper's pagelets: an element none of whose children holds >= k links and
+    none of whose ancestors is a pagelet. Found top-down: a node that qualifies is a
+    pagelet and ends the descent; any other node (a child holds >= k links, or the kind is
+    not eligible) passes the question to its children. So every element-child of a
+    link-rich region is a pagelet, a link-free one (a copyright line) included."""
+    out: list[DomNode] = []
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        kids = list(node.elements())
+        if ok(node) and all(links[c.nid] < k for c in kids):
+            out.append(node)
+        else:
+            stack.extend(reversed(kids))
+    return out
 
 
 def pagelet_tokens(node: DomNode, fold_digits: bool) -> list[str]:
@@ -142,6 +227,8 @@ class TemplateCleaner(ParamsCleaner[TemplateParams]):
     min_fit_pages = 5  # fitted on 1 page it removes nothing (sitesift.weak)
 
     def __init__(self, params: TemplateParams | None = None, **overrides: Any) -> None:
+        if params is None and "preset" in overrides:  # the preset first, the rest on top
+            params = TemplateParams.from_preset(overrides["preset"])
         super().__init__(params, **overrides)
         self.templates_: dict[int, int] | None = None  # fingerprint -> pages owning it
         self.components_: Components | None = None     # global mode only
@@ -162,7 +249,7 @@ class TemplateCleaner(ParamsCleaner[TemplateParams]):
         """(pagelet, fingerprint) for every pagelet of the page that has any content."""
         p = self.params
         out = []
-        for node in pagelets(page.root, p.k, p.eligible):
+        for node in pagelets(page.root, p.k, p.eligible, p.pagelets):
             fp = fingerprint(pagelet_tokens(node, p.fold_digits), p.shingle_width,
                              p.n_hashes, p.seed)
             if fp is not None:
@@ -230,6 +317,9 @@ class TemplateCleaner(ParamsCleaner[TemplateParams]):
 
     @classmethod
     def from_state(cls, params: dict[str, Any], state: dict[str, Any]) -> TemplateCleaner:
+        # A model saved before `pagelets` existed was fitted on the lowest pagelets: its
+        # fingerprints only match pagelets cut the same way.
+        params = {"pagelets": "lowest", **params}
         cleaner = cls(params_from_state(TemplateParams, "template", params))
         n_pages, algorithm = state.get("n_pages"), state.get("algorithm")
         if not is_int(n_pages) or n_pages < 0:
