@@ -83,6 +83,19 @@ def test_evaluate_passes_method_parameters(tmp_path: Path) -> None:
             "sst is not one of the methods given")
 
 
+@pytest.mark.parametrize("command", ["evaluate", "bench"])
+def test_evaluate_and_bench_refuse_a_bad_setting_before_any_page(tmp_path: Path,
+                                                                  command: str) -> None:
+    # the value is checked by the method's parameters before the first page is read: exit
+    # 2 naming the setting, not a run whose every page is an error record
+    out = tmp_path / "o"
+    argv = ([command, str(SAMPLE_SITE), "--method" if command == "evaluate" else "--methods",
+             "blockdist", "--set", "non_news=bogus", "--out", str(out)]
+            + (["--peers", "none"] if command == "bench" else []))
+    refused(argv, "non_news must be keep, drop or extract")
+    assert not (out / "pages.jsonl").exists()
+
+
 @pytest.mark.parametrize(("argv", "seconds"), [
     (["clean", "x", "--out", "o", "--method", "sst"], 10.0),
     (["clean", "x", "--out", "o", "--method", "vips"], 60.0),

@@ -20,6 +20,7 @@ from sitesift.cli.common import (
     add_quiet,
     add_workers,
     at_least,
+    checked_cleaner,
     datasets_folder,
     grouping,
     holding,
@@ -87,6 +88,8 @@ def add_parsers(sub: Any, methods: list[str]) -> None:
 def cmd_evaluate(args: argparse.Namespace) -> int:
     methods = list(dict.fromkeys(args.method or ["alltext", "sst"]))
     params = method_params(args.set, methods, "evaluate")
+    for method in methods:  # a bad setting is refused before any page is read
+        checked_cleaner("evaluate", method, params[method])
     with holding(Path(args.out) if args.out else None, "evaluate"):
         return _evaluate(args, methods, params)
 
@@ -173,6 +176,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
     methods = _names(args.methods, method_names(), "method")
     peers = _names(args.peers, list(PEERS), "peer")
     params = method_params(args.set, methods, "bench")
+    for method in methods:  # a bad setting is refused before any page is read
+        checked_cleaner("bench", method, params[method])
     command = " ".join(["sitesift bench", *args.datasets, "--methods", args.methods, "--peers",
                         args.peers, *(f"--set {s}" for s in args.set), "--group-by",
                         args.group_by, "--workers", str(args.workers)]
