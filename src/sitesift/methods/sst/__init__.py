@@ -12,10 +12,22 @@ from sitesift.dom import BLOCK_TAGS
 from sitesift.errors import ModelError
 from sitesift.methods.base import NodeScores, ParamsCleaner, register, seeded_sample
 from sitesift.methods.shared.state import params_from_state
-from sitesift.methods.sst.importance import mark_local_noise, score_tree
+from sitesift.methods.sst.importance import (
+    compute_importance,
+    mark_local_noise,
+    mark_noise,
+    otsu_threshold,
+)
 from sitesift.methods.sst.mapping import map_page
 from sitesift.methods.sst.serialize import tree_from_state, tree_to_state
-from sitesift.methods.sst.tree import ElementNode, TreeBuilder, walk
+from sitesift.methods.sst.tree import (
+    CF_INSTANCES,
+    MERGE_CANDIDATES,
+    STYLE_KEYS,
+    ElementNode,
+    TreeBuilder,
+    walk,
+)
 from sitesift.page import Page
 from sitesift.result import NOISE, Result
 from sitesift.text import normalise_line
@@ -58,16 +70,53 @@ def paused_gc() -> Iterator[None]:
             gc.enable()
 
 
+AUTO = "auto"
+AUTO_FALLBACK = 0.6  # the default threshold, for a site whose importances are all one value
+# What `preset="paper"` sets: the paper's rules where ours differ (each field says why).
+PAPER_CHOICES: dict[str, Any] = {"align_unmatched": None, "style_key": "paper",
+                                 "cf_instances": None, "merge_candidates": None}
+
+
 @dataclass(frozen=True, slots=True)
 class SSTParams:
-    """Every parameter of the method, with where its default comes from."""
+    """Every parameter of the method, with where its default comes from.
 
+    `preset="paper"` (`--set preset=paper`) runs the paper's algorithm: no alignment of
+    unseen child sequences at fit or clean time, the paper's style key, and enhancement 1
+    over all instances and all same-key element nodes (PAPER_CHOICES; settings given beside
+    the preset still win). Not paper-exact even so: the threshold, lambda and the merge
+    similarity are lost from the seed's text (ours are measured values; the paper chose
+    the threshold per site by looking at cleaned pages, `threshold="auto"` automates
+    that); the merge similarity is Jaccard; enhancement 3 removes whole text blocks
+    (`local_threshold`), where the paper deletes single locally noisy features."""
+
+    preset: str = "default"
+    """"default" (ours) or "paper" (PAPER_CHOICES)."""
     gamma: float = 0.9
     """Attenuating factor of composite importance: the paper's value."""
-    threshold: float = 0.6
+    threshold: float | str = 0.6
     """Noise threshold t (lost from the seed's text). Measured (benchmarks/sst_params.py,
     docs/sst.md): F1 is flat from 0.05 to 0.6 and rises to 0.85, but above 0.6 page-specific
-    values that repeat across pages (publication dates, publishers on swde-book) go."""
+    values that repeat across pages (publication dates, publishers on swde-book) go. The
+    paper sets t per site, by cleaning a few pages at several values and looking at them;
+    "auto" chooses it per site as the Otsu threshold of the site's composite importances
+    (`importance.otsu_threshold`: repeated against unique content), 0.6 when they take a
+    single value. The value chosen is the model's `threshold_`."""
+    style_key: str = "ours"
+    """What identifies an element node. "ours": tag plus display attributes including
+    class, id, role and inline style, digits folded to `#`, and `<body>`/`<html>` as their
+    bare tag (`dom.style_key`: modern pages carry their layout in classes, and CMSs put
+    page ids in them). "paper": the tag plus its HTML display attributes (bgcolor, width,
+    align, border, ...: `tree.PAPER_DISPLAY_ATTRS`), values as written, on every tag, body
+    and html included (the paper's figure shows `<body bgcolor=white>`)."""
+    cf_instances: int | None = CF_INSTANCES
+    """Enhancement 1: how many of an element node's instances (its first ones) give its
+    characteristic features. Ours: 16, which bounds fit time on large sites; None (paper):
+    all of them, the paper's document frequency over the node's pages."""
+    merge_candidates: int | None = MERGE_CANDIDATES
+    """Enhancement 1: a new element node is compared with every same-key element node of
+    its parent, or where there are more than twice this many, with the this-many most
+    established and newest (ours: 8, fit time stays linear). None (paper): with all."""
     sample_size: int = 500
     """Pages sampled to build the tree (seeded). Measured: cleaning of unseen pages stops
     changing at 200-400 pages (agreement F1 0.99 with a tree of all pages)."""
@@ -93,8 +142,23 @@ class SSTParams:
     rule (an unseen sequence keeps the page node whole)."""
 
     def __post_init__(self) -> None:
-        for name in ("gamma", "threshold", "merge_similarity", "cf_min_share",
-                     "local_threshold"):
+        if self.preset not in ("default", "paper"):
+            raise ValueError(f"sst: preset must be default or paper, got {self.preset!r}")
+        if self.style_key not in STYLE_KEYS:
+            raise ValueError(f"sst: style_key must be one of {', '.join(STYLE_KEYS)}, "
+                             f"got {self.style_key!r}")
+        if isinstance(self.threshold, str) and self.threshold != AUTO:
+            raise ValueError(f"sst: threshold must be a number or 'auto', "
+                             f"got {self.threshold!r}")
+        for name in ("cf_instances", "merge_candidates"):
+            value = getattr(self, name)
+            if value is not None and (not isinstance(value, int) or value < 1):
+                raise ValueError(f"sst: {name} must be a positive integer or null")
+        numbers: tuple[str, ...] = ("gamma", "merge_similarity", "cf_min_share",
+                                    "local_threshold")
+        if not isinstance(self.threshold, str):
+            numbers += ("threshold",)
+        for name in numbers:
             value = getattr(self, name)
             if not 0.0 <= value <= 1.0:
                 raise ValueError(f"sst: {name} must be in [0, 1], got {value!r}")
@@ -112,9 +176,13 @@ class SiteStyleTree(ParamsCleaner[SSTParams]):
     min_fit_pages = 5  # fitted on 1 page it removes nothing (sitesift.weak)
 
     def __init__(self, params: SSTParams | None = None, **overrides: Any) -> None:
+        # The preset names a set of values; settings given beside it still win.
+        if params is None and overrides.get("preset") == "paper":
+            params = SSTParams(preset="paper", **PAPER_CHOICES)
         super().__init__(params, **overrides)
         self.tree_: ElementNode | None = None
         self.n_pages_ = 0
+        self.threshold_: float | None = None  # the threshold the fit used
 
     @property
     def fitted(self) -> bool:
@@ -133,10 +201,15 @@ class SiteStyleTree(ParamsCleaner[SSTParams]):
         sample = seeded_sample(pages, p.sample_size, p.seed)
         builder = TreeBuilder(merge=p.merge, merge_similarity=p.merge_similarity,
                               cf_min_share=p.cf_min_share, virtual_leaves=p.virtual_leaves,
-                              align_min=p.align_unmatched)
+                              align_min=p.align_unmatched, key=STYLE_KEYS[p.style_key],
+                              cf_instances=p.cf_instances,
+                              merge_candidates=p.merge_candidates)
         for page in sample:
             builder.add_page(page.root)
-        score_tree(builder.root, p.gamma, p.threshold)
+        order = compute_importance(builder.root, p.gamma)
+        threshold = self._threshold(order)
+        mark_noise(builder.root, order, threshold)
+        self.threshold_ = threshold
         if p.local_noise:
             mark_local_noise(builder.root, p.local_threshold)
         for node in walk(builder.root):  # page nodes are not part of the model
@@ -146,6 +219,14 @@ class SiteStyleTree(ParamsCleaner[SSTParams]):
         self.n_pages_ = builder.n_pages
         return self
 
+    def _threshold(self, order: list[ElementNode]) -> float:
+        """The fixed threshold, or for "auto" the site's own separation (0.6 when none)."""
+        fixed = self.params.threshold
+        if not isinstance(fixed, str):
+            return fixed
+        found = otsu_threshold(order)
+        return AUTO_FALLBACK if found is None else found
+
     def score(self, page: Page) -> NodeScores:
         return self._map(page)[0]
 
@@ -154,7 +235,7 @@ class SiteStyleTree(ParamsCleaner[SSTParams]):
         assert self.tree_ is not None
         p = self.params
         return map_page(self.tree_, page.root, virtual_leaves=p.virtual_leaves,
-                        align_min=p.align_unmatched)
+                        align_min=p.align_unmatched, key=STYLE_KEYS[p.style_key])
 
     def clean(self, page: Page, *, noise: bool = True) -> Result:
         verdicts, local = self._map(page)
@@ -172,7 +253,10 @@ class SiteStyleTree(ParamsCleaner[SSTParams]):
     def to_state(self) -> dict[str, Any]:
         self.check_fitted()
         assert self.tree_ is not None
-        return {"n_pages": self.n_pages_, **tree_to_state(self.tree_)}
+        state: dict[str, Any] = {"n_pages": self.n_pages_, **tree_to_state(self.tree_)}
+        if self.threshold_ is not None:
+            state["threshold"] = self.threshold_
+        return state
 
     @classmethod
     def from_state(cls, params: dict[str, Any], state: dict[str, Any]) -> SiteStyleTree:
@@ -182,4 +266,9 @@ class SiteStyleTree(ParamsCleaner[SSTParams]):
             raise ModelError("sst state: n_pages must be a non-negative integer")
         cleaner.tree_ = tree_from_state(state)
         cleaner.n_pages_ = n_pages
+        threshold = state.get("threshold")
+        if threshold is not None:
+            if not isinstance(threshold, (int, float)) or not 0.0 <= threshold <= 1.0:
+                raise ModelError("sst state: threshold must be a number in [0, 1]")
+            cleaner.threshold_ = float(threshold)
         return cleaner

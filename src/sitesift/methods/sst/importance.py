@@ -20,6 +20,7 @@ instances as one more (pseudo) style node, scored with the leaf formula.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections import Counter
 from typing import TYPE_CHECKING
@@ -68,9 +69,13 @@ def node_importance(shares: list[int], m: int) -> float:
 
 def score_tree(root: ElementNode, gamma: float, threshold: float) -> None:
     """Fill node_imp, comp_imp and label of every element node, children first."""
+    mark_noise(root, compute_importance(root, gamma), threshold)
+
+
+def compute_importance(root: ElementNode, gamma: float) -> list[ElementNode]:
+    """Fill node_imp and comp_imp (children first); nodes without features in any page get
+    the EMPTY label. Returns every element node, parents before children."""
     order = list(walk(root))
-    noisy: dict[int, bool] = {}
-    noisy_below: dict[int, bool] = {}
     for node in reversed(order):
         shares = [s.count for s in node.styles.values()]
         parts: list[tuple[int, float]] = []
@@ -94,19 +99,55 @@ def score_tree(root: ElementNode, gamma: float, threshold: float) -> None:
             weight = gamma ** len(shares)
             node.comp_imp = (1 - weight) * node.node_imp + weight * sum(
                 c / visits * imp for c, imp in parts)
+        node.label = EMPTY if empty else POSSIBLE
+    return order
+
+
+def mark_noise(root: ElementNode, order: list[ElementNode], threshold: float) -> None:
+    """The noisy / meaningful marks at `threshold`, from importances already computed."""
+    noisy: dict[int, bool] = {}
+    noisy_below: dict[int, bool] = {}
+    for node in reversed(order):
+        empty = node.label == EMPTY
         kids = [k for k in node.children() if k.label != EMPTY]
         below = any(noisy[id(k)] or noisy_below[id(k)] for k in kids)
         is_noisy = not empty and node.comp_imp < threshold and all(noisy[id(k)] for k in kids)
         noisy[id(node)] = is_noisy
         noisy_below[id(node)] = below
         if empty:
-            node.label = EMPTY
-        elif is_noisy:
-            node.label = NOISY
-        elif not below:
-            node.label = MEANINGFUL
-        else:
-            node.label = POSSIBLE
+            continue
+        node.label = NOISY if is_noisy else POSSIBLE if below else MEANINGFUL
+
+
+def otsu_threshold(order: list[ElementNode]) -> float | None:
+    """The threshold that best separates the site's repeated from its unique content: Otsu's
+    threshold over the composite importances of the non-empty element nodes, each node
+    counted once per page it occurs in (`pages`), so the histogram is that of the element
+    instances the site's pages hold. Candidates are the midpoints between neighbouring
+    distinct values; the one with the largest between-class variance w0 w1 (mu0 - mu1)^2
+    wins (the lowest on a tie). None when the importances take fewer than two values."""
+    weights: dict[float, int] = {}
+    for node in order:
+        if node.label != EMPTY and node.pages:
+            value = round(node.comp_imp, 9)
+            weights[value] = weights.get(value, 0) + node.pages
+    values = sorted(weights)
+    if len(values) < 2:
+        return None
+    total = sum(weights.values())
+    total_sum = sum(v * w for v, w in weights.items())
+    best, best_var = None, -1.0
+    w0 = 0
+    sum0 = 0.0
+    for low, high in itertools.pairwise(values):
+        w0 += weights[low]
+        sum0 += low * weights[low]
+        w1 = total - w0
+        mu0, mu1 = sum0 / w0, (total_sum - sum0) / w1
+        var = w0 * w1 * (mu0 - mu1) ** 2
+        if var > best_var + 1e-12:
+            best, best_var = (low + high) / 2, var
+    return best
 
 
 def mark_local_noise(root: ElementNode, threshold: float) -> None:

@@ -18,7 +18,9 @@ from sitesift.methods.sst.tree import (
     MEANINGFUL,
     NOISY,
     ElementNode,
+    KeyFn,
     align,
+    our_key,
     style_children,
 )
 from sitesift.result import CONTENT, NOISE
@@ -26,7 +28,8 @@ from sitesift.verdicts import Verdict
 
 
 def map_page(
-    root: ElementNode, page_root: DomNode, *, virtual_leaves: bool, align_min: float | None
+    root: ElementNode, page_root: DomNode, *, virtual_leaves: bool, align_min: float | None,
+    key: KeyFn = our_key,
 ) -> tuple[dict[int, Verdict], dict[int, frozenset[str]]]:
     """Verdicts per page node id, and the locally noisy blocks of each kept meaningful node."""
     verdicts: dict[int, Verdict] = {}
@@ -50,11 +53,11 @@ def map_page(
             verdicts[node.nid] = Verdict(CONTENT, 1.0, "SST: leaf where the site has structure",
                                          True)
             continue
-        style = element.styles.get(tuple(k.key for k in kids))
+        style = element.styles.get(tuple(key(k) for k in kids))
         if style is not None:
             stack.extend(zip(style.elements, kids, strict=True))
             continue
-        pairs = align(element, kids, align_min) if align_min is not None else []
+        pairs = align(element, kids, align_min, key) if align_min is not None else []
         matched = {id(k) for _, k in pairs}
         for kid in kids:
             if id(kid) not in matched:

@@ -17,8 +17,9 @@ Enhancements of the paper's section 3.4 that live here:
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from difflib import SequenceMatcher
 
 from sitesift.dom import DomNode, is_leaf
@@ -31,8 +32,41 @@ EMPTY = "empty"        # no features at all: nothing to keep or remove
 # How many instances of an element node feed its characteristic features, and how many
 # same-key siblings a new element node is compared with (both bound the fit time on large
 # sites: without them merging is quadratic in the number of pages).
-_CF_INSTANCES = 16
-_MERGE_CANDIDATES = 8
+# None lifts the bound (the paper's rule: every instance, every same-key element node).
+CF_INSTANCES = 16
+MERGE_CANDIDATES = 8
+# The paper's "display attributes" of a tag (its example: bgcolor, width, height): the
+# presentational attributes of HTML 4, without class, id, role or inline style.
+PAPER_DISPLAY_ATTRS = (
+    "align", "valign", "width", "height", "bgcolor", "background", "border", "cellpadding",
+    "cellspacing", "color", "face", "size",
+)
+KeyFn = Callable[[DomNode], str]
+
+
+def our_key(node: DomNode) -> str:
+    """Our style key (`dom.style_key`): class, id, role and style too, digits folded,
+    `<body>`/`<html>` as their tag alone."""
+    return node.key
+
+
+def paper_key(node: DomNode) -> str:
+    """The paper's element node identity: the tag and its display attributes, values as
+    written (no folding), on every tag (`<body bgcolor=white>` in the paper's figure)."""
+    if not node.attrs:
+        return node.tag
+    return _paper_key(node.tag, tuple(node.attrs.items()))
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _paper_key(tag: str, items: tuple[tuple[str, str | None], ...]) -> str:
+    attrs = dict(items)
+    parts = [tag] + [f"{name}={attrs[name]}" for name in PAPER_DISPLAY_ATTRS
+                     if attrs.get(name)]
+    return "|".join(parts)
+
+
+STYLE_KEYS: dict[str, KeyFn] = {"ours": our_key, "paper": paper_key}
 
 
 class StyleNode:
@@ -87,9 +121,11 @@ class ElementNode:
                     seen.add(id(child))
                     yield child
 
-    def characteristic_features(self, min_share: float) -> frozenset[str]:
-        """CF(E): features occurring in at least `min_share` of the node's instances."""
-        sample = self.instances[:_CF_INSTANCES]
+    def characteristic_features(self, min_share: float, limit: int | None = CF_INSTANCES
+                                ) -> frozenset[str]:
+        """CF(E): features occurring in at least `min_share` of the node's instances (of its
+        first `limit` instances; None: all, as the paper's document frequency)."""
+        sample = self.instances if limit is None else self.instances[:limit]
         if len(sample) != self._cf_n:
             df: Counter[str] = Counter()
             for inst in sample:
@@ -118,8 +154,13 @@ class TreeBuilder:
     """Merges page DOM trees into one Site Style Tree."""
 
     def __init__(self, *, merge: bool, merge_similarity: float, cf_min_share: float,
-                 virtual_leaves: bool, align_min: float | None = None) -> None:
+                 virtual_leaves: bool, align_min: float | None = None,
+                 key: KeyFn = our_key, cf_instances: int | None = CF_INSTANCES,
+                 merge_candidates: int | None = MERGE_CANDIDATES) -> None:
         self.root = ElementNode("#root")
+        self.key = key
+        self.cf_instances = cf_instances
+        self.merge_candidates = merge_candidates
         self.merge = merge
         self.merge_similarity = merge_similarity
         self.cf_min_share = cf_min_share
@@ -143,7 +184,7 @@ class TreeBuilder:
                 element.leaf_pages += 1
                 element.leaf_counts.append(node_features(node))
                 continue
-            signature = tuple(k.key for k in kids)
+            signature = tuple(self.key(k) for k in kids)
             style = element.styles.get(signature)
             if style is None:
                 style = self._new_style(element, kids)
@@ -165,9 +206,10 @@ class TreeBuilder:
             # Our extension, the fit-time twin of the mapping's alignment: a child that the
             # closest known style node pairs with an element node (same key, same place in
             # the sequence) is that element node, as it would be in an identical sequence.
-            aligned = {id(kid): element for element, kid in align(parent, kids, self.align_min)}
+            aligned = {id(kid): element
+                       for element, kid in align(parent, kids, self.align_min, self.key)}
         for kid in kids:
-            key = kid.key
+            key = self.key(kid)
             match = aligned.get(id(kid))
             if match is not None and id(match) in used:
                 match = None
@@ -175,7 +217,8 @@ class TreeBuilder:
             if self.merge and match is None:
                 same_key = pools.get(key)
                 if same_key is None:
-                    same_key = pools[key] = _candidates(index.get(key) or [])
+                    same_key = pools[key] = _candidates(index.get(key) or [],
+                                                        self.merge_candidates)
             if same_key:
                 match = self._merge_candidate(same_key, kid, used)
             if match is None:
@@ -194,19 +237,20 @@ class TreeBuilder:
         for cand in same_key:
             if id(cand) in used:
                 continue
-            sim = jaccard(cand.characteristic_features(self.cf_min_share), feats)
+            sim = jaccard(cand.characteristic_features(self.cf_min_share, self.cf_instances),
+                          feats)
             if sim >= best_sim:
                 best, best_sim = cand, sim
         return best
 
 
-def _candidates(same_key: list[ElementNode]) -> list[ElementNode]:
+def _candidates(same_key: list[ElementNode], limit: int | None) -> list[ElementNode]:
     """The element nodes a new node of their key may merge with: all of them, or when there
-    are many, the most established and the newest."""
-    if len(same_key) <= 2 * _MERGE_CANDIDATES:
+    are more than 2 * `limit`, the `limit` most established and the `limit` newest."""
+    if limit is None or len(same_key) <= 2 * limit:
         return list(same_key)
-    top = sorted(same_key, key=lambda e: -e.pages)[:_MERGE_CANDIDATES]
-    return top + [e for e in same_key[-_MERGE_CANDIDATES:] if e not in top]
+    top = sorted(same_key, key=lambda e: -e.pages)[:limit]
+    return top + [e for e in same_key[-limit:] if e not in top]
 
 
 def walk(root: ElementNode) -> Iterator[ElementNode]:
@@ -222,11 +266,11 @@ def walk(root: ElementNode) -> Iterator[ElementNode]:
                 stack.append(child)
 
 
-def align(element: ElementNode, kids: list[DomNode], min_ratio: float, limit: int = 16
-          ) -> list[tuple[ElementNode, DomNode]]:
+def align(element: ElementNode, kids: list[DomNode], min_ratio: float, key: KeyFn = our_key,
+          limit: int = 16) -> list[tuple[ElementNode, DomNode]]:
     """Pair page children with the element nodes of the most similar known style node (among
     the `limit` most used ones: rare styles are one-off pages, and the search stays cheap)."""
-    keys = [k.key for k in kids]
+    keys = [key(k) for k in kids]
     best: list[tuple[ElementNode, DomNode]] = []
     best_ratio = min_ratio
     matcher = SequenceMatcher(None, autojunk=False)
