@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from sitesift.errors import ModelError
 from sitesift.methods.base import NodeScores, ParamsCleaner, register
 from sitesift.methods.shared.blocks import Block, Keywords, add_features, parse_levels, partition
+from sitesift.methods.shared.presets import check_preset, preset_settings
 from sitesift.methods.shared.state import fingerprint, get_int, get_list, params_from_state
 from sitesift.page import Page
 from sitesift.result import CONTENT, NOISE, Result
@@ -83,21 +84,16 @@ class IBDFParams:
     @classmethod
     def from_preset(cls, preset: str, **overrides: Any) -> IBDFParams:
         """The preset's values with `overrides` on top."""
-        _check_preset(preset)
-        return cls(**{**PRESETS[preset], **overrides, "preset": preset})
+        return cls(**preset_settings("ibdf", PRESETS, preset, overrides))
 
     def __post_init__(self) -> None:
-        _check_preset(self.preset)
+        check_preset("ibdf", PRESETS, self.preset)
         object.__setattr__(self, "tags", tuple(self.tags))
         parse_levels(self.tags)
         for name in ("similarity", "threshold"):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise ValueError(f"ibdf: {name} must be in [0, 1]")
 
-
-def _check_preset(preset: str) -> None:
-    if preset not in PRESETS:
-        raise ValueError(f"ibdf: preset must be one of {', '.join(PRESETS)}, got {preset!r}")
 
 
 def ibdf(pages_with_block: int, n_pages: int) -> float:
