@@ -226,19 +226,34 @@ class IBDFCleaner(ParamsCleaner[IBDFParams]):
         pages = alike @ self._page_matrix
         return np.diff(pages.tocsr().indptr)  # distinct pages per row
 
-    def _score(self, page: Page) -> tuple[NodeScores, dict[str, Any]]:
+    def judge(self, page: Page) -> tuple[Block, list[tuple[Block, int, int, float]]]:
+        """The page's block tree and, for each finest block with features, (block, |S|,
+        N, IBDF): a page outside the fit is one more page and holds its own block."""
         self.check_fitted()
         tree, leaves = self._leaves(page, self._keywords())
         with_features = [leaf for leaf in leaves if leaf.terms or leaf.extras]
         counts = self.page_counts([self._vector(leaf) for leaf in with_features])
         seen = fingerprint(page) in self.pages_
         n = self.n_pages_ if seen else self.n_pages_ + 1
+        judged = []
+        for leaf, count in zip(with_features, counts.tolist(), strict=True):
+            pages = count if seen else count + 1
+            judged.append((leaf, pages, n, ibdf(pages, n)))
+        return tree, judged
+
+    def content_vector(self, page: Page) -> frozenset[str]:
+        """The features of the page's content blocks: what stays of it once the site's
+        redundant blocks are gone (`ibdf_articles` compares these across sites)."""
+        theta = self.params.threshold
+        return frozenset().union(*(self._vector(leaf) for leaf, _, _, value
+                                   in self.judge(page)[1] if value >= theta))
+
+    def _score(self, page: Page) -> tuple[NodeScores, dict[str, Any]]:
+        tree, judged = self.judge(page)
         theta = self.params.threshold
         verdicts: NodeScores = {}
-        kept = tree.size - sum(leaf.size for leaf in with_features)
-        for leaf, count in zip(with_features, counts.tolist(), strict=True):
-            pages = count if seen else count + 1  # a new page holds its own block
-            value = ibdf(pages, n)
+        kept = tree.size - sum(leaf.size for leaf, *_ in judged)
+        for leaf, pages, n, value in judged:
             if value >= theta:
                 kept += leaf.size
                 verdict = Verdict(CONTENT, value, f"ContentExtractor: IBDF {value:.3f} "
