@@ -8,7 +8,7 @@ The CLI, the evaluation and the batch jobs only ever see this interface.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, fields, is_dataclass, replace
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar, cast
 
@@ -19,6 +19,7 @@ from sitesift.errors import (
     UnknownMethodError,
     UnknownSettingError,
 )
+from sitesift.methods.shared.presets import preset_settings
 from sitesift.page import Page
 from sitesift.result import Result
 from sitesift.verdicts import KEEP, Verdict, render_blocks
@@ -120,8 +121,15 @@ class ParamsCleaner(Cleaner, Generic[P]):
     `params_type`, or `params`, with the named fields replaced."""
 
     params_type: ClassVar[type[Any]]
+    presets: ClassVar[Mapping[str, Mapping[str, Any]]] = {}
+    """A method with a `preset` setting names here what each preset sets
+    (`--set preset=paper`): the preset gives the starting values, and any setting given
+    beside it wins (`methods.shared.presets`)."""
 
     def __init__(self, params: P | None = None, **overrides: Any) -> None:
+        if params is None and self.presets and "preset" in overrides:
+            params = cast("P", self.params_type(
+                **preset_settings(self.name, self.presets, overrides["preset"], {})))
         self.params: P = replace(params if params is not None else self.default_params(),
                                  **overrides)
 

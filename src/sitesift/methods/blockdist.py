@@ -41,6 +41,7 @@ from sitesift.dom import BLOCK_TAGS as RENDER_BLOCK_TAGS
 from sitesift.dom import SKIPPED_TAGS, object_shows_fallback
 from sitesift.methods.base import NodeScores, ParamsCleaner, register
 from sitesift.methods.blockdist_news import features, shipped_tree
+from sitesift.methods.shared.presets import check_preset
 from sitesift.methods.shared.source import normalise_text
 from sitesift.page import Page
 from sitesift.result import CONTENT, NOISE, Block, Result
@@ -153,8 +154,7 @@ class BlockDistParams:
     0.810 against 0.811."""
 
     def __post_init__(self) -> None:
-        if self.preset not in ("default", "paper"):
-            raise ValueError("blockdist: preset must be default or paper")
+        check_preset("blockdist", PRESETS, self.preset)
         if self.news_decision not in ("threshold", "tree"):
             raise ValueError("blockdist: news_decision must be threshold or tree")
         if self.block_tags not in ("modern", "paper"):
@@ -175,6 +175,7 @@ class BlockDistParams:
 # What `preset="paper"` sets: every choice the paper makes, our extensions off.
 PAPER_CHOICES: dict[str, Any] = {"block_tags": "paper", "news_decision": "tree",
                                  "min_blocks": 0, "non_news": "drop", "nested": False}
+PRESETS: dict[str, dict[str, Any]] = {"default": {}, "paper": PAPER_CHOICES}
 
 
 @dataclass(slots=True)
@@ -350,12 +351,7 @@ class BlockDistribution(ParamsCleaner[BlockDistParams]):
 
     name = "blockdist"
     params_type = BlockDistParams
-
-    def __init__(self, params: BlockDistParams | None = None, **overrides: Any) -> None:
-        # The preset names a set of values; settings given beside it still win.
-        if params is None and overrides.get("preset") == "paper":
-            params = BlockDistParams(preset="paper", **PAPER_CHOICES)
-        super().__init__(params, **overrides)
+    presets = PRESETS
 
     def score(self, page: Page) -> NodeScores:
         raise NotImplementedError("blockdist works on the source stream; call clean()")

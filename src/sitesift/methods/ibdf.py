@@ -143,13 +143,12 @@ class IBDFCleaner(ParamsCleaner[IBDFParams]):
 
     name = "ibdf"
     params_type = IBDFParams
+    presets = PRESETS
     site_level = True
     min_fit_pages = 4  # most of its gain comes from 3 to 4 pages (sitesift.weak)
 
     def __init__(self, params: IBDFParams | None = None, **overrides: Any) -> None:
         import numpy as np
-        if params is None and "preset" in overrides:  # the preset first, the rest on top
-            params = IBDFParams.from_preset(overrides["preset"])
         super().__init__(params, **overrides)
         self.vocab_: list[str] | None = None
         self.blocks_: list[list[int]] = []

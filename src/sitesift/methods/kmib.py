@@ -245,11 +245,7 @@ class KMaxInformativeBlocks(ParamsCleaner[KMIBParams]):
 
     name = "kmib"
     params_type = KMIBParams
-
-    def __init__(self, params: KMIBParams | None = None, **overrides: Any) -> None:
-        if params is None and "preset" in overrides:  # the preset first, the rest on top
-            params = KMIBParams.from_preset(overrides["preset"])
-        super().__init__(params, **overrides)
+    presets = PRESETS
 
     def score(self, page: Page) -> NodeScores:
         p = self.params

@@ -11,6 +11,7 @@ from typing import Any
 from sitesift.dom import BLOCK_TAGS
 from sitesift.errors import ModelError
 from sitesift.methods.base import NodeScores, ParamsCleaner, register, seeded_sample
+from sitesift.methods.shared.presets import check_preset
 from sitesift.methods.shared.state import params_from_state
 from sitesift.methods.sst.importance import (
     compute_importance,
@@ -75,6 +76,7 @@ AUTO_FALLBACK = 0.6  # the default threshold, for a site whose importances are a
 # What `preset="paper"` sets: the paper's rules where ours differ (each field says why).
 PAPER_CHOICES: dict[str, Any] = {"align_unmatched": None, "style_key": "paper",
                                  "cf_instances": None, "merge_candidates": None}
+PRESETS: dict[str, dict[str, Any]] = {"default": {}, "paper": PAPER_CHOICES}
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,8 +144,7 @@ class SSTParams:
     rule (an unseen sequence keeps the page node whole)."""
 
     def __post_init__(self) -> None:
-        if self.preset not in ("default", "paper"):
-            raise ValueError(f"sst: preset must be default or paper, got {self.preset!r}")
+        check_preset("sst", PRESETS, self.preset)
         if self.style_key not in STYLE_KEYS:
             raise ValueError(f"sst: style_key must be one of {', '.join(STYLE_KEYS)}, "
                              f"got {self.style_key!r}")
@@ -172,13 +173,11 @@ class SiteStyleTree(ParamsCleaner[SSTParams]):
 
     name = "sst"
     params_type = SSTParams
+    presets = PRESETS
     site_level = True
     min_fit_pages = 5  # fitted on 1 page it removes nothing (sitesift.weak)
 
     def __init__(self, params: SSTParams | None = None, **overrides: Any) -> None:
-        # The preset names a set of values; settings given beside it still win.
-        if params is None and overrides.get("preset") == "paper":
-            params = SSTParams(preset="paper", **PAPER_CHOICES)
         super().__init__(params, **overrides)
         self.tree_: ElementNode | None = None
         self.n_pages_ = 0

@@ -39,6 +39,7 @@ from sitesift.dom import DomNode
 from sitesift.errors import ModelError
 from sitesift.links import SiteGraph, page_links
 from sitesift.methods.base import NodeScores, ParamsCleaner, register
+from sitesift.methods.shared.presets import check_preset, preset_settings
 from sitesift.methods.shared.state import params_from_state
 from sitesift.methods.template.components import MAX_FINGERPRINT, Components, is_int
 from sitesift.page import Page
@@ -127,16 +128,11 @@ class TemplateParams:
     @classmethod
     def from_preset(cls, preset: str, **overrides: Any) -> TemplateParams:
         """The preset's values with `overrides` on top."""
-        if preset not in PRESETS:
-            raise ValueError(f"template: preset must be one of {', '.join(PRESETS)}, "
-                             f"got {preset!r}")
-        return cls(**{**PRESETS[preset], **overrides, "preset": preset})
+        return cls(**preset_settings("template", PRESETS, preset, overrides))
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "eligible", tuple(self.eligible))
-        if self.preset not in PRESETS:
-            raise ValueError(f"template: preset must be one of {', '.join(PRESETS)}, "
-                             f"got {self.preset!r}")
+        check_preset("template", PRESETS, self.preset)
         if self.pagelets not in PAGELET_RULES:
             raise ValueError(f"template: pagelets must be one of {', '.join(PAGELET_RULES)}, "
                              f"got {self.pagelets!r}")
@@ -226,9 +222,9 @@ class TemplateCleaner(ParamsCleaner[TemplateParams]):
     site_level = True
     min_fit_pages = 5  # fitted on 1 page it removes nothing (sitesift.weak)
 
+    presets = PRESETS
+
     def __init__(self, params: TemplateParams | None = None, **overrides: Any) -> None:
-        if params is None and "preset" in overrides:  # the preset first, the rest on top
-            params = TemplateParams.from_preset(overrides["preset"])
         super().__init__(params, **overrides)
         self.templates_: dict[int, int] | None = None  # fingerprint -> pages owning it
         self.components_: Components | None = None     # global mode only
