@@ -154,9 +154,11 @@ def test_unfitted_raises() -> None:
         get_cleaner("sst").clean(page("<p>x</p>"))
 
 
-@pytest.mark.parametrize("bad", [{"threshold": 1.5}, {"gamma": -0.1}, {"sample_size": 0}])
-def test_bad_parameters_rejected(bad: dict[str, float]) -> None:
-    with pytest.raises(ValueError):
+@pytest.mark.parametrize("bad", [{"threshold": 1.5}, {"gamma": -0.1}, {"sample_size": 0},
+                                 {"gamma": "x"}, {"merge_similarity": True}])
+def test_bad_parameters_rejected(bad: dict[str, object]) -> None:
+    # refused with a message naming the setting (a string or a bool is no number here)
+    with pytest.raises(ValueError, match=f"sst: {next(iter(bad))}"):
         get_cleaner("sst", **bad)
 
 

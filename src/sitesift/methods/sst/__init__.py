@@ -161,8 +161,9 @@ class SSTParams:
             numbers += ("threshold",)
         for name in numbers:
             value = getattr(self, name)
-            if not 0.0 <= value <= 1.0:
-                raise ValueError(f"sst: {name} must be in [0, 1], got {value!r}")
+            if isinstance(value, bool) or not isinstance(value, int | float) \
+                    or not 0.0 <= value <= 1.0:
+                raise ValueError(f"sst: {name} must be a number in [0, 1], got {value!r}")
         if self.sample_size < 1:
             raise ValueError("sst: sample_size must be at least 1")
 
