@@ -285,17 +285,20 @@ pub fn listing(pb: &PageBlocks, likely: &[bool], prob: &[f64]) -> Vec<bool> {
         }
     }
     let by_elem = blocks_by_elem(pb);
+    let enough =
+        |sum: usize| sum >= MIN_LISTING_TOKENS && sum as f64 >= LISTING_RATIO * kept as f64;
     let mut listings: Vec<(usize, Vec<usize>, usize)> = runs
         .into_iter()
-        .filter(|(_, records)| records.len() >= MIN_RECORDS)
+        // (the alike records hold at most the whole run's tokens: a run too small as a whole
+        // is passed over before its layouts, which walk the page, are read)
+        .filter(|(_, records)| {
+            records.len() >= MIN_RECORDS && enough(records.iter().map(|&e| tokens[e]).sum())
+        })
         .filter_map(|((up, _), records)| {
             let main_in = records.iter().position(|e| holds_main.contains(e));
             let members = listing_records(pb, &records, &by_elem, main_in);
             let sum: usize = members.iter().map(|&e| tokens[e]).sum();
-            (members.len() >= MIN_RECORDS
-                && sum >= MIN_LISTING_TOKENS
-                && sum as f64 >= LISTING_RATIO * kept as f64)
-                .then_some((up, members, sum))
+            (members.len() >= MIN_RECORDS && enough(sum)).then_some((up, members, sum))
         })
         .collect();
     // the largest first; on a tie, the earliest in the page
