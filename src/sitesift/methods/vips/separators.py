@@ -5,9 +5,11 @@ Separator detection. The paper starts with one separator spanning the region, th
 every block splits a separator that contains it, shrinks one it crosses, removes one it
 covers, and finally drops the separators at the region's borders. For horizontal
 separators that is exactly the gaps between the runs of overlapping y-intervals of the
-blocks (vertical: x-intervals), which is how it is computed here, in O(n log n). Ours:
-blocks that touch (no gap) are split by a separator of zero thickness, which the distance
-rule weighs lowest, and overlaps under `TOLERANCE` px are not overlaps.
+blocks (vertical: x-intervals), which is how it is computed here, in O(n log n). Ours
+(`min_gap=None`): blocks that touch (no gap) are split by a separator of zero thickness,
+which the distance rule weighs lowest, and overlaps under `TOLERANCE` px are not overlaps.
+The paper's separator is a line that "visually crosses no block", so blocks with less than
+`min_gap` px between them (the paper preset: 1, one screen pixel) form one run.
 
 Weights (the paper's five rules; the scale is ours, integer 1 .. 10):
 1. distance: the wider the gap between the blocks, the heavier: 1 + gap / 8 px, at most 6;
@@ -56,10 +58,12 @@ class Separator:
         return max(self.end - self.start, 0.0)
 
 
-def detect(blocks: list[VBlock], horizontal: bool) -> tuple[list[list[VBlock]],
-                                                             list[Separator]]:
+def detect(blocks: list[VBlock], horizontal: bool, min_gap: float | None = None
+           ) -> tuple[list[list[VBlock]], list[Separator]]:
     """The runs of blocks with overlapping extents, and the separators between them (none
-    at the region's borders)."""
+    at the region's borders). `min_gap`: None, touching blocks are separated (ours); else
+    blocks closer than that many px join one run (the paper's visible separators)."""
+    join = -TOLERANCE if min_gap is None else min_gap  # a run ends where a gap reaches it
     def lo(b: VBlock) -> float:
         return b.y0 if horizontal else b.x0
 
@@ -68,7 +72,7 @@ def detect(blocks: list[VBlock], horizontal: bool) -> tuple[list[list[VBlock]],
 
     runs: list[tuple[float, list[VBlock]]] = []  # (end of the run, its blocks)
     for block in sorted(blocks, key=lambda b: (lo(b), hi(b))):
-        if runs and lo(block) < runs[-1][0] - TOLERANCE:
+        if runs and lo(block) < runs[-1][0] + join:
             end, members = runs[-1]
             members.append(block)
             runs[-1] = (max(end, hi(block)), members)
@@ -103,15 +107,15 @@ def weigh(sep: Separator, rendering: Rendering, rulers: list[Box]) -> int:
 
 
 def construct(blocks: list[VBlock], rendering: Rendering, rulers: list[Box],
-              depth: int = 0) -> VBlock:
-    """The content structure over `blocks` (one block: itself)."""
+              depth: int = 0, min_gap: float | None = None) -> VBlock:
+    """The content structure over `blocks` (one block: itself); `min_gap` as in `detect`."""
     if len(blocks) == 1:
         return blocks[0]
     if depth >= MAX_LEVELS:  # a guard against staircase layouts, not a rule of the paper
         return VBlock(*_bounds(blocks), min(b.doc for b in blocks), children=_in_order(blocks),
                       rule="nesting limit")
-    rows, across = detect(blocks, True)
-    columns, down = detect(blocks, False)
+    rows, across = detect(blocks, True, min_gap)
+    columns, down = detect(blocks, False, min_gap)
     seps = across + down
     box = _bounds(blocks)
     if not seps:  # blocks overlap every way: one group, as coherent as its weakest member
@@ -128,7 +132,7 @@ def construct(blocks: list[VBlock], rendering: Rendering, rulers: list[Box],
         parts[-1].extend(run)
         if i in cuts:
             parts.append([])
-    children = [construct(part, rendering, rulers, depth + 1) for part in parts]
+    children = [construct(part, rendering, rulers, depth + 1, min_gap) for part in parts]
     return VBlock(*box, max(1, 11 - heaviest), children=children, weight=heaviest,
                   rule=f"{'horizontal' if horizontal else 'vertical'} separators of weight "
                        f"{heaviest}")
