@@ -64,6 +64,11 @@ class VLPSParams:
     """Viewport height: the fixed page of `vlps-fixed`."""
     timeout: float = 30.0
     """Seconds to load, and to measure, one page."""
+    page_styles: bool = True
+    """Lay the page out with its own stylesheets where its input carries them (a saved
+    page's folder, its WARC; `sitesift.browser.resources`), as the paper's browser did;
+    False: every stylesheet blocked, the unstyled layout. The result's `meta["styles"]`
+    says which the page had."""
 
     def __post_init__(self) -> None:
         if self.header < 0 or self.footer < 0:
@@ -73,7 +78,8 @@ class VLPSParams:
 
     @property
     def render_options(self) -> RenderOptions:
-        return RenderOptions(width=self.width, height=self.height, timeout=self.timeout)
+        return RenderOptions(width=self.width, height=self.height, timeout=self.timeout,
+                             page_styles=self.page_styles)
 
 
 @dataclass(frozen=True, slots=True)

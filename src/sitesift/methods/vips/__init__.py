@@ -61,6 +61,11 @@ class VIPSParams:
     width: int = 1280
     height: int = 1024
     timeout: float = 30.0
+    page_styles: bool = True
+    """Lay the page out with its own stylesheets where its input carries them (a saved
+    page's folder, its WARC; `sitesift.browser.resources`), as the paper's browser did;
+    False: every stylesheet blocked, the unstyled layout. The result's `meta["styles"]`
+    says which the page had."""
 
     def __post_init__(self) -> None:
         if not 1 <= self.pdoc <= 11:
@@ -73,7 +78,8 @@ class VIPSParams:
 
     @property
     def render_options(self) -> RenderOptions:
-        return RenderOptions(width=self.width, height=self.height, timeout=self.timeout)
+        return RenderOptions(width=self.width, height=self.height, timeout=self.timeout,
+                             page_styles=self.page_styles)
 
 
 def segment(page: Page, rendering: Rendering, params: VIPSParams | None = None) -> VBlock:
