@@ -153,3 +153,36 @@ def test_page_styles_is_a_setting(method: str) -> None:
     assert get_cleaner(method).params.page_styles  # type: ignore[attr-defined]
     cleaner = get_cleaner(method, page_styles=False)
     assert not cleaner.params.render_options.page_styles  # type: ignore[attr-defined]
+
+
+def test_report_frame_inlines_the_page_stylesheets() -> None:
+    from sitesift.report.frame import AlignedPage
+
+    framed = AlignedPage(load_page(STYLED, {"id": "sidebar"})).document()
+    assert "#menu { float: left;" in framed and "<link" not in framed
+    html = (STYLED / "pages" / "sidebar.html").read_text(encoding="utf-8")
+    bare = AlignedPage(Page.from_html(html, id="sidebar")).document()  # no resources
+    assert "float: left" not in bare and "<link" not in bare
+
+
+@needs_browser
+def test_imports_and_images_come_from_the_folder(tmp_path: Path) -> None:
+    (tmp_path / "p_files").mkdir()
+    (tmp_path / "p_files" / "a.css").write_text('@import url("b.css"); body { margin: 0 }')
+    (tmp_path / "p_files" / "b.css").write_text("#x { width: 300px; }")
+    (tmp_path / "p.html").write_text(
+        '<html><head><link rel="stylesheet" href="p_files/a.css">'
+        '<link rel="stylesheet" href="gone.css"></head>'
+        '<body><div id="x">styled</div><img id="i" src="p_files/dot.gif"></body></html>')
+    (tmp_path / "p_files" / "dot.gif").write_bytes(bytes.fromhex(  # a 3 x 2 GIF
+        "474946383961030002008000000000ffffff2c00000000030002000002028451003b"))
+    page = Source("p", str(tmp_path / "p.html")).load()
+    with Renderer() as r:
+        rendering = r.render(page)
+    boxes = {str(n.attrs["id"]): rendering.box(n) for n in page.root.iter()
+             if n.attrs and "id" in n.attrs}
+    x, img = boxes["x"], boxes["i"]
+    assert x is not None and (x.x, x.w) == (0, 300)  # b.css, imported by a.css
+    assert img is not None and (img.w, img.h) == (3, 2)  # the saved image, not a pixel
+    assert rendering.styles == Styles(served=2, missing=1)
+    assert rendering.network == []
