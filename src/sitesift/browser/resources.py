@@ -91,10 +91,13 @@ class FolderResources:
         # Only files inside the page's folder: a link may not read the rest of the disk.
         if not target.is_relative_to(self.root) or not target.is_file():
             return None
-        if target.stat().st_size > MAX_RESOURCE:
-            return None
         kind = mimetypes.guess_type(target.name)[0] or "application/octet-stream"
-        return Resource(kind, target.read_bytes())
+        try:  # (this runs in the browser's request handler: a failure must not escape)
+            if target.stat().st_size > MAX_RESOURCE:
+                return None
+            return Resource(kind, target.read_bytes())
+        except OSError:
+            return None
 
 
 class WarcStore:
@@ -106,7 +109,10 @@ class WarcStore:
 
     def get(self, url: str) -> Resource | None:
         if self._items is None:
-            self._items = _read_warc_resources(self.path)
+            try:
+                self._items = _read_warc_resources(self.path)
+            except OSError:  # the WARC went away: its pages render without their styles
+                self._items = {}
         return self._items.get(_no_fragment(url))
 
     def for_page(self, url: str) -> PageInWarc:
