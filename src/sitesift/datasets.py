@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from sitesift.browser.resources import FolderResources, attach
 from sitesift.errors import InputError, SitesiftError
 from sitesift.page import Page
 from sitesift.reading import (
@@ -145,7 +146,8 @@ def load_page(root: Path, row: dict[str, Any]) -> Page:
     page = Page.from_bytes(data, url=row.get("url"), site=row.get("site"), id=row["id"],
                            content_type=row.get("http_content_type"))
     page.meta.update(row)
-    return page
+    # A dataset may keep a page's saved resources beside it (`pages/<id>_files/`).
+    return attach(page, FolderResources(page_path(root, row["id"])))
 
 
 def read_gold(root: Path, page_id: str) -> str | None:

@@ -11,6 +11,11 @@ and without it (or without Chromium) they raise `RenderUnavailable` saying what 
   it leaves the browser; host names resolve to nothing (`--host-resolver-rules`) in case
   anything bypassed the route; scripts are off. Every rendering lists what it blocked and any
   response that did not come from the route (always none).
+- **With the page's own styles where it carries them.** A page with resources
+  (`sitesift.browser.resources`: its saved folder, the WARC it came in) is served under their
+  address, and the route answers its stylesheet, image and font requests from them, still
+  never from the network; `Rendering.styles` counts the stylesheets served and missing
+  (`RenderOptions.page_styles=False`: every stylesheet blocked, the unstyled layout).
 - **Deterministic.** Fixed viewport, no scripts, no network: a page renders the same way
   every time. With scripts off, the browser parses as Lexbor does (scripting flag off:
   `<noscript>` holds elements), and a style rule hides `<noscript>` as a scripting browser
@@ -38,7 +43,8 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
-from sitesift.browser.rendering import Rendering, align
+from sitesift.browser.rendering import Rendering, Styles, align
+from sitesift.browser.resources import Resources, resources_of
 from sitesift.dom import MAX_DEPTH, OBJECT_SHOWS_ITSELF, SKIPPED_TAGS
 from sitesift.errors import InputError, SitesiftError
 from sitesift.page import Page
@@ -80,6 +86,10 @@ class RenderOptions:
     recycle_after: int = 500
     """Restart the browser after this many pages, so its memory stays bounded."""
     executable: str = CHROMIUM
+    page_styles: bool = True
+    """Serve the page's own stylesheets, images and fonts where it carries them (its saved
+    folder, its WARC: `sitesift.browser.resources`); False: every stylesheet is blocked and
+    every image a transparent pixel, the unstyled layout sitesift drew before."""
 
     def __post_init__(self) -> None:
         if self.width < 100 or self.height < 100:
@@ -176,6 +186,9 @@ class Renderer:
         self._served = 0
         self._doc_served = False
         self._answered: set[str] = set()  # URLs the route answered itself (pixel, 204)
+        self._resources: Resources | None = None  # the page's own, while it renders
+        self._doc_url = DOC_URL
+        self._sheets = [0, 0]  # stylesheets served from the resources, missing
         self._failure: str | None = None
         self._script = _collect_script()
 
@@ -192,17 +205,21 @@ class Renderer:
             raise InputError(f"{page.name}: {len(nodes):,} elements, more than the renderer's "
                              f"limit of {self.options.max_nodes:,}")
         start, cpu = time.perf_counter(), children_cpu()
-        raw = self.measure(page.html, name=page.name)
+        resources = resources_of(page) if self.options.page_styles else None
+        raw = self.measure(page.html, name=page.name, resources=resources)
         cpu = children_cpu() - cpu
         boxes = align(nodes, raw["nodes"])
         o = self.options
+        styles = Styles(raw["stylesheets"][0], raw["stylesheets"][1], int(raw["inlineStyles"]))
         return Rendering(float(raw["width"]), float(raw["height"]), (o.width, o.height), boxes,
                          len(nodes), len(boxes), raw["blocked"], raw["network"],
-                         (time.perf_counter() - start) * 1000, max(cpu, 0.0) * 1000)
+                         (time.perf_counter() - start) * 1000, max(cpu, 0.0) * 1000, styles)
 
-    def measure(self, html: str, name: str = "page") -> dict[str, Any]:
+    def measure(self, html: str, name: str = "page",
+                resources: Resources | None = None) -> dict[str, Any]:
         """The page script's raw answer for `html`: width, height, nodes, plus the requests
-        blocked and any network responses seen."""
+        blocked, any network responses seen, and the stylesheets served from `resources`
+        and missing."""
         from playwright.sync_api import Error as PlaywrightError
         from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
@@ -210,8 +227,10 @@ class Renderer:
         ms = self.options.timeout * 1000
         self._html, self._blocked, self._network = html, [], []
         self._doc_served, self._answered = False, set()
+        self._resources, self._sheets = resources, [0, 0]
+        self._doc_url = resources.document_url if resources is not None else DOC_URL
         try:
-            tab.goto(DOC_URL, wait_until="load", timeout=ms)
+            tab.goto(self._doc_url, wait_until="load", timeout=ms)
             handle = tab.wait_for_function(
                 self._script, arg={"skipped": sorted(SKIPPED_TAGS), "maxDepth": MAX_DEPTH,
                                    "objectShowsItself": OBJECT_SHOWS_ITSELF.pattern,
@@ -233,13 +252,14 @@ class Renderer:
             self._reset(broken=True)
             raise
         finally:
-            self._html = ""
+            self._html, self._resources = "", None
         if raw.get("error"):
             raise InputError(f"{name}: rendering failed: {raw['error']}")
         self._served += 1
         if self._served >= self.options.recycle_after:
             self._restart()
         raw["blocked"], raw["network"] = list(self._blocked), list(self._network)
+        raw["stylesheets"] = list(self._sheets)
         return raw
 
     def close(self) -> None:
@@ -303,7 +323,9 @@ class Renderer:
     def _route(self, route: Any) -> None:
         request = route.request
         if request.is_navigation_request() and request.frame.parent_frame is None:
-            if request.url == DOC_URL and not self._doc_served:
+            # The first navigation is ours (goto); comparing its URL would trip on how the
+            # browser normalises a page's own address.
+            if not self._doc_served:
                 self._doc_served = True
                 route.fulfill(status=200, content_type="text/html; charset=utf-8",
                               body=self._html)
@@ -313,6 +335,8 @@ class Renderer:
             self._blocked.append(request.url)
             self._answered.add(request.url)
             route.fulfill(status=204, body="")
+            return
+        if self._from_resources(route, request):
             return
         self._blocked.append(request.url)
         if request.resource_type == "image":
@@ -324,8 +348,23 @@ class Renderer:
             return
         route.abort("blockedbyclient")
 
+    def _from_resources(self, route: Any, request: Any) -> bool:
+        """Answer a layout request (stylesheet, image, font) from the page's own resources;
+        whether it was. A stylesheet is counted served or missing either way."""
+        kind = request.resource_type
+        if kind not in ("stylesheet", "image", "font"):
+            return False
+        found = self._resources.get(request.url) if self._resources is not None else None
+        if kind == "stylesheet":
+            self._sheets[0 if found is not None else 1] += 1
+        if found is None:
+            return False
+        self._answered.add(request.url)
+        route.fulfill(status=200, content_type=found.content_type, body=found.body)
+        return True
+
     def _response(self, response: Any) -> None:
-        if response.url != DOC_URL and response.url not in self._answered:
+        if response.url != self._doc_url and response.url not in self._answered:
             self._network.append(response.url)
 
     def _restart(self, close: bool = True) -> None:
@@ -426,3 +465,13 @@ def render(page: Page, options: RenderOptions | None = None) -> Rendering:
         found = cache[options] = shared_renderer(options).render(page)
     assert isinstance(found, Rendering)
     return found
+
+
+def styles_meta(page: Page) -> dict[str, object] | None:
+    """What the page's last rendering had of its own styles (`Styles.meta`), or None when
+    it was not rendered: the browser cleaners' `meta["styles"]`."""
+    cache = page.meta.get(_META_KEY)
+    if not isinstance(cache, dict) or not cache:
+        return None
+    last = list(cache.values())[-1]
+    return last.styles.meta() if isinstance(last, Rendering) else None

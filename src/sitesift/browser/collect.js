@@ -55,6 +55,8 @@
     }
     return kids;
   };
+  // The page's own <style> elements (counted before ours below joins them).
+  const inlineStyles = document.querySelectorAll("style").length;
   // A scripting browser would not draw <noscript>; sitesift's DOM skips it too.
   const hide = document.createElement("style");
   hide.textContent = "noscript { display: none !important; }";
@@ -98,5 +100,6 @@
     width: Math.max(doc.scrollWidth, body.scrollWidth, doc.clientWidth),
     height: Math.max(doc.scrollHeight, body.scrollHeight, doc.clientHeight),
     nodes: out,
+    inlineStyles,
   };
 }

@@ -49,6 +49,32 @@ class Box:
         return self.visible and self.w > 0 and self.h > 0
 
 
+@dataclass(frozen=True, slots=True)
+class Styles:
+    """Which of the page's own styles the rendering had: its linked stylesheets served from
+    the page's resources (`sitesift.browser.resources`) or missing (no resources, or not
+    among them), and its inline `<style>` elements (always applied)."""
+
+    served: int = 0
+    missing: int = 0
+    inline: int = 0
+
+    @property
+    def kind(self) -> str:
+        """"none": none of the page's styles applied (no linked stylesheet was there, no
+        `<style>` element: the browser's defaults, the unstyled layout); "page": every
+        stylesheet the page links was there (or it links none) and some style applied;
+        "partial": some applied, some linked stylesheets were missing."""
+        if not self.served and not self.inline:
+            return "none"
+        return "partial" if self.missing else "page"
+
+    def meta(self) -> dict[str, object]:
+        """What a result's `meta["styles"]` says."""
+        return {"styles": self.kind, "stylesheets": self.served,
+                "stylesheets_missing": self.missing, "inline_styles": self.inline}
+
+
 @dataclass(slots=True)
 class Rendering:
     """One rendered page: the boxes of its DomNodes (by nid) and the page's full size."""
@@ -63,6 +89,7 @@ class Rendering:
     network: list[str] = field(default_factory=list)   # responses not served by us: none
     ms: float = 0.0            # wall time to render and measure
     browser_cpu_ms: float = 0.0  # CPU time of the browser's processes meanwhile (Linux)
+    styles: Styles = field(default_factory=Styles)
 
     def box(self, node: DomNode) -> Box | None:
         return self.boxes.get(node.nid)

@@ -12,8 +12,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sitesift.browser.resources import FolderResources, attach, warc_store
 from sitesift.datasets import load_page
 from sitesift.errors import InputError
+from sitesift.io.listing import is_warc
 from sitesift.io.records import PageRecord
 from sitesift.page import Page
 
@@ -42,11 +44,15 @@ class Source:
             page = Page.from_bytes(self.data, url=self.row.get("url"), site=self.row.get("site"),
                                    id=self.id, content_type=self.content_type)
             page.meta.update(self.row)
+            if page.url and is_warc(self.path):  # a crawl record: its WARC may hold its CSS
+                attach(page, warc_store(self.path).for_page(page.url))
             return page
         page = Page.from_file(self.path, url=self.row.get("url"), site=self.row.get("site"),
                               id=self.id)
         page.meta.update(self.row)
-        return page
+        # A page file's folder may hold what it links (a saved page's `page_files/`): the
+        # renderer reads from it lazily, so methods that do not render pay nothing.
+        return attach(page, FolderResources(self.path))
 
     @property
     def size(self) -> int | None:

@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, fields, is_dataclass, replace
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar, cast
 
+from sitesift.browser.chromium import styles_meta
 from sitesift.errors import (
     NotFittedError,
     SettingsError,
@@ -100,8 +101,11 @@ class Cleaner:
         skips their node addresses: faster, for callers that want the main text alone."""
         verdicts = self.score(page)
         blocks = render_blocks(page.root, verdicts, KEEP, noise=noise, with_paths=noise)
-        return check_page(page, Result(blocks, self.name, page.id, page.url, page.site,
-                                       page.title, verdicts=verdicts))
+        result = Result(blocks, self.name, page.id, page.url, page.site, page.title,
+                        verdicts=verdicts)
+        if self.needs_browser and (styles := styles_meta(page)) is not None:
+            result.meta["styles"] = styles  # laid out with the page's own CSS, or without
+        return check_page(page, result)
 
     def to_state(self) -> dict[str, Any]:
         """The fitted state as plain JSON data (site-level methods override)."""

@@ -109,6 +109,11 @@ class VLPSParams:
     """'default' (the values above; `vlps-fixed`: `size="width"`) or 'paper' (PRESETS,
     FIXED_PRESETS): `--set preset=paper`; the preset gives the starting values, and any
     field also set explicitly wins."""
+    page_styles: bool = True
+    """Lay the page out with its own stylesheets where its input carries them (a saved
+    page's folder, its WARC; `sitesift.browser.resources`), as the paper's browser did;
+    False: every stylesheet blocked, the unstyled layout. The result's `meta["styles"]`
+    says which the page had."""
 
     def __post_init__(self) -> None:
         check_preset("vlps", PRESETS, self.preset)
@@ -124,7 +129,8 @@ class VLPSParams:
 
     @property
     def render_options(self) -> RenderOptions:
-        return RenderOptions(width=self.width, height=self.height, timeout=self.timeout)
+        return RenderOptions(width=self.width, height=self.height, timeout=self.timeout,
+                             page_styles=self.page_styles)
 
     def page_size(self, rendering: Rendering) -> tuple[float, float]:
         """The width and height the thresholds are taken on (`size`)."""

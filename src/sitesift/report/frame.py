@@ -8,6 +8,11 @@ its element. Marked elements get `data-ss` (the mark's index in the report's lis
 `data-ss-l` (content / noise) and a `title` (the fallback tooltip); a marked `#text` run is
 wrapped in a `<span>`. The report's stylesheet then shades noise and outlines content.
 
+The page's own stylesheets, where its input carries them (a saved page's folder, its WARC:
+`sitesift.browser.resources`), are copied into the frame as `<style>` elements in the
+places of their `<link>`s (their `@import`s and `url()`s neutralised as below), so the
+frame shows the layout the browser methods measured; a stylesheet not there is left out.
+
 Nothing the frame holds can reach the network or run: scripts, `<link>`, `<base>`,
 `<noscript>` and `http-equiv` metas are removed, inline event handlers dropped, every
 resource address (src, srcset, href of non-links, poster, background, object data, form
@@ -24,9 +29,11 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urljoin
 
 from selectolax.lexbor import LexborHTMLParser
 
+from sitesift.browser.resources import Resources, resources_of
 from sitesift.dom import MAX_DEPTH, DomNode, _visible
 from sitesift.page import Page
 
@@ -83,6 +90,7 @@ class AlignedPage:
 
     def __init__(self, page: Page) -> None:
         self.tree = LexborHTMLParser(page.html)
+        self.resources = resources_of(page)
         self.lexbor: dict[int, Any] = {}
         self.unaligned = 0  # subtrees where the two trees disagree (never seen; counted)
         self._by_mem: dict[int, Any] = {}
@@ -143,6 +151,8 @@ class AlignedPage:
 
     def document(self) -> str:
         """The annotated page, neutralised, as one HTML string for `srcdoc`."""
+        if self.resources is not None:
+            inline_stylesheets(self.tree, self.resources)
         neutralise(self.tree)
         head = self.tree.head
         if head is not None:
@@ -184,6 +194,27 @@ def _lexbor_children(lnode: Any) -> Iterator[Any]:
         elif _visible(child, tag):
             yield child
         child = child.next
+
+
+def inline_stylesheets(tree: LexborHTMLParser, resources: Resources) -> int:
+    """Put each linked stylesheet found in `resources` in place of its `<link>` as a
+    `<style>` (its `media` kept); how many were. The frame may fetch nothing, so this is
+    how it gets the page's own styles."""
+    done = 0
+    for link in tree.css("link[href]"):
+        rel = (link.attributes.get("rel") or "").lower().split()
+        if "stylesheet" not in rel or "alternate" in rel:
+            continue
+        found = resources.get(urljoin(resources.document_url, link.attributes["href"] or ""))
+        if found is None:
+            continue
+        css = found.body.decode("utf-8", "replace").replace("</", "<\\/")
+        media = htmllib.escape(link.attributes.get("media") or "all")
+        style = LexborHTMLParser(f'<style media="{media}">{css}</style>').css_first("style")
+        if style is not None:
+            link.insert_before(style)
+            done += 1
+    return done
 
 
 def neutralise(tree: LexborHTMLParser) -> None:

@@ -86,6 +86,11 @@ class VIPSParams:
     preset: str = "default"
     """'default' (the values above) or 'paper' (PRESETS): `--set preset=paper`; the preset
     gives the starting values, and any field also set explicitly wins."""
+    page_styles: bool = True
+    """Lay the page out with its own stylesheets where its input carries them (a saved
+    page's folder, its WARC; `sitesift.browser.resources`), as the paper's browser did;
+    False: every stylesheet blocked, the unstyled layout. The result's `meta["styles"]`
+    says which the page had."""
 
     def __post_init__(self) -> None:
         check_preset("vips", PRESETS, self.preset)
@@ -101,7 +106,8 @@ class VIPSParams:
 
     @property
     def render_options(self) -> RenderOptions:
-        return RenderOptions(width=self.width, height=self.height, timeout=self.timeout)
+        return RenderOptions(width=self.width, height=self.height, timeout=self.timeout,
+                             page_styles=self.page_styles)
 
 
 def segment(page: Page, rendering: Rendering, params: VIPSParams | None = None) -> VBlock:

@@ -1,0 +1,187 @@
+"""A page's own subresources (stylesheets, images, fonts), served to the renderer from a
+local store and never from the network.
+
+VL_PS and VIPS lay out what the browser draws, and the seeds' point is a faithful, CSS-aware
+rendering; a page laid out without its stylesheets puts a floated menu above the article
+and shows a block its CSS hides. So where the input carries its resources, the renderer
+(`sitesift.browser.chromium`) answers the page's requests from them:
+
+- **A saved page folder** (`page.html` beside `page_files/`, as browsers save a page, with
+  relative links; or any relative layout, `css/site.css`): the page is served under a fixed,
+  invalid address whose folder stands for the page file's folder, so a relative link
+  resolves to a file there. A link that leaves that folder (`../x.css`, a root-relative
+  `/x.css` above it) or names a file that is not there is missing, never read.
+- **A WARC holding the stylesheets** (a crawl that kept a page's requisites): the page is
+  served under its own URL, and each request is looked up by its absolute URL among the
+  WARC's 2xx responses of a stylesheet, image or font type.
+
+Requests for anything else (scripts, frames) stay blocked, as before. The rendering counts
+the stylesheets served and missing (`Rendering.styles`), which the cleaners put in their
+result's `meta["styles"]`.
+"""
+
+from __future__ import annotations
+
+import mimetypes
+from collections import OrderedDict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+from urllib.parse import quote, unquote, urlsplit
+
+from sitesift.errors import InputError
+from sitesift.page import Page
+
+RESOURCES_KEY = "sitesift.resources"
+"""Where a page's resources are held: `page.meta[RESOURCES_KEY]`."""
+MAX_RESOURCE = 8 * 1024 * 1024
+"""Bytes of one resource at most: a larger one is missing (a video saved beside a page)."""
+MAX_WARC_STORE = 64 * 1024 * 1024
+"""Bytes a WARC's store keeps at most: past it, only stylesheets are kept (the layout's
+own rules; images keep their transparent stand-in)."""
+LOCAL_ORIGIN = "http://sitesift.invalid/"
+# What a WARC may hold for a page: the types that change its layout.
+_KEPT_TYPES = ("text/css", "image/", "font/", "application/font", "application/x-font",
+               "application/vnd.ms-fontobject")
+
+
+@dataclass(frozen=True, slots=True)
+class Resource:
+    content_type: str
+    body: bytes
+
+
+class Resources(Protocol):
+    """Where a page's requests are answered from."""
+
+    @property
+    def document_url(self) -> str:
+        """The address the page is served under: its links resolve against it."""
+        ...
+
+    def get(self, url: str) -> Resource | None:
+        """The resource at this absolute URL, or None (the request is refused)."""
+        ...
+
+
+def attach(page: Page, resources: Resources) -> Page:
+    """Let `page` render with `resources` (the renderer reads them from its meta)."""
+    page.meta[RESOURCES_KEY] = resources
+    return page
+
+
+def resources_of(page: Page) -> Resources | None:
+    found = page.meta.get(RESOURCES_KEY)
+    return found if found is not None and hasattr(found, "get") else None  # type: ignore[return-value]
+
+
+class FolderResources:
+    """A saved page's folder: files under the page file's directory, by relative link."""
+
+    def __init__(self, page_file: str | Path) -> None:
+        path = Path(page_file).resolve()
+        self.root = path.parent
+        self.document_url = LOCAL_ORIGIN + quote(path.name)
+
+    def get(self, url: str) -> Resource | None:
+        if not url.startswith(LOCAL_ORIGIN):
+            return None  # an absolute link to another host: not in the folder
+        rel = unquote(urlsplit(url).path).lstrip("/")
+        target = (self.root / rel).resolve()
+        # Only files inside the page's folder: a link may not read the rest of the disk.
+        if not target.is_relative_to(self.root) or not target.is_file():
+            return None
+        kind = mimetypes.guess_type(target.name)[0] or "application/octet-stream"
+        try:  # (this runs in the browser's request handler: a failure must not escape)
+            if target.stat().st_size > MAX_RESOURCE:
+                return None
+            return Resource(kind, target.read_bytes())
+        except OSError:
+            return None
+
+
+class WarcStore:
+    """The layout resources of one WARC, by target URL (read once, on first lookup)."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = str(path)
+        self._items: dict[str, Resource] | None = None
+
+    def get(self, url: str) -> Resource | None:
+        if self._items is None:
+            try:
+                self._items = _read_warc_resources(self.path)
+            except OSError:  # the WARC went away: its pages render without their styles
+                self._items = {}
+        return self._items.get(_no_fragment(url))
+
+    def for_page(self, url: str) -> PageInWarc:
+        return PageInWarc(url, self)
+
+
+@dataclass(frozen=True, slots=True)
+class PageInWarc:
+    """One page of a WARC: served under its own URL, its requests looked up in the WARC."""
+
+    document_url: str
+    store: WarcStore
+
+    def get(self, url: str) -> Resource | None:
+        return self.store.get(url)
+
+
+_STORES: OrderedDict[str, WarcStore] = OrderedDict()
+
+
+def warc_store(path: str | Path) -> WarcStore:
+    """The (per process, two at most) store of a WARC, so its pages share one reading."""
+    key = str(Path(path).resolve())
+    store = _STORES.pop(key, None) or WarcStore(key)
+    _STORES[key] = store
+    while len(_STORES) > 2:
+        _STORES.popitem(last=False)
+    return store
+
+
+def _no_fragment(url: str) -> str:
+    return url.split("#", 1)[0]
+
+
+def _kept(content_type: str) -> bool:
+    kind = content_type.split(";", 1)[0].strip().lower()
+    return kind.startswith(_KEPT_TYPES)
+
+
+def _read_warc_resources(path: str) -> dict[str, Resource]:
+    """Every 2xx response of a stylesheet, image or font type, by its target URL (the first
+    one of a URL wins; past `MAX_WARC_STORE` bytes, stylesheets only)."""
+    from fastwarc.warc import ArchiveIterator, WarcRecordType
+
+    from sitesift.io.http import decode_payload
+
+    items: dict[str, Resource] = {}
+    total = 0
+    with open(path, "rb") as fh:
+        for record in ArchiveIterator(fh, record_types=WarcRecordType.response,
+                                      parse_http=True):
+            url = record.headers.get("WARC-Target-URI")
+            http = record.http_headers
+            if not url or http is None or not 200 <= (http.status_code or 0) < 300:
+                continue
+            kind = http.get("Content-Type") or mimetypes.guess_type(urlsplit(url).path)[0] or ""
+            url = _no_fragment(url.strip("<> "))
+            if not _kept(kind) or url in items:
+                continue
+            body = record.reader.read(MAX_RESOURCE + 1)
+            if len(body) > MAX_RESOURCE:
+                continue
+            try:
+                body = decode_payload(body, http.get("Content-Encoding"),
+                                      http.get("Transfer-Encoding"), MAX_RESOURCE)
+            except InputError:  # a damaged resource is a missing one
+                continue
+            if total + len(body) > MAX_WARC_STORE and "css" not in kind.lower():
+                continue
+            total += len(body)
+            items[url] = Resource(kind.split(";", 1)[0].strip(), body)
+    return items
