@@ -176,6 +176,11 @@ STEPS = [0.25, 0.5, 0.75, 1.0]
         # 40 -> 41 is 2.5 %: flat under 5 %, not under 2 %
         pytest.param([40, 41, 80, 81], 0.05, 0.25, id="early-plateau-5"),
         pytest.param([40, 41, 80, 81], 0.02, 0.75, id="early-plateau-2"),
+        # the paper preset's plateau 0: the first step that adds no feature at all
+        pytest.param([40, 41, 41, 60], 0.0, 0.5, id="paper-stops-where-nothing-is-added"),
+        pytest.param([40, 41, 41, 60], 0.04, 0.25, id="ours-stops-under-4-percent"),
+        pytest.param([0, 10, 10, 60], 0.0, 0.5, id="paper-skips-an-empty-start"),
+        pytest.param([10, 20, 40, 80], 0.0, 1.0, id="paper-never-flat"),
     ],
 )
 def test_greedy_threshold_by_hand(counts: list[int], plateau: float, expected: float) -> None:

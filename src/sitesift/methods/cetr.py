@@ -20,33 +20,59 @@ text of the lines (`shared.source.align_runs`), and each block-level element (th
 renderer turns into a text block) is content when at least `min_share` of its own text lies
 on content lines. The text itself is then rendered by `verdicts.render_blocks`, as for every
 DOM method, so CETR's output is exactly a subset of the page's visible text.
+
+`preset="paper"` (`--set preset=paper`, PRESETS): the source lines as the page has them (no
+re-breaking) and the text of the content lines as the output (`output="lines"`), no DOM.
 """
 
 from __future__ import annotations
 
+import html as htmllib
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from sitesift.methods.base import NodeScores, ParamsCleaner, register
-from sitesift.methods.shared.source import Line, align_runs, source_lines
+from sitesift.methods.shared.presets import check_preset, preset_settings
+from sitesift.methods.shared.source import (
+    TAG,
+    Line,
+    align_runs,
+    normalise_text,
+    source_lines,
+)
 from sitesift.page import Page
-from sitesift.result import CONTENT, NOISE
+from sitesift.result import CONTENT, NOISE, Block, Result
 from sitesift.verdicts import Verdict
+from sitesift.weak import check_page
 
 if TYPE_CHECKING:
     import numpy as np
 
 
+OUTPUTS = ("blocks", "lines")
+# What each preset changes from the field defaults (the fields' docstrings say why).
+PRESETS: dict[str, dict[str, Any]] = {
+    "default": {},
+    "paper": {"rebreak_over": None, "output": "lines"},
+}
+
+
 @dataclass(frozen=True, slots=True)
 class CETRParams:
-    """Options of the three CETR variants, with where each default comes from."""
+    """Options of the three CETR variants, with where each default comes from.
+
+    Choices the paper (as seed 001 describes it) leaves open, the same in both presets: a
+    line without tags counts one tag (the seed's "Tags=0, TR=37"); the smoothing kernel's
+    radius and its edges (SciPy: 4 sigma, reflected); lambda (`threshold`); the k-means
+    seeding (k-means++, `seed`); a zero ratio is never content even at lambda 0."""
 
     sigma: float = 1.0
     """Standard deviation (in lines) of the Gaussian smoothing: the paper's value."""
     threshold: float = 1.25
     """TM: content when the smoothed ratio >= threshold * its standard deviation. The paper
     sweeps this factor (lambda); on every 10th page of the shared corpora 0.5 / 0.75 / 1.0 /
-    1.25 / 1.5 gave mean F1 0.782 / 0.805 / 0.821 / 0.827 / 0.827: 1.25."""
+    1.25 / 1.5 gave mean F1 0.782 / 0.805 / 0.821 / 0.827 / 0.827: 1.25. Paper preset:
+    1.25 (the seed gives no value)."""
     k: int = 3
     """KM and 2D: number of clusters (the paper's k = 3; k = 2 measured 0.809 vs 0.815 for
     KM and 0.822 vs 0.812 for 2D, the gain uneven across corpora, so the paper's value)."""
@@ -55,15 +81,34 @@ class CETRParams:
     rebreak_over: int | None = 500
     """Lines longer than this are re-broken at block tags (None: never). Ours: on every 10th
     page of the shared corpora, never / 200 / 500 / 2000 / always gave mean F1 (TM)
-    0.812 / 0.820 / 0.821 / 0.820 / 0.816, KM 0.804 vs 0.815 and 2D 0.803 vs 0.812 at 500."""
+    0.812 / 0.820 / 0.821 / 0.820 / 0.816, KM 0.804 vs 0.815 and 2D 0.803 vs 0.812 at 500.
+    Paper preset: None, the lines as the source has them."""
+    output: str = "blocks"
+    """What is returned: "blocks" (ours: each block-level element of the DOM is content
+    when `min_share` of its text lies on content lines, so the output is whole elements,
+    rendered with their structure) or "lines" (the paper: the text of the content lines,
+    tags removed; an element split over lines is split in the output). Paper preset:
+    "lines"."""
     min_share: float = 0.5
     """A block is content when this share of its characters lies on content lines (ours:
-    a majority vote)."""
+    a majority vote; not read with `output="lines"`)."""
     seed: int = 0
     """Seed of the k-means initialisation, so a page always cleans the same way."""
     max_iter: int = 100
+    preset: str = "default"
+    """'default' (the values above) or 'paper': CETR as seed 001 describes it (PRESETS).
+    `--set preset=paper` / `get_cleaner("cetr-tm", preset="paper")`: the preset gives the
+    starting values, and any field also set explicitly wins."""
+
+    @classmethod
+    def from_preset(cls, preset: str, **overrides: Any) -> CETRParams:
+        """The preset's values with `overrides` on top."""
+        return cls(**preset_settings("cetr", PRESETS, preset, overrides))
 
     def __post_init__(self) -> None:
+        check_preset("cetr", PRESETS, self.preset)
+        if self.output not in OUTPUTS:
+            raise ValueError(f"cetr: output must be one of {OUTPUTS}")
         # upper bounds too: a model file or --set may hold any number (1e21 lines of
         # smoothing would ask SciPy for an impossible kernel)
         if not (0 <= self.sigma <= 1000 and self.threshold >= 0):
@@ -76,6 +121,12 @@ class CETRParams:
             raise ValueError("cetr: seed must be in [0, 2**32)")
         if not 0.0 <= self.min_share <= 1.0:
             raise ValueError("cetr: min_share must be in [0, 1]")
+
+
+def line_text(line: Line) -> str:
+    """A source line's text as the paper outputs it: tags removed (each a space, so words
+    on either side of a tag stay apart), entities decoded, whitespace folded."""
+    return normalise_text(htmllib.unescape(TAG.sub(" ", line.source)))
 
 
 def tag_ratios(lines: list[Line]) -> np.ndarray:
@@ -190,6 +241,7 @@ class _CETR(ParamsCleaner[CETRParams]):
     """The shared pipeline: lines, ratios, smoothing, a labelling rule, back to the DOM."""
 
     params_type = CETRParams
+    presets = PRESETS
     rule: ClassVar[tuple[str, str]] = ("", "")  # reasons for (content, noise) lines
 
     def label_lines(self, smoothed: np.ndarray) -> np.ndarray:
@@ -200,6 +252,26 @@ class _CETR(ParamsCleaner[CETRParams]):
         lines = source_lines(page.html, rebreak_over=self.params.rebreak_over)
         smoothed = smooth(tag_ratios(lines), self.params.sigma)
         return lines, self.label_lines(smoothed)
+
+    def clean(self, page: Page, *, noise: bool = True) -> Result:
+        if self.params.output == "blocks":
+            return super().clean(page, noise=noise)
+        return self.clean_lines(page, noise=noise)
+
+    def clean_lines(self, page: Page, *, noise: bool = True) -> Result:
+        """The paper's output: one block per line, the content lines' text kept. No node
+        verdicts: the result keeps the renderings built from its blocks."""
+        lines, content = self.line_labels(page)
+        ok, bad = self.rule
+        blocks = []
+        for line, keep in zip(lines, content.tolist(), strict=True):
+            text = line_text(line)
+            if text and (keep or noise):
+                blocks.append(Block(text, "line", CONTENT if keep else NOISE,
+                                    1.0 if keep else 0.0, ok if keep else bad,
+                                    page.root.nid))
+        return check_page(page, Result(blocks, self.name, page.id, page.url, page.site,
+                                       page.title))
 
     def score(self, page: Page) -> NodeScores:
         lines, content = self.line_labels(page)

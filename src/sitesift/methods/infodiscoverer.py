@@ -21,6 +21,7 @@ from sitesift.methods.shared.entropy import (
     greedy_threshold,
     threshold_steps,
 )
+from sitesift.methods.shared.presets import check_preset, preset_settings
 from sitesift.methods.shared.state import (
     fingerprint,
     get_float,
@@ -45,34 +46,72 @@ DEFAULT_LEVELS = (
     "center blockquote figure details li p",
 )
 WEIGHTINGS = ("tf", "binary")
+STEMMERS = ("english", "porter")
+# The paper's partition: <TABLE> alone, refined into nested tables where ambiguous.
+PAPER_LEVELS = ("table",)
+# What each preset changes from the field defaults (the fields' docstrings say why).
+PRESETS: dict[str, dict[str, Any]] = {
+    "default": {},
+    "paper": {"levels": PAPER_LEVELS, "stemmer": "porter", "plateau": 0.0},
+}
 
 
 @dataclass(frozen=True, slots=True)
 class InfoDiscovererParams:
-    """Every parameter of the method, with where its default comes from."""
+    """Every parameter of the method, with where its default comes from.
+
+    Choices the paper (as seed 001 describes it) leaves open, the same in both presets:
+    the stop list (scikit-learn's English list; the seed says "the stop-list"); numbers
+    are not keywords (the seed's features are "English keywords"); block entropy averages
+    the block's distinct features, each once (the seed: "the average of all feature
+    entropies in the block"); a block exactly at the threshold is informative (the seed
+    says below is informative, above redundant); blocks without keywords follow the
+    verdict around them; a page outside the fit is folded into the matrix (the paper
+    classifies the cluster's own pages only)."""
 
     levels: tuple[str, ...] = DEFAULT_LEVELS
-    """Partitioning tag levels: <TABLE> first (the paper), then modern containers (ours)."""
+    """Partitioning tag levels: <TABLE> first (the paper), then modern containers (ours).
+    Paper preset: PAPER_LEVELS, <TABLE> alone, so a page without tables is one block."""
     weighting: str = "tf"
     """F-D matrix entries: term frequency (the paper) or presence ("binary": 0.02 lower on
-    dragnet)."""
+    dragnet). Paper preset: "tf"."""
+    stemmer: str = "english"
+    """Keyword stemmer: "english" (Snowball's Porter2, ours) or "porter" (the Porter
+    stemmer the paper names). Paper preset: "porter"."""
     step: float = 0.1
     """Increment of the greedy threshold search (the paper's 0.1)."""
     plateau: float = 0.04
     """The greedy search stops at the first step after which the informative features grow
     by less than this share (unstated in the paper; measured: mean F1 over big9, dragnet
-    and cleanportaleval 0.826 / 0.827 / 0.833 / 0.830 for 0.02 / 0.03 / 0.04 / 0.05)."""
+    and cleanportaleval 0.826 / 0.827 / 0.833 / 0.830 for 0.02 / 0.03 / 0.04 / 0.05).
+    Paper preset: 0, the first step that adds no feature at all (the seed names a greedy
+    search for the optimal threshold, no stopping rule: ours is the plainest reading)."""
     threshold: float | None = None
     """A fixed entropy threshold H0 instead of the greedy choice (None: greedy, the paper)."""
     margin: float = 0.0
     """A block is ambiguous while a block below it lies beyond the threshold on the other
-    side by more than this (unstated in the paper; measured: 0.1 loses 0.01 to 0.05 F1)."""
+    side by more than this (unstated in the paper; measured: 0.1 loses 0.01 to 0.05 F1).
+    The seed refines "while the classification of content blocks is ambiguous" and does
+    not say when that is: this rule is ours in both presets."""
+    preset: str = "default"
+    """'default' (the values above) or 'paper': InfoDiscoverer as seed 001 describes it
+    (PRESETS; each field's docstring gives its paper value). `--set preset=paper` /
+    `InfoDiscoverer(preset="paper")`: the preset gives the starting values, and any field
+    also set explicitly wins."""
+
+    @classmethod
+    def from_preset(cls, preset: str, **overrides: Any) -> InfoDiscovererParams:
+        """The preset's values with `overrides` on top."""
+        return cls(**preset_settings("infodiscoverer", PRESETS, preset, overrides))
 
     def __post_init__(self) -> None:
+        check_preset("infodiscoverer", PRESETS, self.preset)
         object.__setattr__(self, "levels", tuple(self.levels))
         parse_levels(self.levels)
         if self.weighting not in WEIGHTINGS:
             raise ValueError(f"infodiscoverer: weighting must be one of {WEIGHTINGS}")
+        if self.stemmer not in STEMMERS:
+            raise ValueError(f"infodiscoverer: stemmer must be one of {STEMMERS}")
         if not 0.0 < self.step <= 1.0:
             raise ValueError("infodiscoverer: step must be in (0, 1]")
         if self.threshold is not None and not 0.0 <= self.threshold <= 1.0:
@@ -110,10 +149,13 @@ class InfoDiscoverer(ParamsCleaner[InfoDiscovererParams]):
       the stored per-feature sums of w and w ln w), so its own words have entropy 0 and
       shared words the entropy they would have with it in the cluster; pages of the fit
       (known by a hash of their HTML) are not counted twice.
+    - `preset="paper"` (`--set preset=paper`): <TABLE> alone, Porter stemming, the search
+      stopping at the first step that adds no feature (PRESETS).
     """
 
     name = "infodiscoverer"
     params_type = InfoDiscovererParams
+    presets = PRESETS
     site_level = True
     min_fit_pages = 2  # fitted on 1 page it removes nearly all text (sitesift.weak)
 
@@ -164,7 +206,7 @@ class InfoDiscoverer(ParamsCleaner[InfoDiscovererParams]):
 
     def _tree(self, page: Page) -> Block:
         if self._kw is None:
-            self._kw = Keywords()
+            self._kw = Keywords(stemmer=self.params.stemmer)
         tree = partition(page.root, parse_levels(self.params.levels))
         add_features(tree, self._kw)
         return tree

@@ -132,13 +132,16 @@ def _cut(region: list[DomNode], tags: frozenset[str], bit: int,
 class Keywords:
     """Text -> stemmed keywords without stop words; remembers stems it has seen."""
 
-    def __init__(self, *, stop_words: bool = True, numbers: bool = False) -> None:
+    def __init__(self, *, stop_words: bool = True, numbers: bool = False,
+                 stemmer: str = "english") -> None:
+        """`stemmer`: a snowballstemmer algorithm: "english" (Porter2, ours) or "porter"
+        (Porter's 1980 stemmer, which InfoDiscoverer's paper names)."""
         import snowballstemmer
 
         self.stop: frozenset[str] = text_stop_words() if stop_words else frozenset()
         self.numbers = numbers
         self._stems: dict[str, str | None] = {}  # the stemmer is slow: one call per word
-        self._stem = snowballstemmer.stemmer("english").stemWord
+        self._stem = snowballstemmer.stemmer(stemmer).stemWord
 
     def __call__(self, text: str) -> list[str]:
         out: list[str] = []

@@ -83,9 +83,11 @@ def greedy_threshold(steps: Sequence[float], counts: Sequence[int], plateau: flo
     """The paper's dynamic threshold: raise H0 step by step while the informative blocks
     keep gaining features; stop at the first step after which the count grows by less than
     `plateau` times itself (the informative blocks are in; what follows is the template,
-    whose words recur everywhere). `counts[i]` is the number of distinct features in the
-    blocks classified informative at `steps[i]`."""
+    whose words recur everywhere), or not at all: `plateau` 0 stops at the first step
+    that adds no feature. `counts[i]` is the number of distinct features in the blocks
+    classified informative at `steps[i]`."""
     for i in range(len(steps) - 1):
-        if counts[i] > 0 and counts[i + 1] - counts[i] < plateau * counts[i]:
+        gain = counts[i + 1] - counts[i]
+        if counts[i] > 0 and (gain < plateau * counts[i] or gain <= 0):
             return steps[i]
     return steps[-1] if steps else 1.0
