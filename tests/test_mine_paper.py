@@ -9,10 +9,12 @@ from pathlib import Path
 import pytest
 
 from sitesift.cli import main
+from sitesift.errors import InputError
 from sitesift.mining import MineSettings
 from sitesift.mining.classify import PAPER_CONFIGURATIONS, classify, experiments
 from sitesift.mining.corpus import MineCorpus
-from sitesift.mining.run import PAPER_RUNS
+from sitesift.mining.represent import check_representations, describe, method_params
+from sitesift.mining.run import PAPER_REPRESENTATIONS, PAPER_RUNS
 from tests.test_mine import CLASSES, make_corpus
 
 ONE_SITE = "one-university-to-others"
@@ -77,20 +79,31 @@ def test_paper_settings_and_the_cli_flag(tmp_path: Path) -> None:
     paper = MineSettings.paper()
     assert (paper.runs, paper.cluster_on, paper.init) == (PAPER_RUNS, "all", "random")
     assert PAPER_RUNS == 400 and paper.configurations == tuple(PAPER_CONFIGURATIONS)
+    assert paper.representations == PAPER_REPRESENTATIONS
     assert MineSettings.paper(runs=3).runs == 3
     data = make_corpus(tmp_path / "c")
     out = tmp_path / "out"
     assert main(["mine", str(data), "--out", str(out), "--paper", "--runs", "2",
-                 "--classes", ",".join(CLASSES), "--representations", "raw,alltext",
+                 "--classes", ",".join(CLASSES), "--representations", "raw,sst@paper",
                  "--no-plots", "--quiet"]) == 0
     got = json.loads((out / "results.json").read_text())
     assert got["settings"]["cluster_on"] == "all" and got["settings"]["runs"] == 2
     # every target page is clustered, the misc sites' too
     assert got["clustering"]["pages"] == got["pages"]["targets"]
-    assert set(got["representations"]["alltext"]["classification"]) == set(
+    assert got["representations"]["sst@paper"]["description"].endswith("preset=paper")
+    assert set(got["representations"]["sst@paper"]["classification"]) == set(
         PAPER_CONFIGURATIONS)
     assert "--paper" in got["command"]
     table = (out / "classification.md").read_text()
     assert "(6) paper's configuration 1" in table and "leave-one-university-out" not in table
     assert main(["mine", str(data), "--out", str(tmp_path / "bad"), "--configurations",
                  "nope", "--quiet"]) == 2
+
+
+def test_a_method_in_its_paper_mode_is_a_representation_of_its_own() -> None:
+    assert check_representations(["sst", "sst@paper"]) == ["sst", "sst@paper"]
+    assert method_params("sst@paper") != method_params("sst")  # cached apart
+    assert method_params("sst@paper")["align_unmatched"] is None
+    assert "preset=paper" in describe("template@paper")
+    with pytest.raises(InputError, match="sst@nope"):
+        check_representations(["sst@nope"])

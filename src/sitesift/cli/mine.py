@@ -32,8 +32,10 @@ def add_parsers(sub: Any, methods: list[str]) -> None:
                         "one-university-to-others, confounded-other-universities, "
                         "confounded-rest)")
     p.add_argument("--representations", metavar="NAMES",
-                   help="comma-separated: raw and method names (default: raw, alltext, "
-                        "template, sst, cst, infodiscoverer, ibdf and the page-level methods)")
+                   help="comma-separated: raw and method names, METHOD@PRESET for a preset "
+                        "(sst@paper) (default: raw, alltext, template, sst, cst, "
+                        "infodiscoverer, ibdf and the page-level methods; --paper: raw, "
+                        "alltext, template@paper, sst@paper)")
     p.add_argument("--classes", metavar="NAMES",
                    help="comma-separated page classes (default course,faculty,project,student)")
     p.add_argument("--heldout", default="misc",
@@ -60,7 +62,6 @@ def cmd_mine(args: argparse.Namespace) -> int:
     """The SST paper's mining experiments: k-means and naive Bayes per representation."""
     from sitesift.mining import MineSettings, run_mine
     from sitesift.mining.corpus import DEFAULT_CLASSES
-    from sitesift.mining.represent import DEFAULT
     from sitesift.mining.run import rerender
 
     if args.from_results:
@@ -75,10 +76,10 @@ def cmd_mine(args: argparse.Namespace) -> int:
         return tuple(n.strip() for n in value.split(",") if n.strip()) if value else default
 
     chosen = {"runs": args.runs, "cluster_on": args.cluster_on, "init": args.init,
-              "configurations": names(args.configurations, ()) or None}
+              "configurations": names(args.configurations, ()) or None,
+              "representations": names(args.representations, ()) or None}
     given = {k: v for k, v in chosen.items() if v is not None}
-    base = dict(classes=names(args.classes, DEFAULT_CLASSES),
-                representations=names(args.representations, DEFAULT), heldout=args.heldout,
+    base = dict(classes=names(args.classes, DEFAULT_CLASSES), heldout=args.heldout,
                 min_site_pages=args.min_site_pages, folds=args.folds, workers=args.workers,
                 cache_dir=Path(args.cache) if args.cache else None,
                 progress=not args.quiet, plots=not args.no_plots)
