@@ -281,6 +281,9 @@ def _load(task: GroupTask, data: dict[str, bytes], ids: Iterable[str],
             page = Page.from_bytes(data[page_id], url=row.get("url"), site=row.get("site"),
                                    id=page_id, content_type=row.get("http_content_type"))
             page.meta.update(row)
+            # parsed here, since a Page parses lazily: a page without a body must be its
+            # own error, not fail the fit of its whole site group
+            _ = page.root
             pages[page_id] = page
         except Exception as exc:
             if errors is not None:
