@@ -287,11 +287,13 @@ def test_a_page_that_cannot_be_parsed_is_an_error_record_not_a_gap(tmp_path: Pat
     (root / "index.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     out = tmp_path / "out"
     run_mine(root, out, MineSettings(runs=2, classes=CLASSES, representations=(
-        "raw", "alltext"), folds=3, progress=False, plots=False), command="test")
+        "raw", "alltext", "template"), folds=3, progress=False, plots=False), command="test")
     data = json.loads((out / "results.json").read_text())
-    text = data["representations"]["alltext"]["text"]
-    assert text["errors"] == 1 and text["empty_pages"] >= 1
-    assert "no document body" in next(iter(text["error_reasons"]))
+    # in a site-level method too: the page is an error, its site's fit goes on without it
+    for rep in ("alltext", "template"):
+        text = data["representations"][rep]["text"]
+        assert text["errors"] == 1 and text["empty_pages"] >= 1, rep
+        assert "no document body" in next(iter(text["error_reasons"]))
     assert data["representations"]["raw"]["text"]["errors"] == 0
 
 

@@ -1,6 +1,6 @@
 """The command line: one module per command family, each holding its subparsers and
 handlers (`clean`: clean, fit, methods, demo; `evaluate`: evaluate, bench, gate; `crawl`;
-`report`; `mine`; `train`: train-template, train-default). Argument parsing lives here
+`report`; `mine`; `articles`; `train`: train-template, train-default). Argument parsing lives here
 only; the core never sees argparse. Nothing heavy is imported before a command runs.
 
 Exit status: 0 when every input gave a result, 1 when some failed (the summary line says
@@ -15,7 +15,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from sitesift.cli import clean, crawl, evaluate, mine, report, train
+from sitesift.cli import articles, clean, crawl, evaluate, mine, report, train
 from sitesift.cli.common import (
     ENVIRONMENT,
     SAMPLE_SITE,
@@ -26,7 +26,7 @@ from sitesift.cli.common import (
 from sitesift.cli.common import limits as _limits
 from sitesift.cli.crawl import crawl_settings
 
-FAMILIES = (clean, evaluate, crawl, report, mine, train)
+FAMILIES = (clean, evaluate, crawl, report, mine, articles, train)
 
 
 def build_parser() -> argparse.ArgumentParser:

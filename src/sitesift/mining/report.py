@@ -20,9 +20,11 @@ CONFIG_TITLES = {
     "leave-one-university-out": "(2) leave one university out",
     "universities-to-misc": "(3) train on the universities, test on the misc sites",
     "confounded-other-universities":
-        "(4) paper's cross-site setting: C1 from university a, C2 from b; test on the others",
+        "(4) paper's configuration 2: C1 from university a, C2 from b; test on the others",
     "confounded-rest":
-        "(5) paper's setting with the rest: same training; test on every other C1/C2 page",
+        "(5) paper's configuration 3: same training; test on every other C1/C2 page",
+    "one-university-to-others":
+        "(6) paper's configuration 1: C1 and C2 from university a; test on the others",
 }
 
 

@@ -29,7 +29,7 @@ from typing import Any
 from sitesift.datasets import read_page_bytes
 from sitesift.decode import decode_html
 from sitesift.errors import InputError, reason_of
-from sitesift.methods.base import get_cleaner, method_names
+from sitesift.methods.base import Cleaner, get_cleaner, method_names
 from sitesift.mining.corpus import SiteGroup
 from sitesift.page import Page
 from sitesift.text import TOKEN, stop_words
@@ -57,12 +57,30 @@ DESCRIPTIONS = {
     "blockdist": "block distribution (page-level)",
 }
 
+PRESET_MARK = "@"
+"""`sst@paper`: the method with one of its presets (`--set preset=paper`), so one run can
+hold a method both as we default it and as its paper describes it."""
+
+
+def split_rep(name: str) -> tuple[str, dict[str, Any]]:
+    """A representation's method and settings: `sst` -> (sst, {}), `sst@paper` ->
+    (sst, {"preset": "paper"})."""
+    method, mark, preset = name.partition(PRESET_MARK)
+    return method, ({"preset": preset} if mark else {})
+
+
+def cleaner_of(name: str) -> Cleaner:
+    method, params = split_rep(name)
+    return get_cleaner(method, **params)
+
+
 Entry = str | dict[str, float]
 """A page's cleaned text, or its weighted term frequencies."""
 
 
 def check_representations(names: Iterable[str]) -> list[str]:
-    """Known, distinct, browser-free representation names, in the given order."""
+    """Known, distinct, browser-free representation names, in the given order; a
+    `method@preset` name must name one of the method's presets."""
     from sitesift.methods.base import get_class
 
     out: list[str] = []
@@ -70,13 +88,18 @@ def check_representations(names: Iterable[str]) -> list[str]:
     for name in names:
         if name in out:
             raise InputError(f"representation {name!r} is listed twice")
+        method = split_rep(name)[0]
         if name != RAW:
-            if name not in known:
+            if method not in known:
                 raise InputError(f"unknown representation {name!r}; known: raw, "
-                                 + ", ".join(known))
-            if get_class(name).needs_browser:
+                                 + ", ".join(known) + f" (a method{PRESET_MARK}PRESET too)")
+            if get_class(method).needs_browser:
                 raise InputError(f"{name} renders pages in a browser; `sitesift mine` runs "
                                  "only methods that read the HTML")
+            try:
+                cleaner_of(name)
+            except Exception as exc:  # an unknown preset: the method's own message
+                raise InputError(f"representation {name!r}: {exc}") from None
         out.append(name)
     if not out:
         raise InputError("no representations to compare")
@@ -88,13 +111,14 @@ def is_site_level(name: str) -> bool:
         return False
     from sitesift.methods.base import get_class
 
-    return get_class(name).site_level
+    return get_class(split_rep(name)[0]).site_level
 
 
 def describe(name: str) -> str:
-    if name in DESCRIPTIONS:
-        return DESCRIPTIONS[name]
-    return f"{name} ({'site' if is_site_level(name) else 'page'}-level)"
+    method, params = split_rep(name)
+    what = DESCRIPTIONS.get(method) or (
+        f"{method} ({'site' if is_site_level(name) else 'page'}-level)")
+    return what + (f", preset={params['preset']}" if params else "")
 
 
 # ---------------------------------------------------------------- bags of words
@@ -145,7 +169,7 @@ class GroupClean:
 
 
 def method_params(rep: str) -> dict[str, Any]:
-    return {} if rep == RAW else get_cleaner(rep).get_params()
+    return {} if rep == RAW else cleaner_of(rep).get_params()
 
 
 def cache_key(rep: str, group: SiteGroup, min_site_pages: int, dataset: Path) -> str:
@@ -257,6 +281,9 @@ def _load(task: GroupTask, data: dict[str, bytes], ids: Iterable[str],
             page = Page.from_bytes(data[page_id], url=row.get("url"), site=row.get("site"),
                                    id=page_id, content_type=row.get("http_content_type"))
             page.meta.update(row)
+            # parsed here, since a Page parses lazily: a page without a body must be its
+            # own error, not fail the fit of its whole site group
+            _ = page.root
             pages[page_id] = page
         except Exception as exc:
             if errors is not None:
@@ -266,7 +293,7 @@ def _load(task: GroupTask, data: dict[str, bytes], ids: Iterable[str],
 
 def _clean_method(task: GroupTask, data: dict[str, bytes], result: GroupClean) -> None:
     group = task.group
-    cleaner = get_cleaner(result.rep)
+    cleaner = cleaner_of(result.rep)
     targets = set(group.target_ids)
     if cleaner.site_level:
         fit_pages = _load(task, data, group.fit_ids, None)
@@ -285,7 +312,7 @@ def _clean_method(task: GroupTask, data: dict[str, bytes], result: GroupClean) -
                 return
     else:
         pages = _load(task, data, group.target_ids, result.errors)
-    weighted = result.rep in WEIGHTED and not result.fallback
+    weighted = split_rep(result.rep)[0] in WEIGHTED and not result.fallback
     for page_id, page in pages.items():
         try:
             if weighted:
