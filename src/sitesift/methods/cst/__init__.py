@@ -50,7 +50,9 @@ instead of the paper's actual DOM leaves: .839/.732/.849.
 node's importance; they give no formula joining the two. The paper mode takes the two
 entropies as they are and multiplies them, w(f, T) = (1 - H_{E_0}(f)) * NodeImp(E_1)
 (`weighting="paper"`), and the paper's element node identity, tag and display attributes
-as written (`style_key="paper"`, the Site Style Tree's `paper_key`).
+as written (`style_key="paper"`, the Site Style Tree's `paper_key`). Measured
+(cleanportaleval / big9 by site, threshold 0.6): default .869/.852, preset .886/.867,
+`style_key=paper` alone .894/.861, `weighting=paper` alone .861/.858.
 
 **Outputs.** `feature_vectors(pages)` gives the weighted term frequencies (the sum of w over
 a word's occurrences in the page) as a SciPy CSR matrix with one row per page, for

@@ -18,6 +18,10 @@ seen. Per page:
 
 Template nodes are NOISE, the rest CONTENT; each verdict's reason names the node's
 templateness and, smoothed, its section.
+
+`preset="paper"` (`--set preset=paper`, PRESETS) is the seed's smoothing as written: c
+paid per distinct value (`regularizer`), unweighted L1 (`weighting`), raw scores
+(`grid`), every element with text scored (`nodes`); the classifier stays the shipped one.
 """
 
 from __future__ import annotations
