@@ -18,7 +18,7 @@ from typing import Any, TypeGuard
 from sitesift.dom import DomNode
 from sitesift.errors import ModelError
 from sitesift.methods.sst.importance import feature_entropies, node_importance
-from sitesift.methods.sst.tree import ElementNode, TreeBuilder
+from sitesift.methods.sst.tree import ElementNode, KeyFn, TreeBuilder, our_key
 
 MAX_NODES = 2_000_000
 
@@ -82,10 +82,11 @@ def _compress(element: ElementNode) -> CSTNode:
     return node
 
 
-def build_cst(roots: list[DomNode], virtual_leaves: bool) -> CSTNode:
-    """Merge the pages' DOM trees top-down into one compressed structure tree."""
+def build_cst(roots: list[DomNode], virtual_leaves: bool, key: KeyFn = our_key) -> CSTNode:
+    """Merge the pages' DOM trees top-down into one compressed structure tree, element
+    nodes told apart by `key`."""
     builder = TreeBuilder(merge=False, merge_similarity=1.0, cf_min_share=1.0,
-                          virtual_leaves=virtual_leaves)
+                          virtual_leaves=virtual_leaves, key=key)
     for root in roots:
         builder.add_page(root)
     top = _compress(builder.root)

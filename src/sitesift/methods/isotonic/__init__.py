@@ -18,6 +18,10 @@ seen. Per page:
 
 Template nodes are NOISE, the rest CONTENT; each verdict's reason names the node's
 templateness and, smoothed, its section.
+
+`preset="paper"` (`--set preset=paper`, PRESETS) is the seed's smoothing as written: c
+paid per distinct value (`regularizer`), unweighted L1 (`weighting`), raw scores
+(`grid`), every element with text scored (`nodes`); the classifier stays the shipped one.
 """
 
 from __future__ import annotations
@@ -28,9 +32,11 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from sitesift.errors import ModelError
 from sitesift.methods.base import Cleaner, NodeScores, register
+from sitesift.methods.isotonic.distinct import smooth_tree_values
 from sitesift.methods.isotonic.features import FEATURES, RENDER_FEATURES, NodeTable, node_table
 from sitesift.methods.isotonic.model import TemplateModel
 from sitesift.methods.isotonic.regression import smooth_tree
+from sitesift.methods.shared.presets import check_preset, preset_settings
 from sitesift.methods.shared.state import params_from_state
 from sitesift.page import Page
 from sitesift.result import CONTENT, NOISE
@@ -41,6 +47,13 @@ if TYPE_CHECKING:
 
 SHIPPED = "data/pagetemplate.json"
 WEIGHTINGS = ("none", "log-tokens", "tokens")
+REGULARIZERS = ("sections", "values")
+NODE_SETS = ("blocks", "all")
+# What each preset changes from the field defaults (the fields' docstrings say why).
+PRESETS: dict[str, dict[str, Any]] = {
+    "default": {},
+    "paper": {"regularizer": "values", "weighting": "none", "grid": None, "nodes": "all"},
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,8 +77,37 @@ class IsotonicParams:
     render: bool = False
     """Add the node boxes of a Chromium rendering to the features (needs a model trained
     with rendering, and `sitesift[render]`); the default reads the DOM only."""
+    regularizer: str = "sections"
+    """What c is paid for: 'sections' (each connected run of one value: decomposes over
+    subtrees, exact in O(n m), `regression.smooth_tree`) or 'values' (each distinct value
+    on the page, the seed's "# distinct y_i", exact in O(n m^2), `distinct`). Paper
+    preset: 'values'."""
+    grid: float | None = 0.001
+    """Scores are rounded to this step before smoothing (bounds the DP's m distinct values:
+    1,001 columns, at most 0.0005 off per node); None smooths the raw scores, as the seed
+    does. Paper preset: None."""
+    nodes: str = "blocks"
+    """The scored tree: 'blocks' (block-level units with text, `features` docstring) or
+    'all' (every element with visible text: the seed classifies "each internal DOM node";
+    elements without text carry nothing to clean, so they are left out). The shipped
+    classifier was trained on 'blocks'. Paper preset: 'all'."""
+    preset: str = "default"
+    """'default' (the values above) or 'paper' (PRESETS): the preset gives the starting
+    values, and any field also set explicitly wins."""
+
+    @classmethod
+    def from_preset(cls, preset: str, **overrides: Any) -> IsotonicParams:
+        """The preset's values with `overrides` on top."""
+        return cls(**preset_settings("isotonic", PRESETS, preset, overrides))
 
     def __post_init__(self) -> None:
+        check_preset("isotonic", PRESETS, self.preset)
+        for name, allowed in (("regularizer", REGULARIZERS), ("nodes", NODE_SETS)):
+            if getattr(self, name) not in allowed:
+                raise ValueError(f"isotonic: {name} must be one of {', '.join(allowed)}, "
+                                 f"got {getattr(self, name)!r}")
+        if self.grid is not None and not (_number(self.grid) and 0 < self.grid <= 1):
+            raise ValueError(f"isotonic: grid must be in (0, 1] or null, got {self.grid!r}")
         if not (_number(self.c) and 0 <= self.c <= 1e9):
             raise ValueError(f"isotonic: c must be a number in [0, 1e9], got {self.c!r}")
         if not (_number(self.threshold) and 0.0 <= self.threshold <= 1.0):
@@ -110,9 +152,12 @@ class IsotonicCleaner(Cleaner):
     name = "isotonic"
     smooth: ClassVar[bool] = True
     params_type: ClassVar[type[IsotonicParams]] = IsotonicParams
+    presets = PRESETS
 
     def __init__(self, params: IsotonicParams | None = None, *,
                  model: TemplateModel | None = None, **overrides: Any) -> None:
+        if params is None and "preset" in overrides:
+            params = IsotonicParams.from_preset(overrides["preset"])
         self.params = replace(params or IsotonicParams(), **overrides)
         self._model = model
 
@@ -135,7 +180,8 @@ class IsotonicCleaner(Cleaner):
             from sitesift.browser.chromium import render
 
             rendering = render(page)
-        table = node_table(page, rendering)
+        p = self.params
+        table = node_table(page, rendering, every=p.nodes == "all")
         if not len(table):
             return table, np.zeros(0), None
         x = self.model.predict(table.X, table.tokens)
@@ -143,8 +189,9 @@ class IsotonicCleaner(Cleaner):
             return table, x, None
         # The DP keeps an (nodes x distinct scores) table: scores on a 1/1000 grid bound it
         # to 1,001 columns (80 MB for 20,000 nodes) at a cost of at most 0.0005 per node.
-        grid = np.round(x, 3)
-        y = smooth_tree(table.parents, grid, self.params.c, self.weights(table)).values
+        scores = x if p.grid is None else np.round(x / p.grid) * p.grid
+        solve = smooth_tree_values if p.regularizer == "values" else smooth_tree
+        y = solve(table.parents, scores, p.c, self.weights(table)).values
         return table, x, y
 
     def weights(self, table: NodeTable) -> np.ndarray | None:

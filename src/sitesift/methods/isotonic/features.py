@@ -208,9 +208,12 @@ def _has_bg(node: DomNode) -> bool:
     return bool(style and _BG_STYLE.search(style))
 
 
-def node_table(page: Page, rendering: Rendering | None = None) -> NodeTable:
+def node_table(page: Page, rendering: Rendering | None = None, every: bool = False
+               ) -> NodeTable:
     """The scored tree of `page` with its feature matrix (`FEATURES`, plus
-    `RENDER_FEATURES` when a rendering is given)."""
+    `RENDER_FEATURES` when a rendering is given). `every`: every element with visible text
+    is a scored node (the seed classifies "each internal DOM node"), inline ones and no
+    text runs included, instead of the block-level units of the module docstring."""
     import numpy as np
     body = next(page.root.elements(), None)
     title_words = frozenset(t.lower() for t in _TOKEN.findall(page.title or ""))
@@ -271,8 +274,9 @@ def node_table(page: Page, rendering: Rendering | None = None) -> NodeTable:
         anc = int(up[p]) if p >= 0 else -1
         tag = tags[i]
         ok = tok[i] > 0 and (
-            i == 0 or tag in BLOCK_TAGS or block_below[i]
-            or (tag == "#text" and p >= 0 and (tags[p] in BLOCK_TAGS or block_below[p])))
+            (tag != "#text") if every else (
+                i == 0 or tag in BLOCK_TAGS or block_below[i]
+                or (tag == "#text" and p >= 0 and (tags[p] in BLOCK_TAGS or block_below[p]))))
         if ok:
             new_of[i] = len(scored_idx)
             scored_idx.append(i)

@@ -10,11 +10,12 @@ seed's "i -> j => y_i <= y_j": a node is template only if all its children are, 
 templateness is at most theirs), or y_parent >= y_child.
 
 A *section* is a maximal connected set of nodes sharing one value (a parent and a child
-with equal y are in the same section): the seed's "create as few sections as possible",
-which its regulariser "number of distinct y_i" counts on a tree region by region. Two
-separated regions that happen to take the same value count as two sections; on a path
-the two counts coincide. Counting per region is what makes the problem decompose over
-subtrees and be solved exactly by dynamic programming:
+with equal y are in the same section): the seed's "create as few sections as possible".
+Its regulariser as written is the "number of distinct y_i", which charges two separated
+regions at one value once, where this charges them twice; on a path the two counts
+coincide. That one is solved exactly in `distinct` (`regularizer="values"`, O(n m^2));
+counting sections is what makes the problem decompose over subtrees and be solved
+exactly here by dynamic programming in O(n m), the order of the seed's O(n^2 log n):
 
 - Lemma (the seed's): under an L1 loss some optimal solution takes every y_i from the
   x_j, so only the m <= n distinct scores v_1 < ... < v_m are candidate values.
