@@ -36,13 +36,16 @@ pub const KINDS: [&str; 4] = ["comments", "captions", "bylines", "dates"];
 pub const RECORDS: usize = KINDS.len();
 /// The section index of a block that `listings=keep` brought in.
 pub const LISTINGS: usize = KINDS.len() + 1;
+/// The section index of a block that `slideshows=drop` took out.
+pub const SLIDESHOWS: usize = KINDS.len() + 2;
 
-/// The name of what decided a block against the model: a `KINDS` entry, `records` or
-/// `listings`.
+/// The name of what decided a block against the model: a `KINDS` entry, `records`,
+/// `listings` or `slideshows`.
 pub fn decided_by(k: usize) -> &'static str {
     match k {
         RECORDS => "records",
         LISTINGS => "listings",
+        SLIDESHOWS => "slideshows",
         _ => KINDS[k],
     }
 }
@@ -57,11 +60,15 @@ pub struct Conventions {
     /// `listings=keep`: a page whose kept text holds no prose keeps its listing's records
     /// (`records::listing`); `auto` leaves them to the model
     pub listings: bool,
+    /// `slideshows=drop`: a numbered slideshow beside the main text is dropped
+    /// (`slideshow::beside_main`); `auto` leaves it to the model
+    pub slideshows: bool,
 }
 
 impl Conventions {
     /// From `(kind, rule)` pairs: kinds of `KINDS`, rules `auto`, `drop` or `keep`
-    /// (comments: `auto` or `drop`), and `records` and `listings`: `keep` or `auto`.
+    /// (comments: `auto` or `drop`), `records` and `listings`: `keep` or `auto`, and
+    /// `slideshows`: `drop` or `auto`.
     pub fn parse<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Result<Self, String> {
         let mut c = Conventions::default();
         for (kind, rule) in pairs {
@@ -78,9 +85,17 @@ impl Conventions {
                 }
                 continue;
             }
+            if kind == "slideshows" {
+                c.slideshows = match rule {
+                    "drop" => true,
+                    "auto" => false,
+                    _ => return Err(format!("{kind}={rule}: use drop or auto")),
+                };
+                continue;
+            }
             let Some(k) = KINDS.iter().position(|&x| x == kind) else {
                 return Err(format!(
-                    "unknown convention {kind:?}: use one of {}, records, listings",
+                    "unknown convention {kind:?}: use one of {}, records, listings, slideshows",
                     KINDS.join(", ")
                 ));
             };
@@ -101,7 +116,8 @@ impl Conventions {
         Ok(c)
     }
 
-    /// Does any section rule speak against the model (`records` and `listings` aside)?
+    /// Does any section rule speak against the model (`records`, `listings` and
+    /// `slideshows` aside)?
     pub fn any(&self) -> bool {
         self.rules.iter().any(|&r| r != Rule::Auto)
     }

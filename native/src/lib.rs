@@ -15,6 +15,7 @@ pub mod records;
 pub mod render;
 pub mod reveal;
 pub mod site;
+pub mod slideshow;
 pub mod structure;
 pub mod text;
 

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use crate::blocks::{walk, PageBlocks};
 use crate::context::context_features;
-use crate::conventions::{Conventions, LISTINGS, RECORDS};
+use crate::conventions::{Conventions, LISTINGS, RECORDS, SLIDESHOWS};
 use crate::dom::{base_href, build_view, title, View};
 use crate::features::{ancestors, block_features, N_FEATURES};
 use crate::forest::Forest;
@@ -240,18 +240,27 @@ pub fn verdicts(p: &Prepared, prob: &[f64], cut: Cut) -> Vec<Option<Verdict>> {
         sure.clone()
     };
     // (a page sure to have no main content, cut at infinity, keeps nothing: no listing)
-    let likely = if cut.conventions.listings && c.is_finite() {
+    let listed = if cut.conventions.listings && c.is_finite() {
         crate::records::listing(&p.pb, &from_records, prob)
     } else {
         from_records.clone()
     };
+    let slides = if cut.conventions.slideshows {
+        crate::slideshow::beside_main(&p.pb, &listed)
+    } else {
+        vec![false; listed.len()]
+    };
+    let likely: Vec<bool> = listed.iter().zip(&slides).map(|(&l, &s)| l && !s).collect();
     let decided = crate::conventions::apply(&p.pb, &p.view, &likely, cut.conventions);
     let mut out = vec![None; p.view.elems.len()];
     for (b, &e) in p.pb.elem.iter().enumerate() {
         let v = p.view.preorder[e] as usize;
         // a block a record alike to the main text's or a listing brought in says so
-        // (`records=keep`, `listings=keep`)
-        let brought = if from_records[b] && !sure[b] {
+        // (`records=keep`, `listings=keep`), and a kept block a slideshow beside the main
+        // text took out (`slideshows=drop`)
+        let brought = if slides[b] {
+            listed[b].then_some((SLIDESHOWS, false))
+        } else if from_records[b] && !sure[b] {
             Some((RECORDS, true))
         } else {
             (likely[b] && !from_records[b]).then_some((LISTINGS, true))

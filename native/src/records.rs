@@ -62,7 +62,7 @@ fn record_kind(pb: &PageBlocks, e: usize) -> String {
 }
 
 /// The page's main block: the likely block of most tokens x probability.
-fn main_block(pb: &PageBlocks, likely: &[bool], prob: &[f64]) -> Option<usize> {
+pub(crate) fn main_block(pb: &PageBlocks, likely: &[bool], prob: &[f64]) -> Option<usize> {
     (0..likely.len())
         .filter(|&b| likely[b])
         .map(|b| (b, count_tokens(&pb.text[b]) as f64 * prob[b]))
@@ -326,7 +326,7 @@ pub fn listing(pb: &PageBlocks, likely: &[bool], prob: &[f64]) -> Vec<bool> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::blocks::walk;
     use crate::dom::build_view;
@@ -334,7 +334,7 @@ mod tests {
 
     /// The page's blocks, and `likely` and probabilities with the blocks starting with
     /// each of `sure` likely (probability 0.9; the rest 0.1).
-    fn page(html: &str, sure: &[&str]) -> (PageBlocks, Vec<bool>, Vec<f64>) {
+    pub(crate) fn page(html: &str, sure: &[&str]) -> (PageBlocks, Vec<bool>, Vec<f64>) {
         let a = parse(html);
         let view = build_view(&a, a.html_child("body").unwrap());
         let pb = walk(&view, None, None);
@@ -347,7 +347,8 @@ mod tests {
         (pb, likely, prob)
     }
 
-    fn kept<'a>(pb: &'a PageBlocks, v: &[bool]) -> Vec<&'a str> {
+    /// The texts of the blocks `v` holds.
+    pub(crate) fn kept<'a>(pb: &'a PageBlocks, v: &[bool]) -> Vec<&'a str> {
         pb.text
             .iter()
             .zip(v)

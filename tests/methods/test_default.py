@@ -922,3 +922,60 @@ def test_score_gives_the_verdicts_clean_renders(bundled: object) -> None:
         want = cleaner.clean(page(html)).blocks
         assert [(b.text, b.label, b.nid, b.path) for b in blocks] == [
             (b.text, b.label, b.nid, b.path) for b in want]
+
+
+def _story_with_gallery(stated: int = 31, shown: int = 12) -> str:
+    """A story, then a "World news in pictures" gallery: `shown` slides of a slideshow of
+    `stated`, each a counter, a caption (a sentence) and a credit."""
+    story = ("<p>The council voted on Tuesday to close the old bridge to cars from March, "
+             "after engineers found cracks in two of its piers during the spring survey and "
+             "warned that the repairs would take at least a year to finish.</p>"
+             "<p>Buses will use the ring road while the bridge is shut, and the council will "
+             "run a ferry across the river at peak hours for people on foot and on bikes.</p>"
+             "<p>Shops on the east bank fear the closure will keep their customers away, and "
+             "have asked the council for help with their rates until the bridge opens again, "
+             "late next spring as the engineers promise."
+             "</p>")
+    slides = "".join(
+        f"<li><div class='count'>{k}/{stated}</div><p>Protesters march through the capital "
+        f"on day {k} of the strike, calling for higher wages and shorter hours</p>"
+        f"<span>Reuters</span></li>" for k in range(1, shown + 1))
+    return ("<html><head><title>Old bridge to close | Daily</title></head><body><article>"
+            f"<h1>Old bridge to close</h1>{story}</article><section><h2>World news in "
+            f"pictures</h2><ul class='gallery'>{slides}</ul></section></body></html>")
+
+
+def test_a_numbered_slideshow_beside_the_story_is_dropped() -> None:
+    # probabilities of a model that keeps the story and the captions (sentences) alike
+    from sitesift._native import verdicts_for
+
+    def kept(html: str, conventions: dict[str, str]) -> list[str]:
+        npage = read_page(page(html))
+        prob = [0.9 if t.startswith(("Old bridge", "The council", "Buses", "Shops", "Protesters"))
+                else 0.6 if "/" in t else 0.05 for t in npage.texts]
+        verdicts = verdicts_for(npage, prob, threshold=0.5, balanced=0.5, relative=0.0,
+                                conventions=conventions)
+        return [t for t, k in zip(npage.texts, verdicts, strict=True) if k]
+
+    html = _story_with_gallery()
+    dropped = kept(html, {"slideshows": "drop"})
+    assert dropped[0] == "Old bridge to close" and dropped[-1].startswith("Shops")
+    assert not any(t.startswith("Protesters") or t == "4/31" for t in dropped)
+    assert sum(t.startswith("Protesters") for t in kept(html, {"slideshows": "auto"})) == 12
+    # a short carousel (4 slides stated) and a gallery with no story stay the model's call
+    short = kept(_story_with_gallery(stated=4, shown=4), {"slideshows": "drop"})
+    assert sum(t.startswith("Protesters") for t in short) == 4
+    alone = _story_with_gallery().replace("<p>The council", "<p hidden>The council")
+    assert sum(t.startswith("Protesters") for t in kept(alone, {"slideshows": "drop"})) == 12
+
+
+def test_the_cleaner_says_which_blocks_the_slideshow_rule_dropped(bundled: object) -> None:
+    html = _story_with_gallery()
+    auto = get_cleaner("default", slideshows="auto").clean(page(html))
+    cleaned = get_cleaner("default").clean(page(html))
+    assert "The council voted" in cleaned.text and "Protesters march" in auto.text
+    assert "Protesters march" not in cleaned.text
+    said = [b for b in cleaned.blocks if "slideshows=drop" in b.reason]
+    assert said and all(b.label != "content" for b in said)
+    with pytest.raises(ValueError, match="slideshows"):
+        get_cleaner("default", slideshows="keep")

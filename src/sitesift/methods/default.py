@@ -45,6 +45,13 @@ Conventions the gold corpora disagree on (docs/conventions.md) are switches, eac
   a sidebar, comments or a related list (`native/src/records.rs`). `keep`, the default,
   because the model, trained on stories, keeps only a listing's heading and intro; `auto`
   leaves listings to the model.
+- `slideshows=drop|auto`: a numbered slideshow (a run of counters `1/44`, `2/44`, ... or
+  `3 of 18` stating 10 slides or more) lying beside the main text, with the page's main
+  block and some of its prose outside it, is dropped whole (`native/src/slideshow.rs`):
+  the "World news in pictures" gallery under a story. `drop`, the default, because the
+  model keeps such captions (they are sentences) and every gold corpus drops them; `auto`
+  leaves them to the model. A gallery page, whose captions are its main text, and a
+  product's carousel of a few slides are left to the model either way.
 A section never holds the start of the main text (the first likely block of some length:
 a wrapper named for comments around the story is no comment section); `keep` keeps the
 section's blocks inside the main text's container (the captions of the story's photos, not
@@ -79,7 +86,8 @@ if TYPE_CHECKING:
 ENV_MODEL = "SITESIFT_DEFAULT_MODEL"
 CONVENTIONS = {"comments": ("auto", "drop"), "captions": ("auto", "drop", "keep"),
                "bylines": ("auto", "drop", "keep"), "dates": ("auto", "drop", "keep"),
-               "records": ("keep", "auto"), "listings": ("keep", "auto")}
+               "records": ("keep", "auto"), "listings": ("keep", "auto"),
+               "slideshows": ("drop", "auto")}
 """Each convention switch and its values, the default first (`native/src/conventions.rs`
 holds the same; a test holds them equal)."""
 KEPT = "no verdict: kept"
@@ -122,6 +130,7 @@ class DefaultParams:
     dates: str = "auto"
     records: str = "keep"
     listings: str = "keep"
+    slideshows: str = "drop"
     """Conventions set against the model (`CONVENTIONS`: each switch and its values)."""
 
     def __post_init__(self) -> None:
