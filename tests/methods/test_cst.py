@@ -36,7 +36,9 @@ def _pages(htmls: list[str]) -> list[Page]:
 
 @pytest.fixture
 def model() -> CompressedStructureTree:
-    cst = get_cleaner("cst")
+    # our style key (class and id told apart), whose tree these tests read node by node;
+    # the paper's key, the default, is pinned in test_cst_paper.py
+    cst = get_cleaner("cst", style_key="ours")
     assert isinstance(cst, CompressedStructureTree)
     return cst.fit(_pages(SITE))
 

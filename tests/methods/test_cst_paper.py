@@ -103,3 +103,16 @@ def test_paper_mode_saves_and_loads(tmp_path: Path) -> None:
     assert isinstance(loaded, CompressedStructureTree)
     assert loaded.params == cst.params
     assert _weights(loaded, 2) == _weights(cst, 2)
+
+
+def test_a_model_saved_before_the_style_key_switch_keeps_our_key() -> None:
+    # its tree's element nodes were keyed with class and id: read as the paper's key, the
+    # two divs of SITE would be one node and the page's weights would change
+    old = CompressedStructureTree(style_key="ours").fit(_pages())
+    params = old.get_params()
+    del params["style_key"]
+    loaded = CompressedStructureTree.from_state(params, old.to_state())
+    assert loaded.params.style_key == "ours"
+    page = Page.from_html(SITE[0])
+    assert loaded.clean(page).to_dict() == old.clean(Page.from_html(SITE[0])).to_dict()
+    assert CSTParams().style_key == "paper"
