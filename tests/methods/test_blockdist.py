@@ -208,7 +208,7 @@ def test_tree_decision_reads_the_distribution_figures(
                     (False, False, True))
     seen: list[str] = []
     monkeypatch.setattr(blockdist, "shipped_tree", lambda tags: seen.append(tags) or tree)
-    cleaner = BlockDistribution(news_decision="tree", min_deviation=1e9)
+    cleaner = BlockDistribution(news_decision="tree", min_deviation=1e9, block_tags="modern")
     assert cleaner.decide(build_block_list(NEWS))[0] is True  # gap 971 - 22 = 949
     assert cleaner.decide(build_block_list(PORTAL))[0] is False
     assert seen == ["modern", "modern"]
