@@ -68,7 +68,8 @@ def main() -> None:
     rows: list[dict[str, Any]] = []
     for preset in PRESETS:
         t = float(thresholds[preset])
-        cut = model_file.page_cut(t, page_max(pool, p2), float(thresholds["balanced"]))
+        cut = model_file.page_cut(t, page_max(pool, p2), float(thresholds["balanced"]),
+                                  n_blocks=np.diff(pool.bounds))
         rows += [{**r, "preset": preset} for r in page_scores(pool, p2, cut)]
     with open(out / "pages.jsonl", "w", encoding="utf-8") as f:
         for r in rows:

@@ -212,6 +212,10 @@ pub fn score(
 /// where the figures behind it are; the two are held equal by a test).
 pub const MIN_PAGE_MAX: f64 = 0.05;
 
+/// On a page of at most this many blocks the unsure page's factor is squared
+/// (`extractor.model.SMALL_PAGE_BLOCKS`, where the figures are; held equal by a test).
+pub const SMALL_PAGE_BLOCKS: usize = 40;
+
 /// The settings of one cleaning: the probability cut and how it adapts to the page.
 #[derive(Clone, Copy)]
 pub struct Cut {
@@ -230,7 +234,15 @@ pub fn verdicts(p: &Prepared, prob: &[f64], cut: Cut) -> Vec<Option<Verdict>> {
         c = if max < MIN_PAGE_MAX {
             f64::INFINITY // sure there is no main content: keep nothing, not the navigation
         } else {
-            cut.threshold * f64::min(1.0, cut.relative * max / cut.balanced)
+            // a page of a few blocks has no template around its text for a lower cut to let
+            // in: its relatively likely blocks are its text (docs/loco.md)
+            let f = f64::min(1.0, cut.relative * max / cut.balanced);
+            cut.threshold
+                * if prob.len() <= SMALL_PAGE_BLOCKS {
+                    f * f
+                } else {
+                    f
+                }
         };
     }
     let sure: Vec<bool> = prob.iter().map(|&v| v >= c).collect();

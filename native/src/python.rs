@@ -673,6 +673,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(verdicts_for, m)?)?;
     m.add_function(wrap_pyfunction!(stage_times, m)?)?;
     m.add("MIN_PAGE_MAX", pipeline::MIN_PAGE_MAX)?;
+    m.add("SMALL_PAGE_BLOCKS", pipeline::SMALL_PAGE_BLOCKS)?;
     m.add_function(wrap_pyfunction!(render_html, m)?)?;
     m.add_function(wrap_pyfunction!(render_page, m)?)?;
     m.add_function(wrap_pyfunction!(title_heading, m)?)?;

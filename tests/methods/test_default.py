@@ -829,6 +829,20 @@ def test_page_cut_scales_every_preset_alike_on_unsure_pages() -> None:
     assert np.allclose(model_file.page_cut(0.325, np.array([0.99, 0.2]), 0.325), [0.325, 0.1])
 
 
+def test_a_small_unsure_page_is_cut_lower() -> None:
+    # a page of a few blocks (a fixture, a bare article) squares the unsure page's factor:
+    # surest block 0.2 at balanced 0.325 gives a factor of 0.2 x 0.5 / 0.325
+    factor = 0.2 * 0.5 / 0.325
+    small, large = model_file.SMALL_PAGE_BLOCKS, model_file.SMALL_PAGE_BLOCKS + 1
+    assert model_file.page_cut(0.325, 0.2, 0.325, n_blocks=small) == pytest.approx(
+        0.325 * factor * factor)
+    assert model_file.page_cut(0.325, 0.2, 0.325, n_blocks=large) == pytest.approx(0.1)
+    assert model_file.page_cut(0.325, 0.99, 0.325, n_blocks=3) == 0.325  # a sure page
+    assert np.allclose(model_file.page_cut(0.325, np.array([0.2, 0.2]), 0.325,
+                                           n_blocks=np.array([3, 300])),
+                       [0.325 * factor * factor, 0.1])
+
+
 def test_a_page_sure_to_hold_no_main_content_keeps_nothing() -> None:
     assert model_file.page_cut(0.325, model_file.MIN_PAGE_MAX / 2, 0.325) == math.inf
     assert np.isinf(model_file.page_cut(0.55, np.array([0.99, 0.01]), 0.325)[1])
@@ -840,9 +854,10 @@ def test_the_cleaners_cut_is_the_one_training_scores_with(
     """The native core cuts each page as `extractor.model.page_cut` does (the thresholds
     are chosen on the latter): same block verdicts at every preset and relative setting,
     and the same floor."""
-    from sitesift._native import MIN_PAGE_MAX, decide
+    from sitesift._native import MIN_PAGE_MAX, SMALL_PAGE_BLOCKS, decide
 
     assert MIN_PAGE_MAX == model_file.MIN_PAGE_MAX
+    assert SMALL_PAGE_BLOCKS == model_file.SMALL_PAGE_BLOCKS
     cleaner = get_cleaner("default")
     pages = [news_page(n) for n in range(3)] + [
         "<html><body><nav><a href='/'>Home</a> <a href='/a'>About</a></nav>"
@@ -854,7 +869,7 @@ def test_the_cleaners_cut_is_the_one_training_scores_with(
                 got = decide(npage, cleaner._model.native, threshold=threshold,
                              balanced=0.35, relative=relative)
                 top = max(score for _, score, _, _ in got)
-                cut = model_file.page_cut(threshold, top, 0.35, relative)
+                cut = model_file.page_cut(threshold, top, 0.35, relative, len(got))
                 assert [content for _, _, content, _ in got] == [
                     score >= cut for _, score, _, _ in got]
 
@@ -875,8 +890,9 @@ def _pool(probs: list[list[float]], gold: list[list[bool]], corpus: str = "c") -
 
 def test_thresholds_are_chosen_with_the_cleaners_page_cut() -> None:
     # a sure page (its noise at 0.3) and an unsure one (its content at 0.15): no single
-    # threshold serves both, the cleaner's scaled cut on the unsure page does
-    probs = [[0.9, 0.3], [0.15, 0.02]]
+    # threshold serves both, the cleaner's scaled cut on the unsure page does (a page of
+    # two blocks: its factor squared, so its noise is at 0.005)
+    probs = [[0.9, 0.3], [0.15, 0.005]]
     pool = _pool(probs, [[True, False], [True, False]])
     chosen = choose_thresholds(pool, np.concatenate(probs))
     assert 0.3 < chosen["thresholds"]["balanced"] <= 0.9

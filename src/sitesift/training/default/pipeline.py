@@ -155,7 +155,7 @@ def train_default(corpora: Sequence[CorpusData], out: Any,
     if by_corpus_p2:
         p2 = np.mean(by_corpus_p2, axis=0)
         t = thresholds["balanced"]
-        cut = model_file.page_cut(t, page_max(pool, p2), t)
+        cut = model_file.page_cut(t, page_max(pool, p2), t, n_blocks=np.diff(pool.bounds))
         summary["heldout_corpora"] = _report(page_scores(pool, p2, cut), t)
     return _save(members, thresholds, summary, out, heldout)
 

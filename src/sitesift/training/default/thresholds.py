@@ -76,11 +76,13 @@ def choose_thresholds(pool: Pool, prob: np.ndarray, grid: Sequence[float] = THRE
     page, not only on the most common one. Balanced is chosen first (the other presets'
     cuts scale with it on unsure pages). Returns the thresholds and the per-corpus (and
     per-type) mean F1, P and R at each."""
-    top = page_max(pool, prob)
-    balanced_rows = {t: page_scores(pool, prob, model_file.page_cut(t, top, t, relative))
+    top, sizes = page_max(pool, prob), np.diff(pool.bounds)
+    balanced_rows = {t: page_scores(pool, prob, model_file.page_cut(t, top, t, relative,
+                                                                    sizes))
                      for t in grid}
     balanced = max(grid, key=lambda t: macro_f_beta(balanced_rows[t], 1.0))
-    table = {t: page_scores(pool, prob, model_file.page_cut(t, top, balanced, relative))
+    table = {t: page_scores(pool, prob, model_file.page_cut(t, top, balanced, relative,
+                                                            sizes))
              for t in grid if t != balanced}
     table[balanced] = balanced_rows[balanced]
     chosen = {preset: max(grid, key=lambda t, b=beta: macro_f_beta(table[t], b))  # type: ignore[misc]
