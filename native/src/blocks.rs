@@ -147,6 +147,40 @@ pub struct PageBlocks {
     pub url: Option<String>,
 }
 
+impl PageBlocks {
+    /// The lowest element holding every one of `elems` (one of them, if it holds the
+    /// others; None for none): the deeper of two walks up until they meet.
+    pub fn lowest_common(&self, elems: impl IntoIterator<Item = usize>) -> Option<usize> {
+        let mut elems = elems.into_iter();
+        let mut a = elems.next()? as i64;
+        for e in elems {
+            let mut b = e as i64;
+            while a != b {
+                if a < 0 || b < 0 {
+                    return None;
+                }
+                if self.depth[a as usize] >= self.depth[b as usize] {
+                    a = self.parent[a as usize];
+                } else {
+                    b = self.parent[b as usize];
+                }
+            }
+        }
+        (a >= 0).then_some(a as usize)
+    }
+
+    /// Per element, whether it is `root` or lies under it (elements come in preorder,
+    /// parents first).
+    pub fn subtree(&self, root: usize) -> Vec<bool> {
+        let mut inside = vec![false; self.parent.len()];
+        for e in root..self.parent.len() {
+            let up = self.parent[e];
+            inside[e] = e == root || (up >= 0 && inside[up as usize]);
+        }
+        inside
+    }
+}
+
 /// The site evidence of one page's blocks (`site::Evidence::shares`): per block, the share
 /// of the site's other pages with the same text, the same digit-folded text and text at the
 /// same layout position, and how many other pages there are (0: no evidence).

@@ -197,10 +197,10 @@ pub fn apply(
     let wanted: Vec<usize> = (0..KINDS.len())
         .filter(|&k| conventions.rules[k] != Rule::Auto)
         .collect();
-    // inside[e]: the kinds e or an ancestor is a section of; in_main[e]: e lies in the main
-    // container (elements come in preorder, parents first)
+    let in_main = container.map_or_else(|| vec![false; n_el], |c| pb.subtree(c));
+    // inside[e]: the kinds e or an ancestor is a section of (elements come in preorder,
+    // parents first)
     let mut inside = vec![0u8; n_el];
-    let mut in_main = vec![false; n_el];
     for e in 0..n_el {
         let up = pb.parent[e];
         let own = if holds[e] {
@@ -214,7 +214,6 @@ pub fn apply(
             )
         };
         inside[e] = own | if up >= 0 { inside[up as usize] } else { 0 };
-        in_main[e] = Some(e) == container || (up >= 0 && in_main[up as usize]);
     }
     for (b, &e) in pb.elem.iter().enumerate() {
         // the first kind, in KINDS order, whose rule decides the block
@@ -231,31 +230,8 @@ pub fn apply(
 /// The lowest element that holds every main-text block and is not one of them (None
 /// without one).
 fn main_container(pb: &PageBlocks, main: &[usize]) -> Option<usize> {
-    let chain = |e: usize| {
-        let mut up = vec![e];
-        let mut x = pb.parent[e];
-        while x >= 0 {
-            up.push(x as usize);
-            x = pb.parent[x as usize];
-        }
-        up.reverse(); // root first
-        up
-    };
-    let mut common: Option<Vec<usize>> = None;
-    for &b in main {
-        let c = chain(pb.elem[b]);
-        common = Some(match common {
-            None => c,
-            Some(prev) => prev
-                .iter()
-                .zip(&c)
-                .take_while(|(a, b)| a == b)
-                .map(|(a, _)| *a)
-                .collect(),
-        });
-    }
+    let lowest = pb.lowest_common(main.iter().map(|&b| pb.elem[b]))?;
     // one main block: its own element holds nothing beside it, so its parent contains
-    let lowest = common.and_then(|c| c.last().copied())?;
     if main.iter().any(|&b| pb.elem[b] == lowest) && pb.parent[lowest] >= 0 {
         Some(pb.parent[lowest] as usize)
     } else {
@@ -284,9 +260,17 @@ mod tests {
         let l = Conventions::parse([("listings", "keep")]).unwrap();
         assert!(l.listings && !l.records && !l.any() && !Conventions::default().listings);
         assert!(Conventions::parse([("listings", "drop")]).is_err());
+        let s = Conventions::parse([("slideshows", "drop")]).unwrap();
+        assert!(s.slideshows && !s.any() && !Conventions::default().slideshows);
+        assert!(Conventions::parse([("slideshows", "keep")]).is_err());
         assert_eq!(
-            (decided_by(0), decided_by(RECORDS), decided_by(LISTINGS)),
-            ("comments", "records", "listings")
+            (
+                decided_by(0),
+                decided_by(RECORDS),
+                decided_by(LISTINGS),
+                decided_by(SLIDESHOWS)
+            ),
+            ("comments", "records", "listings", "slideshows")
         );
     }
 

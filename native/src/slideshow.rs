@@ -18,7 +18,6 @@
 //! `slideshows=auto` turns it off.
 
 use crate::blocks::PageBlocks;
-
 use crate::text::count_tokens;
 
 /// A slideshow states at least this many slides (product carousels and a story's own few
@@ -36,7 +35,8 @@ const MAX_COUNTER_CHARS: usize = 40;
 /// `(k, n)` of a counter block: its first line is `k/n`, `k / n` or `k of n` (one word of
 /// up to four letters between the numbers: of, de, von, di, sur, из), 1 <= k <= n.
 pub fn counter(text: &str) -> Option<(u32, u32)> {
-    if text.chars().count() > MAX_COUNTER_CHARS {
+    // (every block of every page comes here: stop counting past the bound)
+    if text.chars().nth(MAX_COUNTER_CHARS).is_some() {
         return None;
     }
     let line = text.trim().lines().next()?.trim();
@@ -95,48 +95,16 @@ fn counter_runs(pb: &PageBlocks) -> Vec<Vec<usize>> {
     runs
 }
 
-/// The lowest element holding every one of `elems` (elements come in preorder with their
-/// depth; walking the deeper one up meets the other's ancestor).
-fn lowest_common(pb: &PageBlocks, elems: &[usize]) -> Option<usize> {
-    let mut elems = elems.iter().copied();
-    let mut a = elems.next()? as i64;
-    for e in elems {
-        let mut b = e as i64;
-        while a != b {
-            if a < 0 || b < 0 {
-                return None;
-            }
-            if pb.depth[a as usize] >= pb.depth[b as usize] {
-                a = pb.parent[a as usize];
-            } else {
-                b = pb.parent[b as usize];
-            }
-        }
-    }
-    (a >= 0).then_some(a as usize)
-}
-
-/// Is `e` the element `root` or under it?
-fn under(pb: &PageBlocks, mut e: i64, root: usize) -> bool {
-    while e >= 0 {
-        if e as usize == root {
-            return true;
-        }
-        e = pb.parent[e as usize];
-    }
-    false
-}
-
 /// Per block, whether a slideshow beside the page's own text holds it (see the module's
 /// note; `likely`: the blocks kept so far).
 pub fn beside_main(pb: &PageBlocks, likely: &[bool]) -> Vec<bool> {
     let mut out = vec![false; likely.len()];
     for run in counter_runs(pb) {
-        let elems: Vec<usize> = run.iter().map(|&b| pb.elem[b]).collect();
-        let Some(show) = lowest_common(pb, &elems) else {
+        let Some(show) = pb.lowest_common(run.iter().map(|&b| pb.elem[b])) else {
             continue;
         };
-        let inside: Vec<bool> = pb.elem.iter().map(|&e| under(pb, e as i64, show)).collect();
+        let in_show = pb.subtree(show);
+        let inside: Vec<bool> = pb.elem.iter().map(|&e| in_show[e]).collect();
         let own: usize = (0..likely.len())
             .filter(|&b| likely[b] && !inside[b])
             .map(|b| count_tokens(&pb.text[b]))
@@ -185,6 +153,21 @@ mod tests {
             })
             .collect();
         format!("<section><h2>World news in pictures</h2><ul>{slides}</ul></section>")
+    }
+
+    #[test]
+    fn the_lowest_common_element_and_its_subtree() {
+        let html = "<div><ul><li><p>a</p></li><li><p>b</p></li></ul><p>c</p></div>";
+        let (pb, _) = page(html, &[]);
+        let elem_of = |t: &str| pb.elem[pb.text.iter().position(|x| x == t).unwrap()];
+        let (a, b, c) = (elem_of("a"), elem_of("b"), elem_of("c"));
+        let ul = pb.lowest_common([a, b]).unwrap();
+        assert_eq!(pb.tags[ul], "ul");
+        assert_eq!(pb.tags[pb.lowest_common([a, c]).unwrap()], "div");
+        assert_eq!(pb.lowest_common([a]), Some(a));
+        assert_eq!(pb.lowest_common([]), None);
+        let inside = pb.subtree(ul);
+        assert!(inside[ul] && inside[a] && inside[b] && !inside[c]);
     }
 
     #[test]
