@@ -54,10 +54,16 @@ def looks_like_html(body: bytes) -> bool:
     return _SNIFF.match(body[:1024]) is not None
 
 
+def status_reason(status: int | None) -> str | None:
+    """Why a response's status makes it no content (None: a 2xx, or no code, which browsers
+    take as 200)."""
+    return None if status is None or 200 <= status < 300 else f"HTTP status {status}"
+
+
 def skip_reason(status: int | None, content_type: str | None) -> str | None:
     """Why a response is not a page to clean (None: it is one, or may be once sniffed)."""
-    if status is not None and not 200 <= status < 300:
-        return f"HTTP status {status}"
+    if (reason := status_reason(status)) is not None:
+        return reason
     mime = mime_type(content_type)
     if mime and mime not in HTML_TYPES:
         return f"content type {mime}"

@@ -26,7 +26,8 @@ ERROR_FIELDS = ("url", "site", "input", "position", "offset", "stage", "reason")
 
 @dataclass(frozen=True, slots=True)
 class PageRecord:
-    """One HTML response: where it came from and its (content-decoded) body."""
+    """One HTML response (or, from `read_warc` given another filter, one it kept): where it
+    came from and its (content-decoded) body."""
 
     input_index: int  # which input of the job
     position: int  # record number within that input (0-based)

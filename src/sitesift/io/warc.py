@@ -12,6 +12,11 @@ stretch is one failed item naming its offset, the reason and where reading resum
 records inside a bad record's claimed length are found again (uncompressed files, and gzip
 members up to `warcstream.REWIND_LIMIT` bytes). Corrupt zstd or lz4 data ends the file.
 
+Which responses are kept is its `keep` parameter (a `ResponseFilter`): HTML pages
+(`PAGES`, the crawl's rule) unless told otherwise. The renderer's resource store
+(`sitesift.browser.resources`) keeps stylesheets, images and fonts, so that a damaged WARC
+costs its pages' styles no more than their text.
+
 HTTP headers are read as browsers read them (`sitesift.io.http`): bare-LF or CRLF lines,
 folded lines, a status line with odd spacing or no code; the HTTP Content-Length is not
 used (the WARC record says where the payload ends). An HTTP header over `http.HEAD_LIMIT`
@@ -33,7 +38,7 @@ import re
 from collections.abc import Generator, Iterable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, Protocol
 
 from fastwarc.warc import WarcRecord, WarcRecordType
 
@@ -57,10 +62,40 @@ _TYPES = frozenset({"warcinfo", "response", "resource", "request", "metadata", "
 _LENGTH = re.compile(r"[0-9]{1,18}")  # more digits: an absurd length, not a number to parse
 
 
-def read_warc(path: str, input_index: int, max_bytes: int) -> Iterator[Item]:
+class ResponseFilter(Protocol):
+    """Which HTTP responses of a WARC are records to yield (`PageRecord`s); the others are
+    skipped with the reason given. Asked twice, so that a response skipped by its header is
+    never read."""
+
+    def by_header(self, url: str | None, status: int | None,
+                  content_type: str | None) -> str | None:
+        """Why the response is skipped, from its header (None: read its body)."""
+        ...
+
+    def by_body(self, content_type: str | None, body: bytes) -> str | None:
+        """Why the response is skipped, from its decoded body (None: keep it)."""
+        ...
+
+
+class HtmlPages:
+    """The crawl's rule: 2xx HTML responses, and untyped ones whose body looks like HTML."""
+
+    def by_header(self, url: str | None, status: int | None,
+                  content_type: str | None) -> str | None:
+        return skip_reason(status, content_type)
+
+    def by_body(self, content_type: str | None, body: bytes) -> str | None:
+        return None if content_type or looks_like_html(body) else "no content type, and not HTML"
+
+
+PAGES = HtmlPages()
+
+
+def read_warc(path: str, input_index: int, max_bytes: int, *,
+              keep: ResponseFilter = PAGES) -> Iterator[Item]:
     """Every record of the WARC file at `path`, in file order (a local path, or a URL that
-    fsspec opens: s3://, hdfs://, ...)."""
-    return _Reader(path, input_index, max_bytes).items()
+    fsspec opens: s3://, hdfs://, ...); the responses `keep` keeps are `PageRecord`s."""
+    return _Reader(path, input_index, max_bytes, keep).items()
 
 
 class _BadRecord(Exception):
@@ -83,8 +118,8 @@ class _Reader:
     """One pass over one file: numbers the items, and holds the unreadable stretch being
     passed over until reading resumes (then it is one failed item)."""
 
-    def __init__(self, path: str, index: int, max_bytes: int) -> None:
-        self.path, self.index, self.max_bytes = path, index, max_bytes
+    def __init__(self, path: str, index: int, max_bytes: int, keep: ResponseFilter) -> None:
+        self.path, self.index, self.max_bytes, self.keep = path, index, max_bytes, keep
         self.count = 0
         self.url: str | None = None  # of the record being read
         self.stretch: tuple[int | None, str | None, str] | None = None  # offset, url, reason
@@ -205,7 +240,7 @@ class _Reader:
         status, http = parse_head(head)
         stream.skip(len(head))
         content_type = http.get("content-type")
-        if (reason := skip_reason(status, content_type)) is not None:
+        if (reason := self.keep.by_header(self.url, status, content_type)) is not None:
             return self._skipped(reason)
         size = length - len(head)
         if size > self.max_bytes:
@@ -217,8 +252,8 @@ class _Reader:
                                   http.get("transfer-encoding"), self.max_bytes)
         except InputError as exc:
             return self._failed(offset, str(exc))
-        if not content_type and not looks_like_html(body):
-            return self._skipped("no content type, and not HTML")
+        if (reason := self.keep.by_body(content_type, body)) is not None:
+            return self._skipped(reason)
         return PageRecord(self.index, 0, self.path, self.url, content_type, body, offset)
 
     def _skipped(self, reason: str) -> Skipped:
