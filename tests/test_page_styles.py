@@ -4,15 +4,16 @@ which styles the page had (`meta["styles"]`)."""
 
 from __future__ import annotations
 
+import gzip
 from pathlib import Path
 
 import pytest
 
 from sitesift.browser.chromium import Renderer, RenderOptions
 from sitesift.browser.rendering import Box, Styles
-from sitesift.browser.resources import FolderResources, attach, warc_store
+from sitesift.browser.resources import FolderResources, Resource, WarcStore, attach, warc_store
 from sitesift.datasets import load_page
-from sitesift.io.warc import HttpResponse, write_warc
+from sitesift.io.warc import HttpResponse, warc_record, write_warc
 from sitesift.jobs.source import Source
 from sitesift.methods.base import get_cleaner
 from sitesift.page import Page
@@ -146,6 +147,39 @@ def test_warc_serves_the_stylesheet_by_its_url(tmp_path: Path) -> None:
                     data=html, content_type="text/html").load()
     text, styles = _text("vlps", record)
     assert styles["styles"] == "page" and AD not in text
+
+
+def _member(response: HttpResponse) -> bytes:
+    return gzip.compress(warc_record(response), 6, mtime=0)  # one gzip member, as crawlers write
+
+
+@pytest.mark.parametrize("damage", ["corrupt-gzip-member", "junk-between-members"])
+def test_warc_store_reads_on_past_a_damaged_record(tmp_path: Path, damage: str) -> None:
+    """A damaged record costs that resource only: the stylesheets after it are served (where
+    FastWARC gave up on the rest of the file), and only 2xx layout types are kept."""
+    base = "https://gazette.example/news/"
+    css, png = b"#menu { float: left }", b"\x89PNG\r\n\x1a\n"
+    lost = _member(HttpResponse(base + "lost.css", b"p { color: red }" * 20,
+                                content_type="text/css"))
+    mid = len(lost) // 2
+    bad = {"corrupt-gzip-member": lost[:mid] + bytes(b ^ 0x5A for b in lost[mid : mid + 8])
+                                  + lost[mid + 8 :],
+           "junk-between-members": lost + b"\0not a WARC record" * 40}[damage]
+    warc = tmp_path / "crawl.warc.gz"
+    warc.write_bytes(b"".join([
+        _member(HttpResponse(base + "pier", b"<html><body><p>Pier</p></body></html>")),
+        bad,
+        _member(HttpResponse(base + "site.css", css, content_type="text/css; charset=utf-8")),
+        _member(HttpResponse(base + "gone.css", b"p {}", content_type="text/css", status=404)),
+        _member(HttpResponse(base + "logo.png", png, content_type=None)),  # typed by its name
+    ]))
+    store = WarcStore(warc)
+    assert store.get(base + "site.css#top") == Resource("text/css", css)
+    assert store.get(base + "logo.png") == Resource("image/png", png)
+    assert store.get(base + "pier") is None  # the page itself: not a layout resource
+    assert store.get(base + "gone.css") is None  # a 404's body is no stylesheet
+    lost_kept = store.get(base + "lost.css")  # whole before the junk; never half-read
+    assert (lost_kept is None) == (damage == "corrupt-gzip-member")
 
 
 @pytest.mark.parametrize("method", ["vlps", "vips"])

@@ -13,7 +13,9 @@ and shows a block its CSS hides. So where the input carries its resources, the r
   `/x.css` above it) or names a file that is not there is missing, never read.
 - **A WARC holding the stylesheets** (a crawl that kept a page's requisites): the page is
   served under its own URL, and each request is looked up by its absolute URL among the
-  WARC's 2xx responses of a stylesheet, image or font type.
+  WARC's 2xx responses of a stylesheet, image or font type. The WARC is read as the crawl
+  reads it (`sitesift.io.warc.read_warc`), so a damaged record costs that record only and
+  the styles after it are still served.
 
 Requests for anything else (scripts, frames) stay blocked, as before. The rendering counts
 the stylesheets served and missing (`Rendering.styles`), which the cleaners put in their
@@ -29,7 +31,8 @@ from pathlib import Path
 from typing import Protocol
 from urllib.parse import quote, unquote, urlsplit
 
-from sitesift.errors import InputError
+from sitesift.io.http import mime_type, status_reason
+from sitesift.io.records import PageRecord
 from sitesift.page import Page
 
 RESOURCES_KEY = "sitesift.resources"
@@ -109,10 +112,9 @@ class WarcStore:
 
     def get(self, url: str) -> Resource | None:
         if self._items is None:
-            try:
-                self._items = _read_warc_resources(self.path)
-            except OSError:  # the WARC went away: its pages render without their styles
-                self._items = {}
+            # (never raises: a WARC gone or damaged is failed items, passed over, and its
+            # pages render without the styles it lost)
+            self._items = _read_warc_resources(self.path)
         return self._items.get(_no_fragment(url))
 
     def for_page(self, url: str) -> PageInWarc:
@@ -147,41 +149,45 @@ def _no_fragment(url: str) -> str:
     return url.split("#", 1)[0]
 
 
+def _kind(url: str | None, content_type: str | None) -> str:
+    """A response's type: its Content-Type, else guessed from its URL's file name."""
+    return content_type or mimetypes.guess_type(urlsplit(url or "").path)[0] or ""
+
+
 def _kept(content_type: str) -> bool:
-    kind = content_type.split(";", 1)[0].strip().lower()
-    return kind.startswith(_KEPT_TYPES)
+    return mime_type(content_type).startswith(_KEPT_TYPES)
+
+
+class _LayoutResponses:
+    """The `ResponseFilter` of a WARC's store: 2xx responses of a type in `_KEPT_TYPES`."""
+
+    def by_header(self, url: str | None, status: int | None,
+                  content_type: str | None) -> str | None:
+        if not url:
+            return "no target URL"
+        if (reason := status_reason(status)) is not None:
+            return reason
+        kind = _kind(url, content_type)
+        return None if _kept(kind) else f"content type {mime_type(kind) or 'unknown'}"
+
+    def by_body(self, content_type: str | None, body: bytes) -> str | None:
+        return None
 
 
 def _read_warc_resources(path: str) -> dict[str, Resource]:
     """Every 2xx response of a stylesheet, image or font type, by its target URL (the first
-    one of a URL wins; past `MAX_WARC_STORE` bytes, stylesheets only)."""
-    from fastwarc.warc import ArchiveIterator, WarcRecordType
-
-    from sitesift.io.http import decode_payload
+    one of a URL wins; past `MAX_WARC_STORE` bytes, stylesheets only). Records too large
+    (`MAX_RESOURCE`), undecodable or unreadable are missing."""
+    from sitesift.io.warc import read_warc  # (FastWARC: loaded when a WARC is read, not before)
 
     items: dict[str, Resource] = {}
     total = 0
-    with open(path, "rb") as fh:
-        for record in ArchiveIterator(fh, record_types=WarcRecordType.response,
-                                      parse_http=True):
-            url = record.headers.get("WARC-Target-URI")
-            http = record.http_headers
-            if not url or http is None or not 200 <= (http.status_code or 0) < 300:
-                continue
-            kind = http.get("Content-Type") or mimetypes.guess_type(urlsplit(url).path)[0] or ""
-            url = _no_fragment(url.strip("<> "))
-            if not _kept(kind) or url in items:
-                continue
-            body = record.reader.read(MAX_RESOURCE + 1)
-            if len(body) > MAX_RESOURCE:
-                continue
-            try:
-                body = decode_payload(body, http.get("Content-Encoding"),
-                                      http.get("Transfer-Encoding"), MAX_RESOURCE)
-            except InputError:  # a damaged resource is a missing one
-                continue
-            if total + len(body) > MAX_WARC_STORE and "css" not in kind.lower():
-                continue
-            total += len(body)
-            items[url] = Resource(kind.split(";", 1)[0].strip(), body)
+    for record in read_warc(path, 0, MAX_RESOURCE, keep=_LayoutResponses()):
+        if not isinstance(record, PageRecord) or record.url is None:
+            continue  # skipped, or failed: a damaged resource is a missing one
+        url, kind = _no_fragment(record.url), mime_type(_kind(record.url, record.content_type))
+        if url in items or (total + len(record.body) > MAX_WARC_STORE and "css" not in kind):
+            continue
+        total += len(record.body)
+        items[url] = Resource(kind, record.body)
     return items
