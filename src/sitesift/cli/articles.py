@@ -20,6 +20,7 @@ from sitesift.cli.common import (
     SOME_FAILED,
     add_quiet,
     checked_cleaner,
+    expand_inputs,
     fail,
     holding,
     numbered,
@@ -67,7 +68,6 @@ class Sites:
 
 
 def cmd_articles(args: argparse.Namespace) -> int:
-    from sitesift.cli.clean import _expand
     from sitesift.methods.ibdf_articles import ARTICLE_SIMILARITY
 
     # every setting is checked before a page is read
@@ -76,7 +76,7 @@ def cmd_articles(args: argparse.Namespace) -> int:
         raise fail(COMMAND, f"--similarity must be in (0, 1], got {similarity}")
     params = parse_set(args.set, command=COMMAND)
     checked_cleaner(COMMAND, "ibdf", params)
-    inputs = _expand(COMMAND, args.inputs)
+    inputs = expand_inputs(COMMAND, args.inputs)
     if args.sites == "input" and len(inputs) < 2:
         raise fail(COMMAND, "give two or more INPUTs (one per site), or --sites url for "
                             "pages of several sites in one input")

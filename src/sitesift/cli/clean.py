@@ -4,7 +4,6 @@ what each method takes, and the bundled demonstration."""
 from __future__ import annotations
 
 import argparse
-import glob
 import itertools
 import sys
 import time
@@ -20,11 +19,13 @@ from sitesift.cli.common import (
     OK,
     SAMPLE_SITE,
     SOME_FAILED,
+    STDIN,
     USAGE,
     add_limits,
     add_quiet,
     add_workers,
     checked_cleaner,
+    expand_inputs,
     fail,
     holding,
     limits,
@@ -44,8 +45,6 @@ from sitesift.output import Output
 if TYPE_CHECKING:
     from sitesift.batch import Outcome, Source, WarningTally
     from sitesift.guards import Limits
-
-STDIN = "-"
 
 
 def add_parsers(sub: Any, methods: list[str]) -> None:
@@ -153,28 +152,6 @@ def _help_asked(args: argparse.Namespace) -> bool:
     return False
 
 
-def _expand(command: str, inputs: list[str]) -> list[str]:
-    """Inputs as given, globs expanded (quoted ones too); a path that is not there, or a
-    glob that matches nothing, is a usage error."""
-    from sitesift.io.fetch import is_url
-
-    out: list[str] = []
-    for value in inputs or [STDIN]:
-        if value == STDIN or is_url(value) or Path(value).exists():
-            out.append(value)
-            continue
-        if glob.has_magic(value):
-            matches = sorted(glob.glob(value, recursive=True))
-            if not matches:
-                raise fail(command, f"{value}: no file matches")
-            out.extend(matches)
-            continue
-        raise fail(command, f"{value}: no such file or folder")
-    if out.count(STDIN) > 1:
-        raise fail(command, "stdin (-) given more than once")
-    return out
-
-
 def _sources(command: str, inputs: list[str], grouping: str
              ) -> tuple[dict[str, list[Source]], list[Outcome]]:
     """Site groups of every input's pages, and the inputs that failed before cleaning (a
@@ -241,7 +218,7 @@ def cmd_clean(args: argparse.Namespace) -> int:
     else:
         checked_cleaner(command, args.method, params)
     guards = limits(args)
-    inputs = _expand(command, args.inputs)
+    inputs = expand_inputs(command, args.inputs)
     out = out_folder(command, args.out) if args.out else None
     with holding(out, command):  # no other run writes into --out meanwhile
         return _clean(args, inputs, out, params, output, guards)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import errno
+import glob
 import hashlib
 import json
 import math
@@ -36,6 +37,7 @@ SAMPLE_SITE = Path(__file__).resolve().parents[1] / "data" / "sample_site"
 PAGE_SECONDS = 10.0
 BROWSER_PAGE_SECONDS = 60.0
 ENV_DATASETS = "SITESIFT_DATASETS"
+STDIN = "-"  # an INPUT that means: read standard input
 
 
 class UsageError(Exception):
@@ -44,6 +46,28 @@ class UsageError(Exception):
 
 def fail(command: str, message: str) -> UsageError:
     return UsageError(f"sitesift {command}: {message}")
+
+
+def expand_inputs(command: str, inputs: list[str]) -> list[str]:
+    """Inputs as given, globs expanded (quoted ones too); a path that is not there, or a
+    glob that matches nothing, is a usage error."""
+    from sitesift.io.fetch import is_url
+
+    out: list[str] = []
+    for value in inputs or [STDIN]:
+        if value == STDIN or is_url(value) or Path(value).exists():
+            out.append(value)
+            continue
+        if glob.has_magic(value):
+            matches = sorted(glob.glob(value, recursive=True))
+            if not matches:
+                raise fail(command, f"{value}: no file matches")
+            out.extend(matches)
+            continue
+        raise fail(command, f"{value}: no such file or folder")
+    if out.count(STDIN) > 1:
+        raise fail(command, "stdin (-) given more than once")
+    return out
 
 
 def parse_set(pairs: Iterable[str], flag: str = "--set", command: str = "") -> dict[str, Any]:
