@@ -19,13 +19,17 @@
 //! kept is a listing: a shop's category, a job board, a thread whose posts the model
 //! dropped, a blog's index. Its records are its main content, and the model, which never
 //! saw such pages kept, keeps only their heading and intro. There the largest such run,
-//! outside the page's navigation, header, footer, sidebars, comments and related lists, is
-//! kept whole: the records alike to the one the main block is in, or else to the record
-//! alike to most of the run. A page with prose keeps what the model says of its lists.
+//! outside the page's navigation, header, footer, sidebars and related lists
+//! ([`beside_main`]), is kept whole: the records alike to the one the main block is in, or
+//! else to the record alike to most of the run. A page with prose keeps what the model
+//! says of its lists.
 //!
 //! `docs/loco.md` has the figures; `records=auto` and `listings=auto` turn them off.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::OnceLock;
+
+use regex::Regex;
 
 use crate::blocks::{attr_flag, tag_bits, PageBlocks};
 use crate::text::count_tokens;
@@ -205,8 +209,12 @@ fn spread(
 
 /// Where a listing is not: in or under the page's navigation, header, footer, sidebars,
 /// comments, share bars and related lists (by name, or by tag for `nav`, `menu`, `header`,
-/// `footer` and `aside`).
-fn beside_main(pb: &PageBlocks, e: usize) -> bool {
+/// `footer` and `aside`). Two kinds of names say nothing of where the run is:
+/// - those of the elements holding the main block (`holds_main`), which wrap the main text
+///   whatever they are called (a body class `sidebar-nav`);
+/// - a class naming the layout an element has (`p-body-main--withSidebar`, `has-sidebar`,
+///   `no-sidebar`) rather than what it is.
+fn beside_main(pb: &PageBlocks, holds_main: &HashSet<usize>, e: usize) -> bool {
     let names = [
         "nav", "header", "footer", "sidebar", "comment", "share", "related",
     ]
@@ -218,12 +226,26 @@ fn beside_main(pb: &PageBlocks, e: usize) -> bool {
     let mut x = e as i64;
     while x >= 0 {
         let u = x as usize;
-        if pb.flags[u] & names != 0 || pb.tag_flags[u] & tags != 0 {
+        let mut flags = pb.flags[u];
+        if layout_modifier(&pb.kinds[u]) {
+            flags &= !attr_flag("sidebar");
+        }
+        if !holds_main.contains(&u) && (flags & names != 0 || pb.tag_flags[u] & tags != 0) {
             return true;
         }
         x = pb.parent[u];
     }
     false
+}
+
+/// Does an element's kind (`tag.class`) name the layout it has (`withSidebar`,
+/// `has-sidebar`, `no_sidebar`) rather than a sidebar?
+fn layout_modifier(kind: &str) -> bool {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(r"(?i)(with|has|no|without)[-_]?(sidebar|side-bar|aside|widget|rail)").unwrap()
+    })
+    .is_match(kind)
 }
 
 /// The records of one run that make a listing: those alike (in layout) to the record the
@@ -305,7 +327,7 @@ pub fn listing(pb: &PageBlocks, likely: &[bool], prob: &[f64]) -> Vec<bool> {
     listings.sort_by_key(|(up, _, sum)| (std::cmp::Reverse(*sum), *up));
     let Some((_, members, _)) = listings
         .into_iter()
-        .find(|(up, _, _)| !beside_main(pb, *up))
+        .find(|(up, _, _)| !beside_main(pb, &holds_main, *up))
     else {
         return out;
     };
@@ -488,10 +510,72 @@ pub(crate) mod tests {
         for (open, close) in [
             ("<aside><div>", "</div></aside>"),
             ("<div class='related-products'>", "</div>"),
+            ("<div class='comment-list'>", "</div>"),
         ] {
             let html = shop((open, close));
             let (pb, likely, prob) = page(&html, &["All kettles", "Our kettles"]);
             assert_eq!(listing(&pb, &likely, &prob), likely, "{open}");
+        }
+    }
+
+    #[test]
+    fn a_listing_in_a_column_named_for_its_sidebar_is_a_listing() {
+        // the page's heading above a main column named for the sidebar it has, the model
+        // sure of the heading alone: the grid is the listing, the sidebar's widgets are not
+        let html = shop(("<div class='grid'>", "</div>"));
+        let html = html.replace(
+            "<main>",
+            "<div class='page-main page-main--withSidebar'><main>",
+        );
+        let html = html.replace(
+            "</main>",
+            "</main><div class='sidebar'><div class='widget'><p>Members online</p><p>Ann, Bob</p>\
+             </div><div class='widget'><p>Latest</p><p>Rye bread</p></div>\
+             <div class='widget'><p>Staff</p><p>Cyd</p></div></div></div>",
+        );
+        // (the heading and intro above the column, so its name alone is read)
+        let html = html
+            .replace("<h1>All kettles</h1><p>Our kettles for every kitchen.</p>", "")
+            .replacen(
+                "<div class='page-main",
+                "<div class='page-header'><h1>All kettles</h1><p>Our kettles for every kitchen.</p></div><div class='page-main",
+                1,
+            );
+        let (pb, likely, prob) = page(&html, &["All kettles", "Our kettles"]);
+        let got = kept(&pb, &listing(&pb, &likely, &prob));
+        assert!(got.contains(&"Copper kettle"), "{got:?}");
+        assert!(
+            !got.iter()
+                .any(|t| t.starts_with("Members") || t.starts_with("Latest")),
+            "{got:?}"
+        );
+    }
+
+    #[test]
+    fn the_names_of_the_main_blocks_wrappers_bar_no_listing() {
+        // a wrapper holding the heading the model kept is no sidebar, whatever its class
+        let html = shop(("<div class='grid'>", "</div>"));
+        let html = format!("<div class='sidebar-nav-layout'>{html}</div>");
+        let (pb, likely, prob) = page(&html, &["All kettles", "Our kettles"]);
+        assert_eq!(kept(&pb, &listing(&pb, &likely, &prob)).len(), 2 + 8);
+    }
+
+    #[test]
+    fn layout_modifiers_are_told_from_sidebars() {
+        for kind in [
+            "div.p-body-main--withSidebar",
+            "body.home has-sidebar",
+            "div.no_sidebar",
+        ] {
+            assert!(layout_modifier(kind), "{kind}");
+        }
+        for kind in [
+            "div.sidebar",
+            "aside.widget-area",
+            "div.right-rail",
+            "div.sidebar-left",
+        ] {
+            assert!(!layout_modifier(kind), "{kind}");
         }
     }
 
