@@ -128,6 +128,8 @@ pub struct PageBlocks {
     pub tag_flags: Vec<u32>,
     /// `tag.class` (or the tag alone without attributes): records of one list look alike
     pub kinds: Vec<String>,
+    /// whether the element's class or id names a cookie-consent dialog
+    pub consent: Vec<bool>,
     // blocks
     /// the block's element
     pub elem: Vec<usize>,
@@ -167,6 +169,33 @@ impl PageBlocks {
             }
         }
         (a >= 0).then_some(a as usize)
+    }
+
+    /// Per block, whether it lies in a cookie-consent dialog: under an element named for
+    /// one (`consent`) that holds under half of the page's tokens (a `body` class
+    /// `cookies-accepted` names the page's state, not a dialog).
+    pub fn in_consent_dialog(&self) -> Vec<bool> {
+        let n_el = self.parent.len();
+        let mut tokens = vec![0usize; n_el];
+        for (b, &e) in self.elem.iter().enumerate() {
+            tokens[e] += crate::text::count_tokens(&self.text[b]);
+        }
+        for e in (0..n_el).rev() {
+            if self.parent[e] >= 0 {
+                tokens[self.parent[e] as usize] += tokens[e];
+            }
+        }
+        let total: usize = (0..n_el)
+            .filter(|&e| self.parent[e] < 0)
+            .map(|e| tokens[e])
+            .sum();
+        let mut inside = vec![false; n_el];
+        for e in 0..n_el {
+            let up = self.parent[e];
+            inside[e] =
+                (self.consent[e] && 2 * tokens[e] < total) || (up >= 0 && inside[up as usize]);
+        }
+        self.elem.iter().map(|&e| inside[e]).collect()
     }
 
     /// Per element, whether it is `root` or lies under it (elements come in preorder,
@@ -309,6 +338,31 @@ pub fn attr_flags<'a>(get: impl Fn(&str) -> Option<&'a str>) -> u32 {
     bits
 }
 
+/// Does an element's class or id name a cookie-consent dialog (a consent manager's
+/// banner or settings panel: OneTrust, Cookiebot, Didomi, Quantcast, Sourcepoint, ...)?
+/// Read word by word, passing over a blog's taxonomy classes (`tag-cookies`,
+/// `category-consent`: the post's topics, not a dialog).
+pub fn names_consent(class: Option<&str>, id: Option<&str>) -> bool {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    let re = RE.get_or_init(|| {
+        Regex::new(
+            r"(?i)consent|gdpr|onetrust|cookiebot|didomi|usercentrics|truste|qc-cmp|sp_message|cookie-?law|cookies?[-_]?(banner|notice|bar|popup|modal|dialog|message|wall|settings|preferences|policy|info|alert|box|container|overlay|warning|accept)|^cc[-_](window|banner)",
+        )
+        .unwrap()
+    });
+    let taxonomy = |w: &str| {
+        let w = w.to_ascii_lowercase();
+        ["tag-", "category-", "topic-", "post_tag-", "tags-"]
+            .iter()
+            .any(|p| w.starts_with(p))
+    };
+    [class, id]
+        .into_iter()
+        .flatten()
+        .flat_map(|v| v.split_ascii_whitespace())
+        .any(|w| !taxonomy(w) && re.is_match(w))
+}
+
 /// Every element and every block of the page's visible tree.
 pub fn walk(view: &View, title: Option<&str>, url: Option<&str>) -> PageBlocks {
     let n_el = view.elems.len();
@@ -394,6 +448,8 @@ pub fn walk(view: &View, title: Option<&str>, url: Option<&str>) -> PageBlocks {
                 let tbits = tag_bits(tag);
                 pb.flags.push(own);
                 pb.tag_flags.push(tbits);
+                pb.consent
+                    .push(el.has_attrs && names_consent(el.get("class"), el.get("id")));
                 pb.kinds.push(if el.has_attrs {
                     format!("{}.{}", tag, el.get("class").unwrap_or(""))
                 } else {
@@ -466,4 +522,57 @@ pub fn walk(view: &View, title: Option<&str>, url: Option<&str>) -> PageBlocks {
         }
     }
     pb
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::records::tests::{kept, page};
+
+    #[test]
+    fn consent_dialogs_are_told_by_name_not_by_a_posts_topics() {
+        for (class, id) in [
+            (Some("ot-sdk-container"), Some("onetrust-consent-sdk")),
+            (Some("cookie-banner is-open"), None),
+            (None, Some("CybotCookiebotDialog")),
+            (Some("qc-cmp2-container"), None),
+        ] {
+            assert!(names_consent(class, id), "{class:?} {id:?}");
+        }
+        for (class, id) in [
+            (
+                Some("post tag-cookies category-consent"),
+                Some("post-22723"),
+            ),
+            (Some("cmp-container"), None), // Adobe's core components, not a consent manager
+            (Some("cookie-recipe"), None),
+            (None, None),
+        ] {
+            assert!(!names_consent(class, id), "{class:?} {id:?}");
+        }
+    }
+
+    #[test]
+    fn a_consent_dialog_holds_its_blocks_unless_it_holds_most_of_the_page() {
+        let story = "<article><h1>Tides</h1><p>The tide comes in twice a day, and the bay \
+                     fills in an hour with water from the open sea beyond the cape.</p></article>";
+        let dialog = "<div id='onetrust-consent-sdk'><p>We use cookies to improve your \
+                      experience.</p><button>Accept</button></div>";
+        let (pb, _, _) = page(&format!("{story}{dialog}"), &[]);
+        let inside = pb.in_consent_dialog();
+        assert_eq!(
+            kept(&pb, &inside),
+            ["We use cookies to improve your experience.", "Accept"]
+        );
+        // a page wrapped whole in an element so named (a state class on the wrapper)
+        let (pb, _, _) = page(
+            &format!("<div class='cookie-consent-accepted'>{story}{dialog}</div>"),
+            &[],
+        );
+        let inside = pb.in_consent_dialog();
+        assert_eq!(
+            kept(&pb, &inside),
+            ["We use cookies to improve your experience.", "Accept"]
+        );
+    }
 }

@@ -38,14 +38,17 @@ pub const RECORDS: usize = KINDS.len();
 pub const LISTINGS: usize = KINDS.len() + 1;
 /// The section index of a block that `slideshows=drop` took out.
 pub const SLIDESHOWS: usize = KINDS.len() + 2;
+/// The section index of a block that `consent=drop` took out.
+pub const CONSENT: usize = KINDS.len() + 3;
 
 /// The name of what decided a block against the model: a `KINDS` entry, `records`,
-/// `listings` or `slideshows`.
+/// `listings`, `slideshows` or `consent`.
 pub fn decided_by(k: usize) -> &'static str {
     match k {
         RECORDS => "records",
         LISTINGS => "listings",
         SLIDESHOWS => "slideshows",
+        CONSENT => "consent",
         _ => KINDS[k],
     }
 }
@@ -63,12 +66,15 @@ pub struct Conventions {
     /// `slideshows=drop`: a numbered slideshow beside the main text is dropped
     /// (`slideshow::beside_main`); `auto` leaves it to the model
     pub slideshows: bool,
+    /// `consent=drop`: a cookie-consent dialog's text is dropped
+    /// (`PageBlocks::in_consent_dialog`); `auto` leaves it to the model
+    pub consent: bool,
 }
 
 impl Conventions {
     /// From `(kind, rule)` pairs: kinds of `KINDS`, rules `auto`, `drop` or `keep`
     /// (comments: `auto` or `drop`), `records` and `listings`: `keep` or `auto`, and
-    /// `slideshows`: `drop` or `auto`.
+    /// `slideshows` and `consent`: `drop` or `auto`.
     pub fn parse<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Result<Self, String> {
         let mut c = Conventions::default();
         for (kind, rule) in pairs {
@@ -85,17 +91,22 @@ impl Conventions {
                 }
                 continue;
             }
-            if kind == "slideshows" {
-                c.slideshows = match rule {
+            if kind == "slideshows" || kind == "consent" {
+                let on = match rule {
                     "drop" => true,
                     "auto" => false,
                     _ => return Err(format!("{kind}={rule}: use drop or auto")),
                 };
+                if kind == "slideshows" {
+                    c.slideshows = on;
+                } else {
+                    c.consent = on;
+                }
                 continue;
             }
             let Some(k) = KINDS.iter().position(|&x| x == kind) else {
                 return Err(format!(
-                    "unknown convention {kind:?}: use one of {}, records, listings, slideshows",
+                    "unknown convention {kind:?}: use one of {}, records, listings, slideshows, consent",
                     KINDS.join(", ")
                 ));
             };
@@ -116,8 +127,8 @@ impl Conventions {
         Ok(c)
     }
 
-    /// Does any section rule speak against the model (`records`, `listings` and
-    /// `slideshows` aside)?
+    /// Does any section rule speak against the model (`records`, `listings`,
+    /// `slideshows` and `consent` aside)?
     pub fn any(&self) -> bool {
         self.rules.iter().any(|&r| r != Rule::Auto)
     }
@@ -263,14 +274,18 @@ mod tests {
         let s = Conventions::parse([("slideshows", "drop")]).unwrap();
         assert!(s.slideshows && !s.any() && !Conventions::default().slideshows);
         assert!(Conventions::parse([("slideshows", "keep")]).is_err());
+        let k = Conventions::parse([("consent", "drop")]).unwrap();
+        assert!(k.consent && !k.slideshows && !k.any() && !Conventions::default().consent);
+        assert!(Conventions::parse([("consent", "keep")]).is_err());
         assert_eq!(
             (
                 decided_by(0),
                 decided_by(RECORDS),
                 decided_by(LISTINGS),
-                decided_by(SLIDESHOWS)
+                decided_by(SLIDESHOWS),
+                decided_by(CONSENT)
             ),
-            ("comments", "records", "listings", "slideshows")
+            ("comments", "records", "listings", "slideshows", "consent")
         );
     }
 

@@ -1784,6 +1784,7 @@ mod tests {
             flags: vec![0; 8],
             tag_flags: vec![0; 8],
             kinds: kinds.iter().map(|s| s.to_string()).collect(),
+            consent: vec![false; 8],
             elem: vec![2, 3, 4, 6, 7],
             text: text.iter().map(|s| s.to_string()).collect(),
             link_chars: vec![0, 0, 0, 4, 4],

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use crate::blocks::{walk, PageBlocks};
 use crate::context::context_features;
-use crate::conventions::{Conventions, LISTINGS, RECORDS, SLIDESHOWS};
+use crate::conventions::{Conventions, CONSENT, LISTINGS, RECORDS, SLIDESHOWS};
 use crate::dom::{base_href, build_view, title, View};
 use crate::features::{ancestors, block_features, N_FEATURES};
 use crate::forest::Forest;
@@ -245,7 +245,18 @@ pub fn verdicts(p: &Prepared, prob: &[f64], cut: Cut) -> Vec<Option<Verdict>> {
                 }
         };
     }
-    let sure: Vec<bool> = prob.iter().map(|&v| v >= c).collect();
+    // a consent dialog's text is never main text: out before the rules that read what is
+    // kept (a listing's "no prose" test), and out of what they bring in
+    let consent = if cut.conventions.consent {
+        p.pb.in_consent_dialog()
+    } else {
+        vec![false; prob.len()]
+    };
+    let sure: Vec<bool> = prob
+        .iter()
+        .zip(&consent)
+        .map(|(&v, &d)| v >= c && !d)
+        .collect();
     let from_records = if cut.conventions.records {
         crate::records::propagate(&p.pb, &sure, prob)
     } else {
@@ -262,15 +273,19 @@ pub fn verdicts(p: &Prepared, prob: &[f64], cut: Cut) -> Vec<Option<Verdict>> {
     } else {
         vec![false; listed.len()]
     };
-    let likely: Vec<bool> = listed.iter().zip(&slides).map(|(&l, &s)| l && !s).collect();
+    let likely: Vec<bool> = (0..listed.len())
+        .map(|b| listed[b] && !slides[b] && !consent[b])
+        .collect();
     let decided = crate::conventions::apply(&p.pb, &p.view, &likely, cut.conventions);
     let mut out = vec![None; p.view.elems.len()];
     for (b, &e) in p.pb.elem.iter().enumerate() {
         let v = p.view.preorder[e] as usize;
         // a block a record alike to the main text's or a listing brought in says so
         // (`records=keep`, `listings=keep`), and a kept block a slideshow beside the main
-        // text took out (`slideshows=drop`)
-        let brought = if slides[b] {
+        // text or a consent dialog took out (`slideshows=drop`, `consent=drop`)
+        let brought = if consent[b] {
+            (prob[b] >= c).then_some((CONSENT, false))
+        } else if slides[b] {
             listed[b].then_some((SLIDESHOWS, false))
         } else if from_records[b] && !sure[b] {
             Some((RECORDS, true))

@@ -995,3 +995,52 @@ def test_the_cleaner_says_which_blocks_the_slideshow_rule_dropped(bundled: objec
     assert said and all(b.label != "content" for b in said)
     with pytest.raises(ValueError, match="slideshows"):
         get_cleaner("default", slideshows="keep")
+
+
+_CONSENT = ("<div id='onetrust-consent-sdk'><div class='ot-sdk-container'><p>We process your "
+            "data to deliver content or advertisements and measure the delivery of such content "
+            "or advertisements to extract insights about our website. We share this information "
+            "with our partners on the basis of consent and legitimate interest. You may exercise "
+            "your right to consent or object to a legitimate interest, based on a specific "
+            "purpose below or at a partner level in the link under each purpose.</p>"
+            "<button>Accept all</button></div></div>")
+
+
+def test_a_consent_dialogs_text_is_dropped_and_not_taken_for_the_pages_prose() -> None:
+    # probabilities of a model that keeps the shop's heading and intro, and the consent
+    # dialog's text too (it is prose)
+    from sitesift._native import verdicts_for
+
+    html = _shop_page().replace("</footer>", f"</footer>{_CONSENT}")
+    npage = read_page(page(html))
+    prob = [0.9 if t.startswith(("Kettles", "We process")) else 0.05 for t in npage.texts]
+
+    def kept(conventions: dict[str, str]) -> list[str]:
+        verdicts = verdicts_for(npage, prob, threshold=0.5, balanced=0.5, relative=0.0,
+                                conventions={"listings": "keep", **conventions})
+        return [t for t, k in zip(npage.texts, verdicts, strict=True) if k]
+
+    dropped = kept({"consent": "drop"})
+    assert not any(t.startswith("We process") for t in dropped)
+    # with the dialog's prose out of the count, the page has none: its listing is kept
+    assert "Copper kettle, hand made" in dropped
+    auto = kept({"consent": "auto"})
+    assert any(t.startswith("We process") for t in auto)
+    assert "Copper kettle, hand made" not in auto
+
+
+def test_the_cleaner_says_which_blocks_the_consent_rule_dropped(bundled: object) -> None:
+    story = ("<html><body><article><h1>Harbour to reopen</h1>" + "".join(
+        f"<p>The harbour will reopen on Monday after {n} weeks of repairs to the old sea wall, "
+        f"the port authority said, and the ferries will run again as before.</p>"
+        for n in range(2, 7)) + f"</article>{_CONSENT}</body></html>")
+    cleaned = get_cleaner("default").clean(page(story))
+    assert "The harbour will reopen" in cleaned.text and "We process" not in cleaned.text
+    said = [b for b in cleaned.blocks if "consent=drop" in b.reason]
+    assert said and all(b.label != "content" for b in said)
+    # the model alone keeps the dialog's prose
+    auto = get_cleaner("default", consent="auto").clean(page(story))
+    assert "We process" in auto.text
+    assert not any("consent=drop" in b.reason for b in auto.blocks)
+    with pytest.raises(ValueError, match="consent"):
+        get_cleaner("default", consent="keep")

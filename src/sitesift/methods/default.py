@@ -52,6 +52,11 @@ Conventions the gold corpora disagree on (docs/conventions.md) are switches, eac
   model keeps such captions (they are sentences) and every gold corpus drops them; `auto`
   leaves them to the model. A gallery page, whose captions are its main text, and a
   product's carousel of a few slides are left to the model either way.
+- `consent=drop|auto`: a cookie-consent dialog (an element whose class or id names one:
+  `onetrust-consent-sdk`, `cookie-banner`, Cookiebot's, Didomi's, ...; holding under half
+  the page's text) is dropped, and the rules above do not count its text as the page's
+  (`PageBlocks::in_consent_dialog` in `native/src/blocks.rs`). `drop`, the default: its
+  text is prose the model may keep, and no gold keeps it; `auto` leaves it to the model.
 A section never holds the start of the main text (the first likely block of some length:
 a wrapper named for comments around the story is no comment section); `keep` keeps the
 section's blocks inside the main text's container (the captions of the story's photos, not
@@ -87,7 +92,7 @@ ENV_MODEL = "SITESIFT_DEFAULT_MODEL"
 CONVENTIONS = {"comments": ("auto", "drop"), "captions": ("auto", "drop", "keep"),
                "bylines": ("auto", "drop", "keep"), "dates": ("auto", "drop", "keep"),
                "records": ("keep", "auto"), "listings": ("keep", "auto"),
-               "slideshows": ("drop", "auto")}
+               "slideshows": ("drop", "auto"), "consent": ("drop", "auto")}
 """Each convention switch and its values, the default first (`native/src/conventions.rs`
 holds the same; a test holds them equal)."""
 KEPT = "no verdict: kept"
@@ -131,6 +136,7 @@ class DefaultParams:
     records: str = "keep"
     listings: str = "keep"
     slideshows: str = "drop"
+    consent: str = "drop"
     """Conventions set against the model (`CONVENTIONS`: each switch and its values)."""
 
     def __post_init__(self) -> None:
