@@ -19,10 +19,10 @@
 //! kept is a listing: a shop's category, a job board, a thread whose posts the model
 //! dropped, a blog's index. Its records are its main content, and the model, which never
 //! saw such pages kept, keeps only their heading and intro. There the largest such run,
-//! outside the page's navigation, header, footer, sidebars and related lists (and comments,
-//! unless the kept text is a thread's title and metadata alone: [`beside_main`]), is kept
-//! whole: the records alike to the one the main block is in, or else to the record alike to
-//! most of the run. A page with prose keeps what the model says of its lists.
+//! outside the page's navigation, header, footer, sidebars and related lists
+//! ([`beside_main`]), is kept whole: the records alike to the one the main block is in, or
+//! else to the record alike to most of the run. A page with prose keeps what the model
+//! says of its lists.
 //!
 //! `docs/loco.md` has the figures; `records=auto` and `listings=auto` turn them off.
 
@@ -48,9 +48,6 @@ pub const PROSE_TOKENS: usize = 40;
 pub const LISTING_RATIO: f64 = 4.0;
 /// ...and at least this many tokens.
 pub const MIN_LISTING_TOKENS: usize = 30;
-/// A kept block of this many tokens that ends as a sentence ends is a story's text: its
-/// page is no thread, and the comments under it no listing.
-pub const SENTENCE_TOKENS: usize = 8;
 
 /// An element's kind as a record: its tag and first class name without digits (`li`,
 /// `div.post`), so `post odd` and `post even` are one kind and `post-123` no kind's own.
@@ -212,23 +209,17 @@ fn spread(
 
 /// Where a listing is not: in or under the page's navigation, header, footer, sidebars,
 /// comments, share bars and related lists (by name, or by tag for `nav`, `menu`, `header`,
-/// `footer` and `aside`). Comments are no bar on a `thread`, a page whose kept text is a
-/// title and its metadata at most: there a run of replies is the page (forums name their
-/// posts' container `replies`, `comments`, `js-replyNewMessageContainer`), where under a
-/// short post it is its comments. Two kinds of names say nothing of where the run is:
+/// `footer` and `aside`). Two kinds of names say nothing of where the run is:
 /// - those of the elements holding the main block (`holds_main`), which wrap the main text
 ///   whatever they are called (a body class `sidebar-nav`);
 /// - a class naming the layout an element has (`p-body-main--withSidebar`, `has-sidebar`,
 ///   `no-sidebar`) rather than what it is.
-fn beside_main(pb: &PageBlocks, holds_main: &HashSet<usize>, thread: bool, e: usize) -> bool {
-    let mut names = [
+fn beside_main(pb: &PageBlocks, holds_main: &HashSet<usize>, e: usize) -> bool {
+    let names = [
         "nav", "header", "footer", "sidebar", "comment", "share", "related",
     ]
     .iter()
     .fold(0u32, |bits, n| bits | attr_flag(n));
-    if thread {
-        names &= !attr_flag("comment");
-    }
     let tags = ["nav", "header", "footer", "aside"]
         .iter()
         .fold(0u32, |bits, t| bits | tag_bits(t));
@@ -255,20 +246,6 @@ fn layout_modifier(kind: &str) -> bool {
         Regex::new(r"(?i)(with|has|no|without)[-_]?(sidebar|side-bar|aside|widget|rail)").unwrap()
     })
     .is_match(kind)
-}
-
-/// Is block `b` (of `ntok` tokens) a sentence of a story: `SENTENCE_TOKENS` or more, ending
-/// as a sentence ends, and no heading? A forum thread's title or its counts and dates are
-/// not; a short post's one line of text is.
-fn story_sentence(pb: &PageBlocks, b: usize, ntok: usize) -> bool {
-    let heading = matches!(
-        pb.tags[pb.elem[b]].as_str(),
-        "h1" | "h2" | "h3" | "h4" | "h5" | "h6"
-    );
-    let ends = pb.text[b]
-        .trim_end()
-        .ends_with(['.', '!', '?', '…', '"', '”', '»', '。', '！', '？']);
-    !heading && ntok >= SENTENCE_TOKENS && ends
 }
 
 /// The records of one run that make a listing: those alike (in layout) to the record the
@@ -310,8 +287,6 @@ pub fn listing(pb: &PageBlocks, likely: &[bool], prob: &[f64]) -> Vec<bool> {
         return out;
     }
     let kept: usize = kept_blocks().map(|b| ntok[b]).sum();
-    // a page whose kept text is a title and its metadata at most, no sentence of a story
-    let thread = kept < PROSE_TOKENS && !kept_blocks().any(|b| story_sentence(pb, b, ntok[b]));
     let n_blocks = subtree_sums(pb, |_| 1);
     let tokens = subtree_sums(pb, |b| ntok[b]);
     let mut runs: HashMap<(usize, String), Vec<usize>> = HashMap::new();
@@ -352,7 +327,7 @@ pub fn listing(pb: &PageBlocks, likely: &[bool], prob: &[f64]) -> Vec<bool> {
     listings.sort_by_key(|(up, _, sum)| (std::cmp::Reverse(*sum), *up));
     let Some((_, members, _)) = listings
         .into_iter()
-        .find(|(up, _, _)| !beside_main(pb, &holds_main, thread, *up))
+        .find(|(up, _, _)| !beside_main(pb, &holds_main, *up))
     else {
         return out;
     };
@@ -535,6 +510,7 @@ pub(crate) mod tests {
         for (open, close) in [
             ("<aside><div>", "</div></aside>"),
             ("<div class='related-products'>", "</div>"),
+            ("<div class='comment-list'>", "</div>"),
         ] {
             let html = shop((open, close));
             let (pb, likely, prob) = page(&html, &["All kettles", "Our kettles"]);
@@ -573,46 +549,6 @@ pub(crate) mod tests {
                 .any(|t| t.starts_with("Members") || t.starts_with("Latest")),
             "{got:?}"
         );
-    }
-
-    /// A page of a title above a run of posts in a container named for replies; `intro`
-    /// between them.
-    fn thread(intro: &str) -> String {
-        let posts: String = [
-            (
-                "ann",
-                "How do I keep my sourdough starter alive over the holidays?",
-            ),
-            (
-                "bob",
-                "Feed it once, then keep it in the fridge until you are back.",
-            ),
-            (
-                "cyd",
-                "Dry a spoonful on baking paper as a spare, it keeps for months.",
-            ),
-        ]
-        .iter()
-        .map(|(u, t)| post(u, t))
-        .collect();
-        format!(
-            "<nav><ul><li>Home</li><li>Forums</li></ul></nav><h1>Keeping a starter alive</h1>\
-             {intro}<div class='block-body js-replyContainer'>{posts}</div>"
-        )
-    }
-
-    #[test]
-    fn a_threads_posts_in_a_reply_container_are_its_listing_a_short_posts_comments_not() {
-        // the model kept the thread's title and its counts: the posts are the page
-        let html = thread("<p>23 replies, last post Sep 26</p>");
-        let (pb, likely, prob) = page(&html, &["Keeping a starter", "23 replies"]);
-        let got = kept(&pb, &listing(&pb, &likely, &prob));
-        assert!(got.contains(&"Dry a spoonful on baking paper as a spare, it keeps for months."));
-        assert!(!got.contains(&"Home"), "{got:?}");
-        // the model kept a post's title and its one sentence: the run is its comments
-        let html = thread("<p>My starter survived two weeks of neglect, and here is how.</p>");
-        let (pb, likely, prob) = page(&html, &["Keeping a starter", "My starter"]);
-        assert_eq!(listing(&pb, &likely, &prob), likely);
     }
 
     #[test]

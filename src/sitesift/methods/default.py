@@ -42,8 +42,7 @@ Conventions the gold corpora disagree on (docs/conventions.md) are switches, eac
   and that has a run of alike records holding at least four times what the model kept (a
   shop's category, a job board, a blog's index, a thread whose posts the model dropped)
   keeps the largest such run whole, unless it lies in the navigation, header, footer,
-  a sidebar, comments (unless the kept text is a thread's title and metadata alone) or a
-  related list (`native/src/records.rs`). `keep`, the default,
+  a sidebar, comments or a related list (`native/src/records.rs`). `keep`, the default,
   because the model, trained on stories, keeps only a listing's heading and intro; `auto`
   leaves listings to the model.
 - `slideshows=drop|auto`: a numbered slideshow (a run of counters `1/44`, `2/44`, ... or
