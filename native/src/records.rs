@@ -19,7 +19,7 @@
 //! kept is a listing: a shop's category, a job board, a thread whose posts the model
 //! dropped, a blog's index. Its records are its main content, and the model, which never
 //! saw such pages kept, keeps only their heading and intro. There the largest such run,
-//! outside the page's navigation, header, footer, sidebars and related lists
+//! outside the page's navigation, header, footer, sidebars, comments and related lists
 //! ([`beside_main`]), is kept whole: the records alike to the one the main block is in, or
 //! else to the record alike to most of the run. A page with prose keeps what the model
 //! says of its lists.
