@@ -175,6 +175,9 @@ impl PageBlocks {
     /// one (`consent`) that holds under half of the page's tokens (a `body` class
     /// `cookies-accepted` names the page's state, not a dialog).
     pub fn in_consent_dialog(&self) -> Vec<bool> {
+        if !self.consent.contains(&true) {
+            return vec![false; self.elem.len()];
+        }
         let n_el = self.parent.len();
         let mut tokens = vec![0usize; n_el];
         for (b, &e) in self.elem.iter().enumerate() {
@@ -356,11 +359,20 @@ pub fn names_consent(class: Option<&str>, id: Option<&str>) -> bool {
             .iter()
             .any(|p| w.starts_with(p))
     };
-    [class, id]
-        .into_iter()
-        .flatten()
-        .flat_map(|v| v.split_ascii_whitespace())
-        .any(|w| !taxonomy(w) && re.is_match(w))
+    // (one match over the whole value first: most values name no dialog, and the word-by-word
+    // reading, which `^cc-` needs, is only for those that may)
+    static ANY: OnceLock<Regex> = OnceLock::new();
+    let any = ANY.get_or_init(|| {
+        Regex::new(
+            r"(?i)consent|gdpr|onetrust|cookie|didomi|usercentrics|truste|qc-cmp|sp_message|cc[-_]",
+        )
+        .unwrap()
+    });
+    [class, id].into_iter().flatten().any(|v| {
+        any.is_match(v)
+            && v.split_ascii_whitespace()
+                .any(|w| !taxonomy(w) && re.is_match(w))
+    })
 }
 
 /// Every element and every block of the page's visible tree.
