@@ -169,6 +169,8 @@ def test_warc_store_reads_on_past_a_damaged_record(tmp_path: Path, damage: str) 
     warc.write_bytes(b"".join([
         _member(HttpResponse(base + "pier", b"<html><body><p>Pier</p></body></html>")),
         bad,
+        # an untyped record whose URL does not parse costs itself only
+        _member(HttpResponse("https://[broken/x.css", b"p {}", content_type=None)),
         _member(HttpResponse(base + "site.css", css, content_type="text/css; charset=utf-8")),
         _member(HttpResponse(base + "gone.css", b"p {}", content_type="text/css", status=404)),
         _member(HttpResponse(base + "logo.png", png, content_type=None)),  # typed by its name

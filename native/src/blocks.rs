@@ -130,6 +130,9 @@ pub struct PageBlocks {
     pub kinds: Vec<String>,
     /// whether the element's class or id names a cookie-consent dialog
     pub consent: Vec<bool>,
+    /// whether its `sidebar` keyword (in `flags`) comes only from class words naming the
+    /// layout it has (`p-body-main--withSidebar`, `has-sidebar`), not from what it is
+    pub sidebar_layout: Vec<bool>,
     // blocks
     /// the block's element
     pub elem: Vec<usize>,
@@ -349,7 +352,7 @@ pub fn names_consent(class: Option<&str>, id: Option<&str>) -> bool {
     static RE: OnceLock<Regex> = OnceLock::new();
     let re = RE.get_or_init(|| {
         Regex::new(
-            r"(?i)consent|gdpr|onetrust|cookiebot|didomi|usercentrics|truste|qc-cmp|sp_message|cookie-?law|cookies?[-_]?(banner|notice|bar|popup|modal|dialog|message|wall|settings|preferences|policy|info|alert|box|container|overlay|warning|accept)|^cc[-_](window|banner)",
+            r"(?i)consent|gdpr|onetrust|cookiebot|didomi|usercentrics|truste([-_]|$)|trustarc|qc-cmp|sp_message|cookie-?law|cookies?[-_]?(banner|notice|bar|popup|modal|dialog|message|wall|settings|preferences|policy|info|alert|box|container|overlay|warning|accept)|^cc[-_](window|banner)",
         )
         .unwrap()
     });
@@ -373,6 +376,41 @@ pub fn names_consent(class: Option<&str>, id: Option<&str>) -> bool {
             && v.split_ascii_whitespace()
                 .any(|w| !taxonomy(w) && re.is_match(w))
     })
+}
+
+/// Does a class word name the layout its element has (`p-body-main--withSidebar`,
+/// `has-sidebar`, `no_sidebar`) rather than a sidebar (`sidebar`, `casino-widget`)?
+pub fn layout_word(word: &str) -> bool {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(r"(?i)(^|[._-])(with|has|no|without)[-_]?(sidebar|side-bar|aside|widget|rail)")
+            .unwrap()
+    })
+    .is_match(word)
+}
+
+/// Is an element's `sidebar` keyword only in class words naming a layout: does it go once
+/// those words are left out of its class (id, role and the other words read as before)?
+fn sidebar_only_as_layout<'a>(get: impl Fn(&str) -> Option<&'a str>) -> bool {
+    let Some(class) = get("class") else {
+        return false;
+    };
+    if !class.split_ascii_whitespace().any(layout_word) {
+        return false;
+    }
+    let rest: Vec<&str> = class
+        .split_ascii_whitespace()
+        .filter(|w| !layout_word(w))
+        .collect();
+    let rest = rest.join(" ");
+    let bits = attr_flags(|k| {
+        if k == "class" {
+            Some(rest.as_str())
+        } else {
+            get(k)
+        }
+    });
+    bits & attr_flag("sidebar") == 0
 }
 
 /// Every element and every block of the page's visible tree.
@@ -462,6 +500,8 @@ pub fn walk(view: &View, title: Option<&str>, url: Option<&str>) -> PageBlocks {
                 pb.tag_flags.push(tbits);
                 pb.consent
                     .push(el.has_attrs && names_consent(el.get("class"), el.get("id")));
+                pb.sidebar_layout
+                    .push(own & attr_flag("sidebar") != 0 && sidebar_only_as_layout(|k| el.get(k)));
                 pb.kinds.push(if el.has_attrs {
                     format!("{}.{}", tag, el.get("class").unwrap_or(""))
                 } else {
@@ -548,6 +588,7 @@ mod tests {
             (Some("cookie-banner is-open"), None),
             (None, Some("CybotCookiebotDialog")),
             (Some("qc-cmp2-container"), None),
+            (Some("truste_box_overlay"), Some("truste-consent-track")),
         ] {
             assert!(names_consent(class, id), "{class:?} {id:?}");
         }
@@ -558,10 +599,45 @@ mod tests {
             ),
             (Some("cmp-container"), None), // Adobe's core components, not a consent manager
             (Some("cookie-recipe"), None),
+            (Some("board-of-trustees"), Some("trusted-brands")),
             (None, None),
         ] {
             assert!(!names_consent(class, id), "{class:?} {id:?}");
         }
+    }
+
+    #[test]
+    fn a_sidebar_named_only_by_its_layout_is_told_from_a_sidebar() {
+        for w in [
+            "p-body-main--withSidebar",
+            "has-sidebar",
+            "no_sidebar",
+            "without-widgets",
+        ] {
+            assert!(layout_word(w), "{w}");
+        }
+        for w in [
+            "sidebar",
+            "widget-area",
+            "right-rail",
+            "casino-widget",
+            "piano-sidebar",
+        ] {
+            assert!(!layout_word(w), "{w}");
+        }
+        let html = "<div class='main main--withSidebar'><p>a</p></div>\
+                    <div id='sidebar' class='has-widgets'><p>b</p></div>\
+                    <div class='sidebar has-widgets'><p>c</p></div>\
+                    <div role='complementary' class='with-widgets'><p>d</p></div>";
+        let (pb, _, _) = page(html, &[]);
+        let layout: Vec<bool> = ["a", "b", "c", "d"]
+            .iter()
+            .map(|t| {
+                let b = pb.text.iter().position(|x| x == t).unwrap();
+                pb.sidebar_layout[pb.parent[pb.elem[b]] as usize]
+            })
+            .collect();
+        assert_eq!(layout, [true, false, false, false]);
     }
 
     #[test]

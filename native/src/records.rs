@@ -27,9 +27,6 @@
 //! `docs/loco.md` has the figures; `records=auto` and `listings=auto` turn them off.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::OnceLock;
-
-use regex::Regex;
 
 use crate::blocks::{attr_flag, tag_bits, PageBlocks};
 use crate::text::count_tokens;
@@ -209,11 +206,11 @@ fn spread(
 
 /// Where a listing is not: in or under the page's navigation, header, footer, sidebars,
 /// comments, share bars and related lists (by name, or by tag for `nav`, `menu`, `header`,
-/// `footer` and `aside`). Two kinds of names say nothing of where the run is:
+/// `footer` and `aside`). Two kinds of names (not tags) say nothing of where the run is:
 /// - those of the elements holding the main block (`holds_main`), which wrap the main text
 ///   whatever they are called (a body class `sidebar-nav`);
-/// - a class naming the layout an element has (`p-body-main--withSidebar`, `has-sidebar`,
-///   `no-sidebar`) rather than what it is.
+/// - class words naming the layout an element has (`p-body-main--withSidebar`,
+///   `has-sidebar`) rather than what it is (`PageBlocks::sidebar_layout`).
 fn beside_main(pb: &PageBlocks, holds_main: &HashSet<usize>, e: usize) -> bool {
     let names = [
         "nav", "header", "footer", "sidebar", "comment", "share", "related",
@@ -227,25 +224,15 @@ fn beside_main(pb: &PageBlocks, holds_main: &HashSet<usize>, e: usize) -> bool {
     while x >= 0 {
         let u = x as usize;
         let mut flags = pb.flags[u];
-        if layout_modifier(&pb.kinds[u]) {
+        if pb.sidebar_layout[u] {
             flags &= !attr_flag("sidebar");
         }
-        if !holds_main.contains(&u) && (flags & names != 0 || pb.tag_flags[u] & tags != 0) {
+        if pb.tag_flags[u] & tags != 0 || (!holds_main.contains(&u) && flags & names != 0) {
             return true;
         }
         x = pb.parent[u];
     }
     false
-}
-
-/// Does an element's kind (`tag.class`) name the layout it has (`withSidebar`,
-/// `has-sidebar`, `no_sidebar`) rather than a sidebar?
-fn layout_modifier(kind: &str) -> bool {
-    static RE: OnceLock<Regex> = OnceLock::new();
-    RE.get_or_init(|| {
-        Regex::new(r"(?i)(with|has|no|without)[-_]?(sidebar|side-bar|aside|widget|rail)").unwrap()
-    })
-    .is_match(kind)
 }
 
 /// The records of one run that make a listing: those alike (in layout) to the record the
@@ -558,25 +545,6 @@ pub(crate) mod tests {
         let html = format!("<div class='sidebar-nav-layout'>{html}</div>");
         let (pb, likely, prob) = page(&html, &["All kettles", "Our kettles"]);
         assert_eq!(kept(&pb, &listing(&pb, &likely, &prob)).len(), 2 + 8);
-    }
-
-    #[test]
-    fn layout_modifiers_are_told_from_sidebars() {
-        for kind in [
-            "div.p-body-main--withSidebar",
-            "body.home has-sidebar",
-            "div.no_sidebar",
-        ] {
-            assert!(layout_modifier(kind), "{kind}");
-        }
-        for kind in [
-            "div.sidebar",
-            "aside.widget-area",
-            "div.right-rail",
-            "div.sidebar-left",
-        ] {
-            assert!(!layout_modifier(kind), "{kind}");
-        }
     }
 
     #[test]

@@ -150,8 +150,15 @@ def _no_fragment(url: str) -> str:
 
 
 def _kind(url: str | None, content_type: str | None) -> str:
-    """A response's type: its Content-Type, else guessed from its URL's file name."""
-    return content_type or mimetypes.guess_type(urlsplit(url or "").path)[0] or ""
+    """A response's type: its Content-Type, else guessed from its URL's file name (none
+    from a URL that does not parse: that record is missing, not the store)."""
+    if content_type:
+        return content_type
+    try:
+        path = urlsplit(url or "").path
+    except ValueError:  # e.g. "https://[broken/x": an unclosed IPv6 bracket
+        return ""
+    return mimetypes.guess_type(path)[0] or ""
 
 
 def _kept(content_type: str) -> bool:
