@@ -182,15 +182,7 @@ impl PageBlocks {
             return vec![false; self.elem.len()];
         }
         let n_el = self.parent.len();
-        let mut tokens = vec![0usize; n_el];
-        for (b, &e) in self.elem.iter().enumerate() {
-            tokens[e] += crate::text::count_tokens(&self.text[b]);
-        }
-        for e in (0..n_el).rev() {
-            if self.parent[e] >= 0 {
-                tokens[self.parent[e] as usize] += tokens[e];
-            }
-        }
+        let tokens = self.subtree_sums(|b| crate::text::count_tokens(&self.text[b]));
         let total: usize = (0..n_el)
             .filter(|&e| self.parent[e] < 0)
             .map(|e| tokens[e])
@@ -202,6 +194,22 @@ impl PageBlocks {
                 (self.consent[e] && 2 * tokens[e] < total) || (up >= 0 && inside[up as usize]);
         }
         self.elem.iter().map(|&e| inside[e]).collect()
+    }
+
+    /// Per element, the sum of `per_block` over the blocks in its subtree (elements come in
+    /// preorder: children after parents).
+    pub fn subtree_sums(&self, per_block: impl Fn(usize) -> usize) -> Vec<usize> {
+        let n_el = self.parent.len();
+        let mut sum = vec![0usize; n_el];
+        for (b, &e) in self.elem.iter().enumerate() {
+            sum[e] += per_block(b);
+        }
+        for e in (0..n_el).rev() {
+            if self.parent[e] >= 0 {
+                sum[self.parent[e] as usize] += sum[e];
+            }
+        }
+        sum
     }
 
     /// Per element, whether it is `root` or lies under it (elements come in preorder,

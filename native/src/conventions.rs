@@ -78,30 +78,20 @@ impl Conventions {
     pub fn parse<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Result<Self, String> {
         let mut c = Conventions::default();
         for (kind, rule) in pairs {
-            if kind == "records" || kind == "listings" {
-                let on = match rule {
-                    "keep" => true,
+            // the on/off switches: the rule that turns each on, or `auto`
+            let switch = match kind {
+                "records" => Some((&mut c.records, "keep")),
+                "listings" => Some((&mut c.listings, "keep")),
+                "slideshows" => Some((&mut c.slideshows, "drop")),
+                "consent" => Some((&mut c.consent, "drop")),
+                _ => None,
+            };
+            if let Some((on, word)) = switch {
+                *on = match rule {
                     "auto" => false,
-                    _ => return Err(format!("{kind}={rule}: use keep or auto")),
+                    r if r == word => true,
+                    _ => return Err(format!("{kind}={rule}: use {word} or auto")),
                 };
-                if kind == "records" {
-                    c.records = on;
-                } else {
-                    c.listings = on;
-                }
-                continue;
-            }
-            if kind == "slideshows" || kind == "consent" {
-                let on = match rule {
-                    "drop" => true,
-                    "auto" => false,
-                    _ => return Err(format!("{kind}={rule}: use drop or auto")),
-                };
-                if kind == "slideshows" {
-                    c.slideshows = on;
-                } else {
-                    c.consent = on;
-                }
                 continue;
             }
             let Some(k) = KINDS.iter().position(|&x| x == kind) else {

@@ -72,22 +72,6 @@ pub(crate) fn main_block(pb: &PageBlocks, likely: &[bool], prob: &[f64]) -> Opti
         .map(|(b, _)| b)
 }
 
-/// Per element, the sum of `per_block` over the blocks in its subtree (elements come in
-/// preorder: children after parents).
-fn subtree_sums(pb: &PageBlocks, per_block: impl Fn(usize) -> usize) -> Vec<usize> {
-    let n_el = pb.parent.len();
-    let mut sum = vec![0usize; n_el];
-    for (b, &e) in pb.elem.iter().enumerate() {
-        sum[e] += per_block(b);
-    }
-    for e in (0..n_el).rev() {
-        if pb.parent[e] >= 0 {
-            sum[pb.parent[e] as usize] += sum[e];
-        }
-    }
-    sum
-}
-
 /// Each element's blocks.
 fn blocks_by_elem(pb: &PageBlocks) -> Vec<Vec<usize>> {
     let mut by_elem: Vec<Vec<usize>> = vec![Vec::new(); pb.parent.len()];
@@ -141,7 +125,7 @@ pub fn propagate(pb: &PageBlocks, likely: &[bool], prob: &[f64]) -> Vec<bool> {
     let Some(main) = main_block(pb, likely, prob) else {
         return out;
     };
-    let n_blocks = subtree_sums(pb, |_| 1);
+    let n_blocks = pb.subtree_sums(|_| 1);
     // A run the main block is in has one of its ancestors as record: each ancestor with
     // blocks enough gives the record kind of a possible run among its parent's children.
     let mut kind_under: HashMap<usize, String> = HashMap::new();
@@ -274,8 +258,8 @@ pub fn listing(pb: &PageBlocks, likely: &[bool], prob: &[f64]) -> Vec<bool> {
         return out;
     }
     let kept: usize = kept_blocks().map(|b| ntok[b]).sum();
-    let n_blocks = subtree_sums(pb, |_| 1);
-    let tokens = subtree_sums(pb, |b| ntok[b]);
+    let n_blocks = pb.subtree_sums(|_| 1);
+    let tokens = pb.subtree_sums(|b| ntok[b]);
     let mut runs: HashMap<(usize, String), Vec<usize>> = HashMap::new();
     for (e, &blocks) in n_blocks.iter().enumerate() {
         let Ok(up) = usize::try_from(pb.parent[e]) else {
