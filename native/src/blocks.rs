@@ -150,6 +150,8 @@ pub struct PageBlocks {
     pub nearest: Vec<[i64; N_NEAR]>,
     pub title: String,
     pub url: Option<String>,
+    /// what kind of page it is (set by `pipeline::prepare`, which reads the whole document)
+    pub kind: crate::kind::PageKind,
 }
 
 impl PageBlocks {

@@ -1618,9 +1618,13 @@ fn check_bracketed_host(host: &str) -> Result<(), ()> {
 
 /// The path of a page's URL (of the archived URL for Wayback Machine copies).
 pub fn url_path(url: &str) -> String {
-    let Ok(parts) = urlsplit(url) else {
-        return String::new();
-    };
+    url_parts(url).map(|(_, path)| path).unwrap_or_default()
+}
+
+/// The network location (host, maybe with user and port) and path of a page's URL, of the
+/// archived URL for Wayback Machine copies; `None` where `urlsplit` raises.
+pub fn url_parts(url: &str) -> Option<(String, String)> {
+    let parts = urlsplit(url).ok()?;
     if parts.netloc.contains("archive.org") {
         if let Some(cap) = wayback_re().captures(&parts.path) {
             let inner = cap.get(1).map_or("", |g| g.as_str());
@@ -1629,10 +1633,13 @@ pub fn url_path(url: &str) -> String {
             } else {
                 Cow::Owned(format!("http://{inner}"))
             };
-            return urlsplit(&target).map(|p| p.path).unwrap_or_default();
+            return Some(
+                urlsplit(&target)
+                    .map_or_else(|()| (String::new(), String::new()), |p| (p.netloc, p.path)),
+            );
         }
     }
-    parts.path
+    Some((parts.netloc, parts.path))
 }
 
 #[cfg(test)]
@@ -1796,6 +1803,7 @@ mod tests {
             nearest: vec![[-1; N_NEAR]; 5],
             title: "Big News Title".to_string(),
             url: Some("https://web.archive.org/web/2019/http://ex.com/a/b2/c".to_string()),
+            kind: Default::default(),
         }
     }
 

@@ -6,9 +6,11 @@
 pub mod blocks;
 pub mod context;
 pub mod conventions;
+pub mod declared;
 pub mod dom;
 pub mod features;
 pub mod forest;
+pub mod kind;
 pub mod parse;
 pub mod pipeline;
 pub mod records;

@@ -94,6 +94,7 @@ fn prepare_marked(
     mark("tree");
     let mut pb = walk(&view, t.as_deref(), url);
     mark("blocks");
+    let kind = crate::kind::PageKind::read(&arena, url);
     let mut revealed = false;
     if show_hidden && reveal(&mut arena, html, visible_tokens(&pb.text)) > 0 {
         if let Some(body) = arena.html_child("body") {
@@ -102,6 +103,7 @@ fn prepare_marked(
             revealed = true;
         }
     }
+    pb.kind = kind;
     let prepared = Prepared {
         view,
         pb,

@@ -18,11 +18,24 @@
 //! `PROSE_TOKENS`) and that has a run of alike records holding several times what the model
 //! kept is a listing: a shop's category, a job board, a thread whose posts the model
 //! dropped, a blog's index. Its records are its main content, and the model, which never
-//! saw such pages kept, keeps only their heading and intro. There the largest such run,
+//! saw such pages kept, keeps only their heading and intro. There the largest listing,
 //! outside the page's navigation, header, footer, sidebars, comments and related lists
 //! ([`beside_main`]), is kept whole: the records alike to the one the main block is in, or
-//! else to the record alike to most of the run. A page with prose keeps what the model
-//! says of its lists.
+//! else to the record alike to most of the run, and runs of one record kind under several
+//! parents (a front page's sections of cards) are one listing.
+//!
+//! The kept text may also be a listing's intro: one paragraph of prose and at most
+//! `INTRO_TOKENS` in all. Then one run is the listing, when it holds `INTRO_RATIO` times the
+//! kept text, fills `INTRO_COMPACT` of the element holding it and the main block (a
+//! listing and its intro are that element's content; a short post's sidebar is a column of
+//! a page that holds more) and is 30 % or more link text (`INTRO_LINK_SHARE`: a
+//! listing's items are linked titles, the comments under a short post unlinked prose).
+//! Other pages with prose keep what the model says of their lists.
+//!
+//! On a forum ([`crate::kind::PageKind`]: its URL, a declared `DiscussionForumPosting` or
+//! `QAPage`, forum software as its generator) a container named for comments or replies
+//! bars no listing, and the posts need no links: there they are the thread, where on a
+//! blog they are the comments under a post, named the same.
 //!
 //! `docs/loco.md` has the figures; `records=auto` and `listings=auto` turn them off.
 
@@ -45,6 +58,14 @@ pub const PROSE_TOKENS: usize = 40;
 pub const LISTING_RATIO: f64 = 4.0;
 /// ...and at least this many tokens.
 pub const MIN_LISTING_TOKENS: usize = 30;
+/// Kept text of one prose block and at most this many tokens may be a listing's intro...
+pub const INTRO_TOKENS: usize = 120;
+/// ...when a listing holds this many times its tokens...
+pub const INTRO_RATIO: f64 = 8.0;
+/// ...fills this share of the lowest element holding it and the main block...
+pub const INTRO_COMPACT: f64 = 0.4;
+/// ...and this share of its text is link text (not on a forum).
+pub const INTRO_LINK_SHARE: f64 = 0.3;
 
 /// An element's kind as a record: its tag and first class name without digits (`li`,
 /// `div.post`), so `post odd` and `post even` are one kind and `post-123` no kind's own.
@@ -196,11 +217,14 @@ fn spread(
 /// - class words naming the layout an element has (`p-body-main--withSidebar`,
 ///   `has-sidebar`) rather than what it is (`PageBlocks::sidebar_layout`).
 fn beside_main(pb: &PageBlocks, holds_main: &HashSet<usize>, e: usize) -> bool {
-    let names = [
+    let mut names = [
         "nav", "header", "footer", "sidebar", "comment", "share", "related",
     ]
     .iter()
     .fold(0u32, |bits, n| bits | attr_flag(n));
+    if pb.kind.forum {
+        names &= !attr_flag("comment");
+    }
     let tags = ["nav", "header", "footer", "aside"]
         .iter()
         .fold(0u32, |bits, t| bits | tag_bits(t));
@@ -248,16 +272,28 @@ fn listing_records(
         .collect()
 }
 
-/// `likely` with the records of the page's listing, where its kept text holds no prose
-/// (see the module's note; `prob` picks the main block).
+/// A listing: its records, their tokens and the parents of its runs.
+#[derive(Default)]
+struct Listing {
+    records: Vec<usize>,
+    tokens: usize,
+    parents: Vec<usize>,
+}
+
+/// `likely` with the records of the page's listing, where its kept text holds no prose or
+/// a listing's intro at most (see the module's note; `prob` picks the main block).
 pub fn listing(pb: &PageBlocks, likely: &[bool], prob: &[f64]) -> Vec<bool> {
     let mut out = likely.to_vec();
     let ntok: Vec<usize> = pb.text.iter().map(|t| count_tokens(t)).collect();
     let kept_blocks = || (0..likely.len()).filter(|&b| likely[b]);
-    if kept_blocks().any(|b| ntok[b] >= PROSE_TOKENS) {
+    let kept: usize = kept_blocks().map(|b| ntok[b]).sum();
+    let prose = kept_blocks().filter(|&b| ntok[b] >= PROSE_TOKENS).count();
+    let intro = prose > 0;
+    if prose > 1 || (intro && kept > INTRO_TOKENS) {
         return out;
     }
-    let kept: usize = kept_blocks().map(|b| ntok[b]).sum();
+    let ratio = if intro { INTRO_RATIO } else { LISTING_RATIO };
+    let enough = |sum: usize| sum >= MIN_LISTING_TOKENS && sum as f64 >= ratio * kept as f64;
     let n_blocks = pb.subtree_sums(|_| 1);
     let tokens = pb.subtree_sums(|b| ntok[b]);
     let mut runs: HashMap<(usize, String), Vec<usize>> = HashMap::new();
@@ -269,6 +305,19 @@ pub fn listing(pb: &PageBlocks, likely: &[bool], prob: &[f64]) -> Vec<bool> {
             runs.entry((up, record_kind(pb, e))).or_default().push(e);
         }
     }
+    runs.retain(|_, records| records.len() >= MIN_RECORDS);
+    // (the alike records hold at most their runs' tokens: a kind whose runs are too small
+    // as a whole is passed over before their layouts, which walk the page, are read)
+    let mut of_kind: HashMap<&str, usize> = HashMap::new();
+    for ((_, kind), records) in &runs {
+        *of_kind.entry(kind.as_str()).or_default() +=
+            records.iter().map(|&e| tokens[e]).sum::<usize>();
+    }
+    let big_kinds: HashSet<String> = of_kind
+        .into_iter()
+        .filter(|&(_, sum)| enough(sum))
+        .map(|(kind, _)| kind.to_string())
+        .collect();
     let mut holds_main: HashSet<usize> = HashSet::new();
     if let Some(m) = main_block(pb, likely, prob) {
         let mut x = pb.elem[m] as i64;
@@ -278,32 +327,39 @@ pub fn listing(pb: &PageBlocks, likely: &[bool], prob: &[f64]) -> Vec<bool> {
         }
     }
     let by_elem = blocks_by_elem(pb);
-    let enough =
-        |sum: usize| sum >= MIN_LISTING_TOKENS && sum as f64 >= LISTING_RATIO * kept as f64;
-    let mut listings: Vec<(usize, Vec<usize>, usize)> = runs
-        .into_iter()
-        // (the alike records hold at most the whole run's tokens: a run too small as a whole
-        // is passed over before its layouts, which walk the page, are read)
-        .filter(|(_, records)| {
-            records.len() >= MIN_RECORDS && enough(records.iter().map(|&e| tokens[e]).sum())
-        })
-        .filter_map(|((up, _), records)| {
-            let main_in = records.iter().position(|e| holds_main.contains(e));
-            let members = listing_records(pb, &records, &by_elem, main_in);
-            let sum: usize = members.iter().map(|&e| tokens[e]).sum();
-            (members.len() >= MIN_RECORDS && enough(sum)).then_some((up, members, sum))
-        })
-        .collect();
-    // the largest first; on a tie, the earliest in the page
-    listings.sort_by_key(|(up, _, sum)| (std::cmp::Reverse(*sum), *up));
-    let Some((_, members, _)) = listings
-        .into_iter()
-        .find(|(up, _, _)| !beside_main(pb, &holds_main, *up))
+    // runs of one kind under several parents (a front page's sections of cards) are one
+    // listing: (its records, their tokens, the runs' parents). Below an intro a listing is
+    // one run: the columns of a page are runs of one kind too, and their records a short
+    // post's sidebars.
+    let mut listings: HashMap<(String, Option<usize>), Listing> = HashMap::new();
+    for ((up, kind), records) in runs {
+        if !big_kinds.contains(&kind) || beside_main(pb, &holds_main, up) {
+            continue;
+        }
+        let main_in = records.iter().position(|e| holds_main.contains(e));
+        let members = listing_records(pb, &records, &by_elem, main_in);
+        if members.len() < MIN_RECORDS {
+            continue;
+        }
+        let l = listings.entry((kind, intro.then_some(up))).or_default();
+        l.tokens += members.iter().map(|&e| tokens[e]).sum::<usize>();
+        l.records.extend(members);
+        l.parents.push(up);
+    }
+    // the largest; on a tie, the one starting earliest in the page
+    let Some(Listing {
+        records,
+        tokens: sum,
+        parents,
+    }) = listings
+        .into_values()
+        .filter(|l| enough(l.tokens))
+        .min_by_key(|l| (std::cmp::Reverse(l.tokens), l.parents.iter().min().copied()))
     else {
         return out;
     };
     let mut in_listing = vec![false; pb.parent.len()];
-    for e in members {
+    for e in records {
         in_listing[e] = true;
     }
     // (preorder: an element is in the listing where its parent is)
@@ -312,10 +368,56 @@ pub fn listing(pb: &PageBlocks, likely: &[bool], prob: &[f64]) -> Vec<bool> {
             in_listing[e] |= in_listing[up];
         }
     }
+    if intro && !listed_beside_an_intro(pb, &holds_main, &tokens, &in_listing, &parents, sum + kept)
+    {
+        return out;
+    }
     for (b, &e) in pb.elem.iter().enumerate() {
         out[b] |= in_listing[e];
     }
     out
+}
+
+/// Is a listing of `listed` tokens (with the kept intro's) one the kept intro introduces,
+/// and not the comments or a column of links beside a short post?
+/// - It fills `INTRO_COMPACT` of the lowest element holding both it and the main block:
+///   a listing and its intro are the page's content, where a short post and a sidebar are
+///   columns of a page that holds more.
+/// - `INTRO_LINK_SHARE` of its text is link text: a listing's items are linked titles,
+///   comments are unlinked prose (on a forum, the posts are the page, linked or not).
+fn listed_beside_an_intro(
+    pb: &PageBlocks,
+    holds_main: &HashSet<usize>,
+    tokens: &[usize],
+    in_listing: &[bool],
+    parents: &[usize],
+    listed: usize,
+) -> bool {
+    let around = parents
+        .iter()
+        .filter_map(|&up| {
+            let mut x = up as i64;
+            while x >= 0 && !holds_main.contains(&(x as usize)) {
+                x = pb.parent[x as usize];
+            }
+            usize::try_from(x).ok().map(|x| tokens[x])
+        })
+        .max()
+        .unwrap_or(0);
+    if (listed as f64) < INTRO_COMPACT * around as f64 {
+        return false;
+    }
+    if pb.kind.forum {
+        return true;
+    }
+    let (mut link, mut all) = (0i64, 0i64);
+    for (b, &e) in pb.elem.iter().enumerate() {
+        if in_listing[e] {
+            link += pb.link_chars[b];
+            all += pb.text[b].chars().filter(|c| !c.is_whitespace()).count() as i64;
+        }
+    }
+    link as f64 >= INTRO_LINK_SHARE * all as f64
 }
 
 #[cfg(test)]
@@ -553,6 +655,121 @@ pub(crate) mod tests {
         );
         let (pb, likely, prob) = page(&html, &["Kettles", "Our kettles"]);
         assert_eq!(listing(&pb, &likely, &prob), likely);
+    }
+
+    /// A paragraph of about 50 tokens: prose, and short enough to be a listing's intro.
+    const INTRO: &str = "Our kettles are made for every kitchen, from the small shop by the old \
+                         mill at the end of the road, where we have sold kettles since the year \
+                         the mill stopped, and where every one of them is still tested by hand \
+                         before it leaves the shop for a new home.";
+
+    fn kettles(n: usize) -> String {
+        (0..n)
+            .map(|i| {
+                item(
+                    &format!("Kettle number {i} of the shop"),
+                    &format!("Model {i}: steel, one litre."),
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_listing_below_a_short_intro_is_kept() {
+        let html = format!(
+            "<nav><a href='/'>Home</a></nav><main><h1>Kettles</h1><p>{INTRO}</p>\
+             <div class='grid'>{}</div></main><footer><p>Copyright</p></footer>",
+            kettles(40)
+        );
+        let (pb, likely, prob) = page(&html, &["Kettles", "Our kettles"]);
+        let got = kept(&pb, &listing(&pb, &likely, &prob));
+        assert!(got.contains(&"Kettle number 39 of the shop"), "{got:?}");
+        assert!(!got
+            .iter()
+            .any(|t| t.starts_with("Home") || t.starts_with("Copyright")));
+    }
+
+    #[test]
+    fn comments_below_a_short_post_are_no_listing() {
+        // alike records of unlinked text under a post of one paragraph, in its container
+        let comments: String = (0..40)
+            .map(|i| {
+                format!(
+                    "<div class='entry'><p>I think the kettle in this post is a fine one, and \
+                     mine is the same. Number {i}.</p><p class='posted'>Posted by reader {i}</p></div>"
+                )
+            })
+            .collect();
+        let html = format!("<div class='post'><h1>Kettles</h1><p>{INTRO}</p>{comments}</div>");
+        let (pb, likely, prob) = page(&html, &["Kettles", "Our kettles"]);
+        assert_eq!(listing(&pb, &likely, &prob), likely);
+    }
+
+    #[test]
+    fn links_in_another_column_than_a_short_post_are_no_listing() {
+        // the page's columns: the post, a column of linked records, and a column of text;
+        // the records fill little of the page around the post
+        let other = "A long letter from the editor that nobody reads. ".repeat(150);
+        let html = format!(
+            "<div id='page'><div id='alpha'><div class='module'>{}</div></div>\
+             <div id='beta'><h1>Kettles</h1><p>{INTRO}</p></div>\
+             <div id='gamma'><p>{other}</p></div></div>",
+            kettles(40)
+        );
+        let (pb, likely, prob) = page(&html, &["Kettles", "Our kettles"]);
+        assert_eq!(listing(&pb, &likely, &prob), likely);
+    }
+
+    #[test]
+    fn sections_of_alike_cards_are_one_listing() {
+        // a front page: a heading the model kept, then sections of cards under their own
+        // headings; each section alone holds too little to be the listing
+        let section = |name: &str| {
+            format!(
+                "<section><h2>{name}</h2><div class='cards'>{}</div></section>",
+                kettles(3)
+            )
+        };
+        let html = format!(
+            "<main><h1>Kettles today</h1>{}{}{}{}</main>",
+            section("Steel"),
+            section("Copper"),
+            section("Glass"),
+            section("Enamel")
+        );
+        let (pb, likely, prob) = page(&html, &["Kettles today"]);
+        let got = kept(&pb, &listing(&pb, &likely, &prob));
+        assert_eq!(
+            got.iter()
+                .filter(|t| t.starts_with("Kettle number"))
+                .count(),
+            12,
+            "{got:?}"
+        );
+    }
+
+    #[test]
+    fn on_a_forum_a_container_named_for_replies_bars_no_listing() {
+        // a thread's title, and its posts in a container named for replies, as a forum's
+        // software writes them; elsewhere those are a post's comments
+        let posts: String = ["ann", "bob", "cyd", "dan"]
+            .iter()
+            .map(|u| {
+                format!(
+                    "<article class='message'><div class='user'>{u}</div>\
+                     <div class='body'>Feed the starter once, then keep it cold until you are \
+                     back home again, says {u}.</div></article>"
+                )
+            })
+            .collect();
+        let html = format!(
+            "<h1>Keeping a starter alive</h1><div class='block-body js-replyContainer'>{posts}</div>"
+        );
+        let (mut pb, likely, prob) = page(&html, &["Keeping a starter"]);
+        assert_eq!(listing(&pb, &likely, &prob), likely);
+        pb.kind.forum = true;
+        let got = kept(&pb, &listing(&pb, &likely, &prob));
+        assert!(got.iter().any(|t| t.ends_with("says dan.")), "{got:?}");
     }
 
     #[test]

@@ -41,10 +41,12 @@ Conventions the gold corpora disagree on (docs/conventions.md) are switches, eac
 - `listings=keep|auto`: a page whose kept text holds no prose (no kept block of 40 tokens)
   and that has a run of alike records holding at least four times what the model kept (a
   shop's category, a job board, a blog's index, a thread whose posts the model dropped)
-  keeps the largest such run whole, unless it lies in the navigation, header, footer,
-  a sidebar, comments or a related list (`native/src/records.rs`). `keep`, the default,
-  because the model, trained on stories, keeps only a listing's heading and intro; `auto`
-  leaves listings to the model.
+  keeps the largest such run whole (runs of one kind in several sections together),
+  unless it lies in the navigation, header, footer, a sidebar, comments (not on a forum)
+  or a related list; so does a page whose kept text is a listing's short intro, for a run
+  of linked records eight times its size that fills the intro's part of the page
+  (`native/src/records.rs`). `keep`, the default, because the model, trained on stories,
+  keeps only a listing's heading and intro; `auto` leaves listings to the model.
 - `slideshows=drop|auto`: a numbered slideshow (a run of counters `1/44`, `2/44`, ... or
   `3 of 18` stating 10 slides or more) lying beside the main text, with the page's main
   block and some of its prose outside it, is dropped whole (`native/src/slideshow.rs`):

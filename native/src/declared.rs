@@ -1,0 +1,128 @@
+//! What a page declares of itself: the `@type`s of its JSON-LD and the software that made
+//! it (`<meta name="generator">`).
+//!
+//! These declarations mean the same on every site (schema.org's vocabulary, a product's
+//! own name), so a rule after the model can lean on them where the model, trained on other
+//! corpora, has not learnt a site's markup.
+//!
+//! Only the type names are read: a regular expression over each `application/ld+json`
+//! script finds every `"@type"` value (a string or an array of strings), which costs one
+//! linear scan of the script and no JSON tree. A truncated or malformed script declares
+//! the names spelt out whole before the damage.
+
+use std::sync::OnceLock;
+
+use regex::Regex;
+
+use crate::parse::{attr, Arena, Data, NONE};
+
+/// The page's declarations, as written (type names without a `schema.org/` prefix).
+#[derive(Default, Debug, Clone, PartialEq, Eq)]
+pub struct Declared {
+    /// every JSON-LD `@type`, in order of first appearance
+    pub ld_types: Vec<String>,
+    /// the content of the first `<meta name="generator">`
+    pub generator: Option<String>,
+}
+
+fn type_re() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| Regex::new(r#""@type"\s*:\s*(\[[^\]]*\]|"[^"]*")"#).unwrap())
+}
+
+fn name_re() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| Regex::new(r#""([^"]*)""#).unwrap())
+}
+
+impl Declared {
+    /// The declarations anywhere in the document (JSON-LD sits in the head or the body).
+    pub fn read(a: &Arena) -> Declared {
+        let mut out = Declared::default();
+        for i in a.descendants(0) {
+            match a.tag(i) {
+                Some("meta") if out.generator.is_none() => {
+                    let attrs = a.attrs(i);
+                    if attr(attrs, "name")
+                        .is_some_and(|n| n.trim().eq_ignore_ascii_case("generator"))
+                    {
+                        out.generator =
+                            Some(attr(attrs, "content").unwrap_or("").trim().to_string());
+                    }
+                }
+                Some("script")
+                    if attr(a.attrs(i), "type")
+                        .is_some_and(|t| t.trim().eq_ignore_ascii_case("application/ld+json")) =>
+                {
+                    out.read_ld(&script_text(a, i));
+                }
+                _ => {}
+            }
+        }
+        out
+    }
+
+    fn read_ld(&mut self, json: &str) {
+        for m in type_re().captures_iter(json) {
+            for n in name_re().captures_iter(&m[1]) {
+                let name = n[1].trim().rsplit('/').next().unwrap_or("");
+                if !name.is_empty() && !self.ld_types.iter().any(|t| t == name) {
+                    self.ld_types.push(name.to_string());
+                }
+            }
+        }
+    }
+}
+
+/// A script element's text (its text children, as the parser left them).
+fn script_text(a: &Arena, i: u32) -> String {
+    let mut text = String::new();
+    let mut c = a.nodes[i as usize].first;
+    while c != NONE {
+        if let Data::Text(t) = &a.nodes[c as usize].data {
+            text.push_str(t);
+        }
+        c = a.nodes[c as usize].next;
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parse::parse;
+
+    fn declared(head: &str, body: &str) -> Declared {
+        Declared::read(&parse(&format!(
+            "<html><head>{head}</head><body>{body}</body></html>"
+        )))
+    }
+
+    #[test]
+    fn json_ld_types_and_the_generator_are_read_wherever_they_are() {
+        let d = declared(
+            "<meta name='Generator' content=' XenForo 2.2 '>\
+             <meta name='generator' content='second'>\
+             <script type='application/ld+json'>{\"@context\": \"https://schema.org\", \
+             \"@graph\": [{\"@type\": \"WebPage\"}, {\"@type\": [\"Organization\", \
+             \"https://schema.org/LocalBusiness\"]}]}</script>",
+            "<script type='application/ld+json'>{\"@type\":\"Service\",\"name\":\"@type\"}</script>",
+        );
+        assert_eq!(d.generator.as_deref(), Some("XenForo 2.2"));
+        assert_eq!(
+            d.ld_types,
+            ["WebPage", "Organization", "LocalBusiness", "Service"]
+        );
+    }
+
+    #[test]
+    fn other_scripts_and_a_truncated_one_declare_what_they_spell_out() {
+        let d = declared(
+            "<script type='text/javascript'>var x = {\"@type\": \"NewsArticle\"};</script>\
+             <script type='application/ld+json'>{\"@type\": \"Product\", \"offers\": {\"@type\": [\"Off</script>",
+            "",
+        );
+        assert_eq!(d.ld_types, ["Product"]);
+        assert_eq!(declared("", "<p>text</p>"), Declared::default());
+    }
+}
