@@ -40,15 +40,18 @@ pub const LISTINGS: usize = KINDS.len() + 1;
 pub const SLIDESHOWS: usize = KINDS.len() + 2;
 /// The section index of a block that `consent=drop` took out.
 pub const CONSENT: usize = KINDS.len() + 3;
+/// The section index of a block that `articles=keep` brought in.
+pub const ARTICLES: usize = KINDS.len() + 4;
 
 /// The name of what decided a block against the model: a `KINDS` entry, `records`,
-/// `listings`, `slideshows` or `consent`.
+/// `listings`, `slideshows`, `consent` or `articles`.
 pub fn decided_by(k: usize) -> &'static str {
     match k {
         RECORDS => "records",
         LISTINGS => "listings",
         SLIDESHOWS => "slideshows",
         CONSENT => "consent",
+        ARTICLES => "articles",
         _ => KINDS[k],
     }
 }
@@ -69,12 +72,15 @@ pub struct Conventions {
     /// `consent=drop`: a cookie-consent dialog's text is dropped
     /// (`PageBlocks::in_consent_dialog`); `auto` leaves it to the model
     pub consent: bool,
+    /// `articles=keep`: where the kept text holds no prose, the prose of the `<article>`
+    /// holding the main block is kept (`article::prose`); `auto` leaves it to the model
+    pub articles: bool,
 }
 
 impl Conventions {
     /// From `(kind, rule)` pairs: kinds of `KINDS`, rules `auto`, `drop` or `keep`
-    /// (comments: `auto` or `drop`), `records` and `listings`: `keep` or `auto`, and
-    /// `slideshows` and `consent`: `drop` or `auto`.
+    /// (comments: `auto` or `drop`), `records`, `listings` and `articles`: `keep` or
+    /// `auto`, and `slideshows` and `consent`: `drop` or `auto`.
     pub fn parse<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Result<Self, String> {
         let mut c = Conventions::default();
         for (kind, rule) in pairs {
@@ -84,6 +90,7 @@ impl Conventions {
                 "listings" => Some((&mut c.listings, "keep")),
                 "slideshows" => Some((&mut c.slideshows, "drop")),
                 "consent" => Some((&mut c.consent, "drop")),
+                "articles" => Some((&mut c.articles, "keep")),
                 _ => None,
             };
             if let Some((on, word)) = switch {
@@ -96,7 +103,7 @@ impl Conventions {
             }
             let Some(k) = KINDS.iter().position(|&x| x == kind) else {
                 return Err(format!(
-                    "unknown convention {kind:?}: use one of {}, records, listings, slideshows, consent",
+                    "unknown convention {kind:?}: use one of {}, records, listings, slideshows, consent, articles",
                     KINDS.join(", ")
                 ));
             };
@@ -118,7 +125,7 @@ impl Conventions {
     }
 
     /// Does any section rule speak against the model (`records`, `listings`,
-    /// `slideshows` and `consent` aside)?
+    /// `slideshows`, `consent` and `articles` aside)?
     pub fn any(&self) -> bool {
         self.rules.iter().any(|&r| r != Rule::Auto)
     }
@@ -267,15 +274,26 @@ mod tests {
         let k = Conventions::parse([("consent", "drop")]).unwrap();
         assert!(k.consent && !k.slideshows && !k.any() && !Conventions::default().consent);
         assert!(Conventions::parse([("consent", "keep")]).is_err());
+        let a = Conventions::parse([("articles", "keep")]).unwrap();
+        assert!(a.articles && !a.any() && !Conventions::default().articles);
+        assert!(Conventions::parse([("articles", "drop")]).is_err());
         assert_eq!(
             (
                 decided_by(0),
                 decided_by(RECORDS),
                 decided_by(LISTINGS),
                 decided_by(SLIDESHOWS),
-                decided_by(CONSENT)
+                decided_by(CONSENT),
+                decided_by(ARTICLES)
             ),
-            ("comments", "records", "listings", "slideshows", "consent")
+            (
+                "comments",
+                "records",
+                "listings",
+                "slideshows",
+                "consent",
+                "articles"
+            )
         );
     }
 

@@ -3,6 +3,7 @@
 //! forests, site evidence, verdicts and the rendered blocks), exposed to Python as
 //! `sitesift._native` when built with the `python` feature.
 
+pub mod article;
 pub mod blocks;
 pub mod context;
 pub mod conventions;

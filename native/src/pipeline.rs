@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use crate::blocks::{walk, PageBlocks};
 use crate::context::context_features;
-use crate::conventions::{Conventions, CONSENT, LISTINGS, RECORDS, SLIDESHOWS};
+use crate::conventions::{Conventions, ARTICLES, CONSENT, LISTINGS, RECORDS, SLIDESHOWS};
 use crate::dom::{base_href, build_view, title, View};
 use crate::features::{ancestors, block_features, N_FEATURES};
 use crate::forest::Forest;
@@ -270,29 +270,38 @@ pub fn verdicts(p: &Prepared, prob: &[f64], cut: Cut) -> Vec<Option<Verdict>> {
     } else {
         from_records.clone()
     };
-    let slides = if cut.conventions.slideshows {
-        crate::slideshow::beside_main(&p.pb, &listed)
+    // (the same: a page sure to have no main content has no article text either)
+    let told = if cut.conventions.articles && c.is_finite() {
+        crate::article::prose(&p.pb, &listed, prob)
     } else {
-        vec![false; listed.len()]
+        listed.clone()
     };
-    let likely: Vec<bool> = (0..listed.len())
-        .map(|b| listed[b] && !slides[b] && !consent[b])
+    let slides = if cut.conventions.slideshows {
+        crate::slideshow::beside_main(&p.pb, &told)
+    } else {
+        vec![false; told.len()]
+    };
+    let likely: Vec<bool> = (0..told.len())
+        .map(|b| told[b] && !slides[b] && !consent[b])
         .collect();
     let decided = crate::conventions::apply(&p.pb, &p.view, &likely, cut.conventions);
     let mut out = vec![None; p.view.elems.len()];
     for (b, &e) in p.pb.elem.iter().enumerate() {
         let v = p.view.preorder[e] as usize;
-        // a block a record alike to the main text's or a listing brought in says so
-        // (`records=keep`, `listings=keep`), and a kept block a slideshow beside the main
-        // text or a consent dialog took out (`slideshows=drop`, `consent=drop`)
+        // a block a record alike to the main text's, a listing or an article brought in
+        // says so (`records=keep`, `listings=keep`, `articles=keep`), and a kept block a
+        // slideshow beside the main text or a consent dialog took out (`slideshows=drop`,
+        // `consent=drop`)
         let brought = if consent[b] {
             (prob[b] >= c).then_some((CONSENT, false))
         } else if slides[b] {
-            listed[b].then_some((SLIDESHOWS, false))
+            told[b].then_some((SLIDESHOWS, false))
         } else if from_records[b] && !sure[b] {
             Some((RECORDS, true))
+        } else if listed[b] && !from_records[b] {
+            Some((LISTINGS, true))
         } else {
-            (likely[b] && !from_records[b]).then_some((LISTINGS, true))
+            (likely[b] && !listed[b]).then_some((ARTICLES, true))
         };
         let decided = decided[b].or(brought);
         out[v] = Some(Verdict {

@@ -216,7 +216,7 @@ fn spread(
 ///   whatever they are called (a body class `sidebar-nav`);
 /// - class words naming the layout an element has (`p-body-main--withSidebar`,
 ///   `has-sidebar`) rather than what it is (`PageBlocks::sidebar_layout`).
-fn beside_main(pb: &PageBlocks, holds_main: &HashSet<usize>, e: usize) -> bool {
+pub(crate) fn beside_main(pb: &PageBlocks, holds_main: &HashSet<usize>, e: usize) -> bool {
     let mut names = [
         "nav", "header", "footer", "sidebar", "comment", "share", "related",
     ]

@@ -403,6 +403,30 @@ def test_the_cleaner_says_which_blocks_the_listing_brought_in(bundled: object) -
         get_cleaner("default", listings="drop")
 
 
+def test_an_articles_text_is_kept_where_the_model_kept_only_its_heading() -> None:
+    # a model sure of the heading alone (filler it never learnt from): articles=keep, the
+    # default, keeps the <article>'s prose, not the navigation or the footer beside it
+    from sitesift._native import verdicts_for
+
+    lorem = ("Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor "
+             "incididunt ut labore et dolore magna aliqua. Ut enim ad minim veniam, quis "
+             "nostrud exercitation ullamco laboris nisi ut aliquip ex ea commodo consequat. "
+             "Duis aute irure dolor in reprehenderit in voluptate velit esse cillum dolore.")
+    html = (f"<html><body><nav><a href='/'>Home</a> <a href='/b'>Blog</a></nav><article>"
+            f"<h1>Tempor incididunt</h1><div>{lorem}</div><div>{lorem}</div></article>"
+            f"<footer><p>{lorem}</p></footer></body></html>")
+    npage = read_page(page(html))
+    prob = [0.9 if t == "Tempor incididunt" else 0.05 for t in npage.texts]
+
+    def kept(conventions: dict[str, str]) -> list[str]:
+        verdicts = verdicts_for(npage, prob, threshold=0.5, balanced=0.5, relative=0.0,
+                                conventions=conventions)
+        return [t for t, k in zip(npage.texts, verdicts, strict=True) if k]
+
+    assert kept({"articles": "keep"}) == ["Tempor incididunt", lorem, lorem]
+    assert kept({"articles": "auto"}) == ["Tempor incididunt"]
+
+
 def test_the_convention_switches_are_those_the_core_knows() -> None:
     from sitesift._native import clean as native_clean
     from sitesift.methods.default import CONVENTIONS

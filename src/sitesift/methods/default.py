@@ -59,6 +59,10 @@ Conventions the gold corpora disagree on (docs/conventions.md) are switches, eac
   the page's text) is dropped, and the rules above do not count its text as the page's
   (`PageBlocks::in_consent_dialog` in `native/src/blocks.rs`). `drop`, the default: its
   text is prose the model may keep, and no gold keeps it; `auto` leaves it to the model.
+- `articles=keep|auto`: where the kept text holds no prose and the main block (a heading,
+  say) lies in an `<article>`, that article's prose-length blocks of little link text are
+  kept (`native/src/article.rs`). `keep`, the default: the page says where its story is,
+  and the model missed text unlike what it learnt from; `auto` leaves it to the model.
 A section never holds the start of the main text (the first likely block of some length:
 a wrapper named for comments around the story is no comment section); `keep` keeps the
 section's blocks inside the main text's container (the captions of the story's photos, not
@@ -94,7 +98,8 @@ ENV_MODEL = "SITESIFT_DEFAULT_MODEL"
 CONVENTIONS = {"comments": ("auto", "drop"), "captions": ("auto", "drop", "keep"),
                "bylines": ("auto", "drop", "keep"), "dates": ("auto", "drop", "keep"),
                "records": ("keep", "auto"), "listings": ("keep", "auto"),
-               "slideshows": ("drop", "auto"), "consent": ("drop", "auto")}
+               "slideshows": ("drop", "auto"), "consent": ("drop", "auto"),
+               "articles": ("keep", "auto")}
 """Each convention switch and its values, the default first (`native/src/conventions.rs`
 holds the same; a test holds them equal)."""
 KEPT = "no verdict: kept"
@@ -139,6 +144,7 @@ class DefaultParams:
     listings: str = "keep"
     slideshows: str = "drop"
     consent: str = "drop"
+    articles: str = "keep"
     """Conventions set against the model (`CONVENTIONS`: each switch and its values)."""
 
     def __post_init__(self) -> None:

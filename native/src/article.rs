@@ -1,0 +1,124 @@
+//! An article the model kept only the heading of (`articles=keep`, [`prose`]).
+//!
+//! A page says where its story is when it puts it in an `<article>` element: HTML's own
+//! name for a self-contained composition. Where the model kept no prose at all (no likely
+//! block of `PROSE_TOKENS`) and its main block, a heading say, lies in an `<article>`, that
+//! article's prose-length blocks of little link text are the story the model missed:
+//! text unlike the stories it learnt from (a language or a filler whose words it does not
+//! know), not a page without one. A page whose kept text holds prose keeps what the model
+//! says; so does a page whose main block is in no `<article>` (a `<main>` holds a shop's
+//! fine print and a product's reviews as well).
+
+use crate::blocks::PageBlocks;
+use crate::records::{beside_main, main_block, PROSE_TOKENS};
+use crate::text::count_tokens;
+
+/// A block more than this share of whose characters are link text is no story's prose.
+pub const MAX_LINK_SHARE: f64 = 0.3;
+
+/// `likely` with the prose of the `<article>` holding the main block, where the kept text
+/// holds no prose (`prob` picks the main block).
+pub fn prose(pb: &PageBlocks, likely: &[bool], prob: &[f64]) -> Vec<bool> {
+    let mut out = likely.to_vec();
+    let ntok: Vec<usize> = pb.text.iter().map(|t| count_tokens(t)).collect();
+    if (0..likely.len()).any(|b| likely[b] && ntok[b] >= PROSE_TOKENS) {
+        return out;
+    }
+    let Some(main) = main_block(pb, likely, prob) else {
+        return out;
+    };
+    let mut article = pb.elem[main] as i64;
+    while article >= 0 && pb.tags[article as usize] != "article" {
+        article = pb.parent[article as usize];
+    }
+    let Ok(article) = usize::try_from(article) else {
+        return out;
+    };
+    // (preorder: an element is in the article where its parent is)
+    let mut inside = vec![false; pb.parent.len()];
+    inside[article] = true;
+    for e in article + 1..pb.parent.len() {
+        if let Ok(up) = usize::try_from(pb.parent[e]) {
+            inside[e] = inside[up];
+        }
+    }
+    for (b, &e) in pb.elem.iter().enumerate() {
+        let chars = pb.text[b].chars().filter(|c| !c.is_whitespace()).count() as f64;
+        if inside[e]
+            && ntok[b] >= PROSE_TOKENS
+            && pb.link_chars[b] as f64 <= MAX_LINK_SHARE * chars
+            && !beside_main(pb, &Default::default(), e)
+        {
+            out[b] = true;
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::records::tests::{kept, page};
+
+    const LOREM: &str = "Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do \
+                         eiusmod tempor incididunt ut labore et dolore magna aliqua. Ut enim ad \
+                         minim veniam, quis nostrud exercitation ullamco laboris nisi ut aliquip \
+                         ex ea commodo consequat. Duis aute irure dolor in reprehenderit in \
+                         voluptate velit esse cillum dolore eu fugiat nulla pariatur.";
+
+    #[test]
+    fn an_articles_prose_is_kept_where_the_model_kept_only_its_heading() {
+        let html = format!(
+            "<nav><p>Home</p></nav><article><h1>A heading</h1><div>{LOREM}</div>\
+             <div class='share'><p>{LOREM}</p></div><p><a href='/a'>{LOREM}</a></p>\
+             <div>{LOREM}</div></article><footer><p>{LOREM}</p></footer>"
+        );
+        let (pb, likely, prob) = page(&html, &["A heading"]);
+        let got = kept(&pb, &prose(&pb, &likely, &prob));
+        // the heading and the two plain divs: not the share bar, the link, the footer
+        assert_eq!(got.len(), 3, "{got:?}");
+    }
+
+    #[test]
+    fn the_cleaner_says_an_article_brought_its_prose_in() {
+        use crate::conventions::{decided_by, Conventions};
+        use crate::pipeline::{prepare, verdicts, Cut};
+        let html = format!(
+            "<html><body><article><h1>A heading</h1><div>{LOREM}</div></article></body></html>"
+        );
+        let p = prepare(&html, None, false, true).unwrap();
+        let prob: Vec<f64> =
+            p.pb.text
+                .iter()
+                .map(|t| if t == "A heading" { 0.9 } else { 0.05 })
+                .collect();
+        let lorem = p.view.preorder[p.pb.elem[1]] as usize;
+        let cut = |articles| Cut {
+            threshold: 0.5,
+            balanced: 0.5,
+            relative: 0.0,
+            conventions: Conventions {
+                articles,
+                ..Default::default()
+            },
+        };
+        let v = verdicts(&p, &prob, cut(true))[lorem].unwrap();
+        assert!(v.content && v.section.map(decided_by) == Some("articles"));
+        let v = verdicts(&p, &prob, cut(false))[lorem].unwrap();
+        assert!(!v.content && v.section.is_none());
+    }
+
+    #[test]
+    fn kept_prose_or_no_article_leaves_the_model_alone() {
+        let html = format!("<article><h1>A heading</h1><p>{LOREM}</p><p>{LOREM}</p></article>");
+        // prose kept: what the model says
+        let (pb, likely, prob) = page(&html, &["A heading", "Lorem"]);
+        let mut one = likely.clone();
+        one[2] = false;
+        assert_eq!(prose(&pb, &one, &prob), one);
+        // a heading in a <main>, not an <article>
+        let html = html.replace("article>", "main>");
+        let (pb, likely, prob) = page(&html, &["A heading"]);
+        assert_eq!(prose(&pb, &likely, &prob), likely);
+    }
+}
