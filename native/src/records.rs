@@ -93,6 +93,34 @@ pub(crate) fn main_block(pb: &PageBlocks, likely: &[bool], prob: &[f64]) -> Opti
         .map(|(b, _)| b)
 }
 
+/// The page's runs of records: `MIN_RECORDS` or more elements of one record kind under one
+/// parent, each of `MIN_RECORD_BLOCKS` or more blocks, by (parent, kind).
+fn runs(pb: &PageBlocks) -> HashMap<(usize, String), Vec<usize>> {
+    let n_blocks = pb.subtree_sums(|_| 1);
+    let mut runs: HashMap<(usize, String), Vec<usize>> = HashMap::new();
+    for (e, &blocks) in n_blocks.iter().enumerate() {
+        let Ok(up) = usize::try_from(pb.parent[e]) else {
+            continue;
+        };
+        if blocks >= MIN_RECORD_BLOCKS {
+            runs.entry((up, record_kind(pb, e))).or_default().push(e);
+        }
+    }
+    runs.retain(|_, records| records.len() >= MIN_RECORDS);
+    runs
+}
+
+/// The elements holding block `b`: its element and every ancestor.
+fn holding(pb: &PageBlocks, b: usize) -> HashSet<usize> {
+    let mut out = HashSet::new();
+    let mut x = pb.elem[b] as i64;
+    while x >= 0 {
+        out.insert(x as usize);
+        x = pb.parent[x as usize];
+    }
+    out
+}
+
 /// Each element's blocks.
 fn blocks_by_elem(pb: &PageBlocks) -> Vec<Vec<usize>> {
     let mut by_elem: Vec<Vec<usize>> = vec![Vec::new(); pb.parent.len()];
@@ -294,18 +322,8 @@ pub fn listing(pb: &PageBlocks, likely: &[bool], prob: &[f64]) -> Vec<bool> {
     }
     let ratio = if intro { INTRO_RATIO } else { LISTING_RATIO };
     let enough = |sum: usize| sum >= MIN_LISTING_TOKENS && sum as f64 >= ratio * kept as f64;
-    let n_blocks = pb.subtree_sums(|_| 1);
     let tokens = pb.subtree_sums(|b| ntok[b]);
-    let mut runs: HashMap<(usize, String), Vec<usize>> = HashMap::new();
-    for (e, &blocks) in n_blocks.iter().enumerate() {
-        let Ok(up) = usize::try_from(pb.parent[e]) else {
-            continue;
-        };
-        if blocks >= MIN_RECORD_BLOCKS {
-            runs.entry((up, record_kind(pb, e))).or_default().push(e);
-        }
-    }
-    runs.retain(|_, records| records.len() >= MIN_RECORDS);
+    let runs = runs(pb);
     // (the alike records hold at most their runs' tokens: a kind whose runs are too small
     // as a whole is passed over before their layouts, which walk the page, are read)
     let mut of_kind: HashMap<&str, usize> = HashMap::new();
@@ -318,14 +336,7 @@ pub fn listing(pb: &PageBlocks, likely: &[bool], prob: &[f64]) -> Vec<bool> {
         .filter(|&(_, sum)| enough(sum))
         .map(|(kind, _)| kind.to_string())
         .collect();
-    let mut holds_main: HashSet<usize> = HashSet::new();
-    if let Some(m) = main_block(pb, likely, prob) {
-        let mut x = pb.elem[m] as i64;
-        while x >= 0 {
-            holds_main.insert(x as usize);
-            x = pb.parent[x as usize];
-        }
-    }
+    let holds_main = main_block(pb, likely, prob).map_or_else(HashSet::new, |m| holding(pb, m));
     let by_elem = blocks_by_elem(pb);
     // runs of one kind under several parents (a front page's sections of cards) are one
     // listing: (its records, their tokens, the runs' parents). Below an intro a listing is
