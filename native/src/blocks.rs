@@ -140,6 +140,9 @@ pub struct PageBlocks {
     pub text: Vec<String>,
     /// non-space characters (code points) of that text inside links
     pub link_chars: Vec<i64>,
+    /// of those, the characters in links to another host than the page's (none where the
+    /// page's URL is not known)
+    pub away_chars: Vec<i64>,
     pub n_links: Vec<i64>,
     pub n_images: Vec<i64>,
     pub n_inputs: Vec<i64>,
@@ -433,6 +436,9 @@ pub fn walk(view: &View, title: Option<&str>, url: Option<&str>) -> PageBlocks {
     };
     let mut owner_of: Vec<usize> = Vec::with_capacity(n_el);
     let mut in_link: Vec<bool> = Vec::with_capacity(n_el);
+    let mut away: Vec<bool> = Vec::with_capacity(n_el);
+    let mut b_away: Vec<i64> = Vec::new();
+    let page_host = url.and_then(crate::features::url_host);
     let mut nearest_of: Vec<[i64; N_NEAR]> = Vec::with_capacity(n_el);
     // owner element (walk index) -> its block; usize::MAX: none yet
     let mut block_of: Vec<usize> = vec![usize::MAX; n_el];
@@ -454,6 +460,7 @@ pub fn walk(view: &View, title: Option<&str>, url: Option<&str>) -> PageBlocks {
                     b_elem.push(owner);
                     b_parts.push(String::new());
                     b_link.push(0);
+                    b_away.push(0);
                     b_links.push(0);
                     b_images.push(0);
                     b_inputs.push(0);
@@ -483,9 +490,13 @@ pub fn walk(view: &View, title: Option<&str>, url: Option<&str>) -> PageBlocks {
                 };
                 b_parts[b].push_str(text);
                 if in_link[up] {
-                    b_link[b] += split_ws(text)
+                    let n = split_ws(text)
                         .map(|w| w.chars().count() as i64)
                         .sum::<i64>();
+                    b_link[b] += n;
+                    if away[up] {
+                        b_away[b] += n;
+                    }
                 }
             }
             Work::Node(v, up) => {
@@ -519,6 +530,16 @@ pub fn walk(view: &View, title: Option<&str>, url: Option<&str>) -> PageBlocks {
                 });
                 let link = tag == "a" || (up >= 0 && in_link[up as usize]);
                 in_link.push(link);
+                away.push(if tag == "a" {
+                    // (a relative link stays on the page's host)
+                    page_host.as_ref().is_some_and(|page| {
+                        el.get("href")
+                            .and_then(|h| crate::features::url_host(h.trim()))
+                            .is_some_and(|h| h != *page)
+                    })
+                } else {
+                    up >= 0 && away[up as usize]
+                });
                 let mut near = if up >= 0 {
                     nearest_of[up as usize]
                 } else {
@@ -577,6 +598,7 @@ pub fn walk(view: &View, title: Option<&str>, url: Option<&str>) -> PageBlocks {
             pb.n_lines.push(lines.len() as i64);
             pb.text.push(lines.join("\n"));
             pb.link_chars.push(b_link[b]);
+            pb.away_chars.push(b_away[b]);
             pb.n_links.push(b_links[b]);
             pb.n_images.push(b_images[b]);
             pb.n_inputs.push(b_inputs[b]);
@@ -672,5 +694,19 @@ mod tests {
             kept(&pb, &inside),
             ["We use cookies to improve your experience.", "Accept"]
         );
+    }
+
+    #[test]
+    fn links_to_another_host_are_counted_apart() {
+        let html = "<p><a href='https://shop.example.org/k'>Kettle</a> and \
+                    <a href='/news/1'>news</a> and <a href='//www.Example.com:8080/x'>here</a> \
+                    and <a href='https://www.example.com/y'>there</a></p>";
+        let a = crate::parse::parse(html);
+        let view = crate::dom::build_view(&a, a.html_child("body").unwrap());
+        let pb = walk(&view, None, Some("https://example.com/story"));
+        assert_eq!((pb.link_chars[0], pb.away_chars[0]), (19, 6));
+        // with no URL no link is known to leave the page's host
+        let pb = walk(&view, None, None);
+        assert_eq!(pb.away_chars[0], 0);
     }
 }

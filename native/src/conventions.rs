@@ -42,9 +42,11 @@ pub const SLIDESHOWS: usize = KINDS.len() + 2;
 pub const CONSENT: usize = KINDS.len() + 3;
 /// The section index of a block that `articles=keep` brought in.
 pub const ARTICLES: usize = KINDS.len() + 4;
+/// The section index of a block that `teasers=drop` took out.
+pub const TEASERS: usize = KINDS.len() + 5;
 
 /// The name of what decided a block against the model: a `KINDS` entry, `records`,
-/// `listings`, `slideshows`, `consent` or `articles`.
+/// `listings`, `slideshows`, `consent`, `articles` or `teasers`.
 pub fn decided_by(k: usize) -> &'static str {
     match k {
         RECORDS => "records",
@@ -52,6 +54,7 @@ pub fn decided_by(k: usize) -> &'static str {
         SLIDESHOWS => "slideshows",
         CONSENT => "consent",
         ARTICLES => "articles",
+        TEASERS => "teasers",
         _ => KINDS[k],
     }
 }
@@ -75,12 +78,15 @@ pub struct Conventions {
     /// `articles=keep`: where the kept text holds no prose, the prose of the `<article>`
     /// holding the main block is kept (`article::prose`); `auto` leaves it to the model
     pub articles: bool,
+    /// `teasers=drop`: a stream of headline + teaser records beside a declared story is
+    /// dropped (`teasers::beside_story`); `auto` leaves it to the model
+    pub teasers: bool,
 }
 
 impl Conventions {
     /// From `(kind, rule)` pairs: kinds of `KINDS`, rules `auto`, `drop` or `keep`
     /// (comments: `auto` or `drop`), `records`, `listings` and `articles`: `keep` or
-    /// `auto`, and `slideshows` and `consent`: `drop` or `auto`.
+    /// `auto`, and `slideshows`, `consent` and `teasers`: `drop` or `auto`.
     pub fn parse<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Result<Self, String> {
         let mut c = Conventions::default();
         for (kind, rule) in pairs {
@@ -91,6 +97,7 @@ impl Conventions {
                 "slideshows" => Some((&mut c.slideshows, "drop")),
                 "consent" => Some((&mut c.consent, "drop")),
                 "articles" => Some((&mut c.articles, "keep")),
+                "teasers" => Some((&mut c.teasers, "drop")),
                 _ => None,
             };
             if let Some((on, word)) = switch {
@@ -103,7 +110,7 @@ impl Conventions {
             }
             let Some(k) = KINDS.iter().position(|&x| x == kind) else {
                 return Err(format!(
-                    "unknown convention {kind:?}: use one of {}, records, listings, slideshows, consent, articles",
+                    "unknown convention {kind:?}: use one of {}, records, listings, slideshows, consent, articles, teasers",
                     KINDS.join(", ")
                 ));
             };
@@ -125,7 +132,7 @@ impl Conventions {
     }
 
     /// Does any section rule speak against the model (`records`, `listings`,
-    /// `slideshows`, `consent` and `articles` aside)?
+    /// `slideshows`, `consent`, `articles` and `teasers` aside)?
     pub fn any(&self) -> bool {
         self.rules.iter().any(|&r| r != Rule::Auto)
     }
@@ -277,6 +284,10 @@ mod tests {
         let a = Conventions::parse([("articles", "keep")]).unwrap();
         assert!(a.articles && !a.any() && !Conventions::default().articles);
         assert!(Conventions::parse([("articles", "drop")]).is_err());
+        let t = Conventions::parse([("teasers", "drop")]).unwrap();
+        assert!(t.teasers && !t.any() && !Conventions::default().teasers);
+        assert!(Conventions::parse([("teasers", "keep")]).is_err());
+        assert_eq!(decided_by(TEASERS), "teasers");
         assert_eq!(
             (
                 decided_by(0),

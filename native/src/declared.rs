@@ -1,5 +1,5 @@
-//! What a page declares of itself: the `@type`s of its JSON-LD and the software that made
-//! it (`<meta name="generator">`).
+//! What a page declares of itself: its Open Graph `og:type`, the `@type`s of its JSON-LD
+//! and the software that made it (`<meta name="generator">`).
 //!
 //! These declarations mean the same on every site (schema.org's vocabulary, a product's
 //! own name), so a rule after the model can lean on them where the model, trained on other
@@ -19,11 +19,28 @@ use crate::parse::{attr, Arena, Data, NONE};
 /// The page's declarations, as written (type names without a `schema.org/` prefix).
 #[derive(Default, Debug, Clone, PartialEq, Eq)]
 pub struct Declared {
+    /// `<meta property="og:type" content=...>`, lowercased
+    pub og_type: Option<String>,
     /// every JSON-LD `@type`, in order of first appearance
     pub ld_types: Vec<String>,
     /// the content of the first `<meta name="generator">`
     pub generator: Option<String>,
 }
+
+/// schema.org's kinds of article: a story, a post, a report.
+const ARTICLE_TYPES: &[&str] = &[
+    "Article",
+    "NewsArticle",
+    "BlogPosting",
+    "LiveBlogPosting",
+    "ReportageNewsArticle",
+    "AnalysisNewsArticle",
+    "OpinionNewsArticle",
+    "BackgroundNewsArticle",
+    "ReviewNewsArticle",
+    "ScholarlyArticle",
+    "Report",
+];
 
 fn type_re() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
@@ -41,10 +58,17 @@ impl Declared {
         let mut out = Declared::default();
         for i in a.descendants(0) {
             match a.tag(i) {
-                Some("meta") if out.generator.is_none() => {
+                Some("meta") => {
                     let attrs = a.attrs(i);
-                    if attr(attrs, "name")
-                        .is_some_and(|n| n.trim().eq_ignore_ascii_case("generator"))
+                    let og_type = attr(attrs, "property")
+                        .or_else(|| attr(attrs, "name"))
+                        .is_some_and(|p| p.trim().eq_ignore_ascii_case("og:type"));
+                    if og_type && out.og_type.is_none() {
+                        out.og_type = attr(attrs, "content").map(|c| c.trim().to_ascii_lowercase());
+                    }
+                    if out.generator.is_none()
+                        && attr(attrs, "name")
+                            .is_some_and(|n| n.trim().eq_ignore_ascii_case("generator"))
                     {
                         out.generator =
                             Some(attr(attrs, "content").unwrap_or("").trim().to_string());
@@ -60,6 +84,16 @@ impl Declared {
             }
         }
         out
+    }
+
+    /// Does the page declare itself a story or post: `og:type` `article` (or `blog`, which
+    /// older blog platforms put on every post), or one of schema.org's kinds of `Article`?
+    pub fn story(&self) -> bool {
+        matches!(self.og_type.as_deref(), Some("article" | "blog"))
+            || self
+                .ld_types
+                .iter()
+                .any(|t| ARTICLE_TYPES.contains(&t.as_str()))
     }
 
     fn read_ld(&mut self, json: &str) {
@@ -109,6 +143,7 @@ mod tests {
             "<script type='application/ld+json'>{\"@type\":\"Service\",\"name\":\"@type\"}</script>",
         );
         assert_eq!(d.generator.as_deref(), Some("XenForo 2.2"));
+        assert!(!d.story());
         assert_eq!(
             d.ld_types,
             ["WebPage", "Organization", "LocalBusiness", "Service"]
@@ -123,6 +158,20 @@ mod tests {
             "",
         );
         assert_eq!(d.ld_types, ["Product"]);
+        assert!(!d.story());
         assert_eq!(declared("", "<p>text</p>"), Declared::default());
+    }
+
+    #[test]
+    fn a_story_is_declared_by_og_type_or_by_an_article_type() {
+        let d = declared("<meta property='og:type' content=' Article '>", "");
+        assert_eq!(d.og_type.as_deref(), Some("article"));
+        assert!(d.story());
+        assert!(declared(
+            "",
+            "<script type='application/ld+json'>[{\"@type\": \"NewsArticle\"}]</script>"
+        )
+        .story());
+        assert!(!declared("<meta property='og:type' content='website'>", "").story());
     }
 }

@@ -1621,6 +1621,23 @@ pub fn url_path(url: &str) -> String {
     url_parts(url).map(|(_, path)| path).unwrap_or_default()
 }
 
+/// The host of an absolute URL (or a scheme-relative `//host/...` one), lowercased, without
+/// user, port or a leading `www.`; `None` for a relative URL or one `urlsplit` refuses.
+pub fn url_host(url: &str) -> Option<String> {
+    let (netloc, _) = url_parts(url)?;
+    let host = netloc.rsplit('@').next().unwrap_or("");
+    let host = host.rsplit_once(':').map_or(host, |(h, port)| {
+        if port.bytes().all(|b| b.is_ascii_digit()) {
+            h
+        } else {
+            host
+        }
+    });
+    let host = host.to_ascii_lowercase();
+    let host = host.strip_prefix("www.").unwrap_or(&host);
+    (!host.is_empty()).then(|| host.to_string())
+}
+
 /// The network location (host, maybe with user and port) and path of a page's URL, of the
 /// archived URL for Wayback Machine copies; `None` where `urlsplit` raises.
 pub fn url_parts(url: &str) -> Option<(String, String)> {
@@ -1796,6 +1813,7 @@ mod tests {
             elem: vec![2, 3, 4, 6, 7],
             text: text.iter().map(|s| s.to_string()).collect(),
             link_chars: vec![0, 0, 0, 4, 4],
+            away_chars: vec![0; 5],
             n_links: vec![0, 0, 0, 1, 1],
             n_images: vec![0; 5],
             n_inputs: vec![0; 5],

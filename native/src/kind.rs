@@ -19,6 +19,8 @@ use crate::parse::Arena;
 pub struct PageKind {
     /// a discussion: a forum thread, a question and its answers
     pub forum: bool,
+    /// a story: the page declares itself one (`og:type` `article`, a JSON-LD `Article`)
+    pub story: bool,
 }
 
 /// Hosts that are forums by name (`forum.`, `forums.`, `community.`, `discuss.`, `bbs.`).
@@ -72,9 +74,11 @@ impl PageKind {
             .any(|t| FORUM_TYPES.contains(&t.as_str()));
         let by_generator = declared
             .generator
-            .is_some_and(|g| forum_generator_re().is_match(&g));
+            .as_deref()
+            .is_some_and(|g| forum_generator_re().is_match(g));
         PageKind {
             forum: by_url || by_type || by_generator,
+            story: declared.story(),
         }
     }
 }

@@ -20,6 +20,7 @@ pub mod reveal;
 pub mod site;
 pub mod slideshow;
 pub mod structure;
+pub mod teasers;
 pub mod text;
 
 #[cfg(feature = "python")]

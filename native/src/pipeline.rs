@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use crate::blocks::{walk, PageBlocks};
 use crate::context::context_features;
-use crate::conventions::{Conventions, ARTICLES, CONSENT, LISTINGS, RECORDS, SLIDESHOWS};
+use crate::conventions::{Conventions, ARTICLES, CONSENT, LISTINGS, RECORDS, SLIDESHOWS, TEASERS};
 use crate::dom::{base_href, build_view, title, View};
 use crate::features::{ancestors, block_features, N_FEATURES};
 use crate::forest::Forest;
@@ -281,8 +281,14 @@ pub fn verdicts(p: &Prepared, prob: &[f64], cut: Cut) -> Vec<Option<Verdict>> {
     } else {
         vec![false; told.len()]
     };
+    // (a stream is read beside the kept story: after the rules that add to it)
+    let teasers = if cut.conventions.teasers {
+        crate::teasers::beside_story(&p.pb, &told, prob)
+    } else {
+        vec![false; told.len()]
+    };
     let likely: Vec<bool> = (0..told.len())
-        .map(|b| told[b] && !slides[b] && !consent[b])
+        .map(|b| told[b] && !slides[b] && !teasers[b] && !consent[b])
         .collect();
     let decided = crate::conventions::apply(&p.pb, &p.view, &likely, cut.conventions);
     let mut out = vec![None; p.view.elems.len()];
@@ -290,12 +296,14 @@ pub fn verdicts(p: &Prepared, prob: &[f64], cut: Cut) -> Vec<Option<Verdict>> {
         let v = p.view.preorder[e] as usize;
         // a block a record alike to the main text's, a listing or an article brought in
         // says so (`records=keep`, `listings=keep`, `articles=keep`), and a kept block a
-        // slideshow beside the main text or a consent dialog took out (`slideshows=drop`,
-        // `consent=drop`)
+        // slideshow or a stream of teasers beside the main text or a consent dialog took
+        // out (`slideshows=drop`, `teasers=drop`, `consent=drop`)
         let brought = if consent[b] {
             (prob[b] >= c).then_some((CONSENT, false))
         } else if slides[b] {
             told[b].then_some((SLIDESHOWS, false))
+        } else if teasers[b] {
+            told[b].then_some((TEASERS, false))
         } else if from_records[b] && !sure[b] {
             Some((RECORDS, true))
         } else if listed[b] && !from_records[b] {

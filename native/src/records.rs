@@ -95,7 +95,7 @@ pub(crate) fn main_block(pb: &PageBlocks, likely: &[bool], prob: &[f64]) -> Opti
 
 /// The page's runs of records: `MIN_RECORDS` or more elements of one record kind under one
 /// parent, each of `MIN_RECORD_BLOCKS` or more blocks, by (parent, kind).
-fn runs(pb: &PageBlocks) -> HashMap<(usize, String), Vec<usize>> {
+pub(crate) fn runs(pb: &PageBlocks) -> HashMap<(usize, String), Vec<usize>> {
     let n_blocks = pb.subtree_sums(|_| 1);
     let mut runs: HashMap<(usize, String), Vec<usize>> = HashMap::new();
     for (e, &blocks) in n_blocks.iter().enumerate() {
@@ -111,7 +111,7 @@ fn runs(pb: &PageBlocks) -> HashMap<(usize, String), Vec<usize>> {
 }
 
 /// The elements holding block `b`: its element and every ancestor.
-fn holding(pb: &PageBlocks, b: usize) -> HashSet<usize> {
+pub(crate) fn holding(pb: &PageBlocks, b: usize) -> HashSet<usize> {
     let mut out = HashSet::new();
     let mut x = pb.elem[b] as i64;
     while x >= 0 {
@@ -122,7 +122,7 @@ fn holding(pb: &PageBlocks, b: usize) -> HashSet<usize> {
 }
 
 /// Each element's blocks.
-fn blocks_by_elem(pb: &PageBlocks) -> Vec<Vec<usize>> {
+pub(crate) fn blocks_by_elem(pb: &PageBlocks) -> Vec<Vec<usize>> {
     let mut by_elem: Vec<Vec<usize>> = vec![Vec::new(); pb.parent.len()];
     for (b, &e) in pb.elem.iter().enumerate() {
         by_elem[e].push(b);

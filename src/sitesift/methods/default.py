@@ -63,6 +63,11 @@ Conventions the gold corpora disagree on (docs/conventions.md) are switches, eac
   say) lies in an `<article>`, that article's prose-length blocks of little link text are
   kept (`native/src/article.rs`). `keep`, the default: the page says where its story is,
   and the model missed text unlike what it learnt from; `auto` leaves it to the model.
+- `teasers=drop|auto`: on a page declaring itself a story (`og:type` article, a JSON-LD
+  Article), a run of 4+ alike records beside the story's text, 3 in 4 of them a headline
+  linked to the site's own pages over a teaser sentence ("latest", "more stories"), is
+  dropped whole (`native/src/teasers.rs`). `drop`, the default: no gold keeps another
+  story's teaser; `auto` leaves it to the model.
 A section never holds the start of the main text (the first likely block of some length:
 a wrapper named for comments around the story is no comment section); `keep` keeps the
 section's blocks inside the main text's container (the captions of the story's photos, not
@@ -99,7 +104,7 @@ CONVENTIONS = {"comments": ("auto", "drop"), "captions": ("auto", "drop", "keep"
                "bylines": ("auto", "drop", "keep"), "dates": ("auto", "drop", "keep"),
                "records": ("keep", "auto"), "listings": ("keep", "auto"),
                "slideshows": ("drop", "auto"), "consent": ("drop", "auto"),
-               "articles": ("keep", "auto")}
+               "articles": ("keep", "auto"), "teasers": ("drop", "auto")}
 """Each convention switch and its values, the default first (`native/src/conventions.rs`
 holds the same; a test holds them equal)."""
 KEPT = "no verdict: kept"
@@ -145,6 +150,7 @@ class DefaultParams:
     slideshows: str = "drop"
     consent: str = "drop"
     articles: str = "keep"
+    teasers: str = "drop"
     """Conventions set against the model (`CONVENTIONS`: each switch and its values)."""
 
     def __post_init__(self) -> None:

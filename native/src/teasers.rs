@@ -1,0 +1,179 @@
+//! Runs of headline + teaser records beside a story (`teasers=drop`, [`beside_story`]).
+//!
+//! A page that declares itself a story ([`crate::kind::PageKind::story`]: `og:type`
+//! `article`, a JSON-LD `Article` type) often runs a stream of other stories below or beside
+//! it, "latest", "more from", "recommended": each a linked headline over a sentence or two
+//! of teaser. The model learnt that sentences are content and keeps the teasers. Where the
+//! kept text holds prose, a run of alike records ([`crate::records::runs`]: one parent, one
+//! record kind) is dropped whole when
+//! - none of its records holds the main block, and its parent holds it not either: the
+//!   stream lies beside the story's text, not among its sections;
+//! - each record holds `MAX_TEASER_BLOCKS` text blocks at most, and `MIN_TEASERS` or more;
+//! - three in four of its records are a headline (the first text block: 3+ tokens, 80 % or
+//!   more link text, to the page's own site) over a teaser (a later block of 8+ tokens, at
+//!   most 20 % link text).
+//!
+//! A stream's headlines lead to the site's other stories; a "best of" story's sections,
+//! written the same way, lead to shops (`PageBlocks::away_chars`), and stay.
+//!
+//! Pages that declare no story are left alone: a product page's tiles of "Learn more"
+//! links, a documentation section's self-linked headings and a listing's items are written
+//! the same way, and there they are the page.
+
+use crate::blocks::PageBlocks;
+use crate::records::{blocks_by_elem, holding, main_block, runs, PROSE_TOKENS};
+use crate::text::count_tokens;
+
+/// Records a run holds at least before it is a stream.
+pub const MIN_TEASERS: usize = 4;
+/// Text blocks a teaser record holds at most (a headline, a teaser, a byline or a date).
+pub const MAX_TEASER_BLOCKS: usize = 3;
+
+/// The blocks of the runs of headline + teaser records beside the kept story.
+pub fn beside_story(pb: &PageBlocks, likely: &[bool], prob: &[f64]) -> Vec<bool> {
+    let mut out = vec![false; likely.len()];
+    if !pb.kind.story {
+        return out;
+    }
+    let ntok: Vec<usize> = pb.text.iter().map(|t| count_tokens(t)).collect();
+    if !(0..likely.len()).any(|b| likely[b] && ntok[b] >= PROSE_TOKENS) {
+        return out;
+    }
+    let Some(main) = main_block(pb, likely, prob) else {
+        return out;
+    };
+    let holds_main = holding(pb, main);
+    let by_elem = blocks_by_elem(pb);
+    let chars = |b: usize| {
+        pb.text[b]
+            .chars()
+            .filter(|c| !c.is_whitespace())
+            .count()
+            .max(1) as f64
+    };
+    let links = |b: usize| pb.link_chars[b] as f64;
+    let home_links = |b: usize| (pb.link_chars[b] - pb.away_chars[b]) as f64;
+    for ((up, _), records) in runs(pb) {
+        if records.len() < MIN_TEASERS
+            || holds_main.contains(&up)
+            || records.iter().any(|e| holds_main.contains(e))
+        {
+            continue;
+        }
+        // each record's text blocks, in page order (preorder: a record's elements follow it
+        // up to the next record or the end of its parent's subtree)
+        let blocks_of: Vec<Vec<usize>> = records
+            .iter()
+            .map(|&r| {
+                let mut inside = std::collections::HashSet::from([r]);
+                let mut bs = Vec::new();
+                for (e, blocks) in by_elem.iter().enumerate().skip(r) {
+                    if e > r && !usize::try_from(pb.parent[e]).is_ok_and(|p| inside.contains(&p)) {
+                        break;
+                    }
+                    inside.insert(e);
+                    bs.extend(blocks.iter().copied().filter(|&b| ntok[b] > 0));
+                }
+                bs
+            })
+            .collect();
+        let teasers = blocks_of
+            .iter()
+            .filter(|bs| {
+                let Some((&h, rest)) = bs.split_first() else {
+                    return false;
+                };
+                bs.len() <= MAX_TEASER_BLOCKS
+                    && ntok[h] >= 3
+                    && home_links(h) >= 0.8 * chars(h)
+                    && rest
+                        .iter()
+                        .any(|&b| ntok[b] >= 8 && links(b) <= 0.2 * chars(b))
+            })
+            .count();
+        if 4 * teasers >= 3 * records.len() {
+            for &b in blocks_of.iter().flatten() {
+                out[b] = true;
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::records::tests::{kept, page};
+
+    const STORY: &str = "The council voted on Monday to keep the old harbour bridge open to \
+                         cyclists and walkers through the winter, after a long debate in which \
+                         the fishermen who use the quay every morning asked for the ramp to stay \
+                         as it is until the spring repairs.";
+
+    fn stream(n: usize) -> String {
+        (0..n)
+            .map(|i| {
+                format!(
+                    "<li class='item'><h3><a href='/news/{i}'>Another story number {i} of the day</a></h3>\
+                     <p>A teaser of a story elsewhere on the site, told in one sentence {i}.</p></li>"
+                )
+            })
+            .collect()
+    }
+
+    fn story_page(n: usize) -> String {
+        format!(
+            "<div class='body'><h1>Bridge stays open</h1><p>{STORY}</p><p>{STORY}</p></div>\
+             <ul class='stream'>{}</ul>",
+            stream(n)
+        )
+    }
+
+    #[test]
+    fn a_stream_of_headlines_and_teasers_beside_a_declared_story_goes() {
+        let (mut pb, likely, prob) = page(
+            &story_page(6),
+            &["Bridge", "The council", "Another", "A teaser"],
+        );
+        pb.kind.story = true;
+        let gone = beside_story(&pb, &likely, &prob);
+        let left: Vec<bool> = likely.iter().zip(&gone).map(|(&k, &g)| k && !g).collect();
+        assert_eq!(kept(&pb, &left), ["Bridge stays open", STORY, STORY]);
+        // a page that declares no story keeps them; so does a run of three
+        pb.kind.story = false;
+        assert!(!beside_story(&pb, &likely, &prob).contains(&true));
+        let (mut pb, likely, prob) = page(
+            &story_page(3),
+            &["Bridge", "The council", "Another", "A teaser"],
+        );
+        pb.kind.story = true;
+        assert!(!beside_story(&pb, &likely, &prob).contains(&true));
+    }
+
+    #[test]
+    fn headlines_leading_to_shops_are_no_stream() {
+        let html = story_page(6).replace("href='/news/", "href='https://shop.example.org/p/");
+        let a = crate::parse::parse(&html);
+        let view = crate::dom::build_view(&a, a.html_child("body").unwrap());
+        let mut pb = crate::blocks::walk(&view, None, Some("https://news.example.com/story"));
+        pb.kind.story = true;
+        let likely: Vec<bool> = vec![true; pb.text.len()];
+        let prob: Vec<f64> = vec![0.9; pb.text.len()];
+        assert!(!beside_story(&pb, &likely, &prob).contains(&true));
+    }
+
+    #[test]
+    fn a_storys_own_sections_with_linked_headings_stay() {
+        // the sections of a "best of" story under the story's own container: each a linked
+        // heading over its text
+        let items = stream(6)
+            .replace("<li class='item'>", "<div class='item'>")
+            .replace("</li>", "</div>");
+        let html = format!(
+            "<div class='body'><h1>Bridge stays open</h1><p>{STORY}</p><p>{STORY}</p>{items}</div>"
+        );
+        let (mut pb, likely, prob) = page(&html, &["Bridge", "The council", "Another", "A teaser"]);
+        pb.kind.story = true;
+        assert!(!beside_story(&pb, &likely, &prob).contains(&true));
+    }
+}
