@@ -20,8 +20,9 @@ pub const MAX_LINK_SHARE: f64 = 0.3;
 /// holds no prose (`prob` picks the main block).
 pub fn prose(pb: &PageBlocks, likely: &[bool], prob: &[f64]) -> Vec<bool> {
     let mut out = likely.to_vec();
-    let ntok: Vec<usize> = pb.text.iter().map(|t| count_tokens(t)).collect();
-    if (0..likely.len()).any(|b| likely[b] && ntok[b] >= PROSE_TOKENS) {
+    // (tokens counted where read: most pages keep prose and stop at their first such block)
+    let ntok = |b: usize| count_tokens(&pb.text[b]);
+    if (0..likely.len()).any(|b| likely[b] && ntok(b) >= PROSE_TOKENS) {
         return out;
     }
     let Some(main) = main_block(pb, likely, prob) else {
@@ -34,19 +35,11 @@ pub fn prose(pb: &PageBlocks, likely: &[bool], prob: &[f64]) -> Vec<bool> {
     let Ok(article) = usize::try_from(article) else {
         return out;
     };
-    // (preorder: an element is in the article where its parent is)
-    let mut inside = vec![false; pb.parent.len()];
-    inside[article] = true;
-    for e in article + 1..pb.parent.len() {
-        if let Ok(up) = usize::try_from(pb.parent[e]) {
-            inside[e] = inside[up];
-        }
-    }
+    let inside = pb.subtree(article);
     for (b, &e) in pb.elem.iter().enumerate() {
-        let chars = pb.text[b].chars().filter(|c| !c.is_whitespace()).count() as f64;
         if inside[e]
-            && ntok[b] >= PROSE_TOKENS
-            && pb.link_chars[b] as f64 <= MAX_LINK_SHARE * chars
+            && ntok(b) >= PROSE_TOKENS
+            && pb.link_chars[b] as f64 <= MAX_LINK_SHARE * pb.text_chars(b) as f64
             && !beside_main(pb, &Default::default(), e)
         {
             out[b] = true;

@@ -217,6 +217,20 @@ impl PageBlocks {
         sum
     }
 
+    /// Where the subtree of element `root` ends: in preorder it is `root..end`.
+    pub fn subtree_end(&self, root: usize) -> usize {
+        (root + 1..self.parent.len())
+            .find(|&e| self.depth[e] <= self.depth[root])
+            .unwrap_or(self.parent.len())
+    }
+
+    /// Block `b`'s characters that are not space, counted as `link_chars` counts them.
+    pub fn text_chars(&self, b: usize) -> i64 {
+        crate::text::split_ws(&self.text[b])
+            .map(|w| w.chars().count() as i64)
+            .sum()
+    }
+
     /// Per element, whether it is `root` or lies under it (elements come in preorder,
     /// parents first).
     pub fn subtree(&self, root: usize) -> Vec<bool> {
@@ -708,5 +722,19 @@ mod tests {
         // with no URL no link is known to leave the page's host
         let pb = walk(&view, None, None);
         assert_eq!(pb.away_chars[0], 0);
+    }
+
+    #[test]
+    fn a_subtree_ends_where_preorder_leaves_it_and_text_chars_skip_space() {
+        let html = "<div><p>a b</p><ul><li>c</li></ul></div><p>d\u{a0}e</p>";
+        let a = crate::parse::parse(html);
+        let view = crate::dom::build_view(&a, a.html_child("body").unwrap());
+        let pb = walk(&view, None, None);
+        let div = pb.elem[0] - 1;
+        assert_eq!(pb.tags[div], "div");
+        let end = pb.subtree_end(div);
+        assert!((div..end).all(|e| pb.subtree(div)[e]));
+        assert!(!pb.subtree(div)[end]);
+        assert_eq!((pb.text_chars(0), pb.text_chars(2)), (2, 2));
     }
 }

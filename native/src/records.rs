@@ -425,7 +425,7 @@ fn listed_beside_an_intro(
     for (b, &e) in pb.elem.iter().enumerate() {
         if in_listing[e] {
             link += pb.link_chars[b];
-            all += pb.text[b].chars().filter(|c| !c.is_whitespace()).count() as i64;
+            all += pb.text_chars(b);
         }
     }
     link as f64 >= INTRO_LINK_SHARE * all as f64

@@ -35,8 +35,7 @@ pub fn beside_story(pb: &PageBlocks, likely: &[bool], prob: &[f64]) -> Vec<bool>
     if !pb.kind.story {
         return out;
     }
-    let ntok: Vec<usize> = pb.text.iter().map(|t| count_tokens(t)).collect();
-    if !(0..likely.len()).any(|b| likely[b] && ntok[b] >= PROSE_TOKENS) {
+    if !(0..likely.len()).any(|b| likely[b] && count_tokens(&pb.text[b]) >= PROSE_TOKENS) {
         return out;
     }
     let Some(main) = main_block(pb, likely, prob) else {
@@ -44,13 +43,7 @@ pub fn beside_story(pb: &PageBlocks, likely: &[bool], prob: &[f64]) -> Vec<bool>
     };
     let holds_main = holding(pb, main);
     let by_elem = blocks_by_elem(pb);
-    let chars = |b: usize| {
-        pb.text[b]
-            .chars()
-            .filter(|c| !c.is_whitespace())
-            .count()
-            .max(1) as f64
-    };
+    let chars = |b: usize| pb.text_chars(b).max(1) as f64;
     let links = |b: usize| pb.link_chars[b] as f64;
     let home_links = |b: usize| (pb.link_chars[b] - pb.away_chars[b]) as f64;
     for ((up, _), records) in runs(pb) {
@@ -60,39 +53,34 @@ pub fn beside_story(pb: &PageBlocks, likely: &[bool], prob: &[f64]) -> Vec<bool>
         {
             continue;
         }
-        // each record's text blocks, in page order (preorder: a record's elements follow it
-        // up to the next record or the end of its parent's subtree)
-        let blocks_of: Vec<Vec<usize>> = records
+        // each record's text blocks and their tokens, in page order (a record's subtree)
+        let blocks_of: Vec<Vec<(usize, usize)>> = records
             .iter()
             .map(|&r| {
-                let mut inside = std::collections::HashSet::from([r]);
-                let mut bs = Vec::new();
-                for (e, blocks) in by_elem.iter().enumerate().skip(r) {
-                    if e > r && !usize::try_from(pb.parent[e]).is_ok_and(|p| inside.contains(&p)) {
-                        break;
-                    }
-                    inside.insert(e);
-                    bs.extend(blocks.iter().copied().filter(|&b| ntok[b] > 0));
-                }
-                bs
+                by_elem[r..pb.subtree_end(r)]
+                    .iter()
+                    .flatten()
+                    .map(|&b| (b, count_tokens(&pb.text[b])))
+                    .filter(|&(_, n)| n > 0)
+                    .collect()
             })
             .collect();
         let teasers = blocks_of
             .iter()
             .filter(|bs| {
-                let Some((&h, rest)) = bs.split_first() else {
+                let Some((&(h, nh), rest)) = bs.split_first() else {
                     return false;
                 };
                 bs.len() <= MAX_TEASER_BLOCKS
-                    && ntok[h] >= 3
+                    && nh >= 3
                     && home_links(h) >= 0.8 * chars(h)
                     && rest
                         .iter()
-                        .any(|&b| ntok[b] >= 8 && links(b) <= 0.2 * chars(b))
+                        .any(|&(b, n)| n >= 8 && links(b) <= 0.2 * chars(b))
             })
             .count();
         if 4 * teasers >= 3 * records.len() {
-            for &b in blocks_of.iter().flatten() {
+            for &(b, _) in blocks_of.iter().flatten() {
                 out[b] = true;
             }
         }
