@@ -2,7 +2,7 @@
 block probabilities cut by the core as the cleaner cuts them, with conventions set.
 
     python benchmarks/cut_loco.py DATASET... --loco loco --out cut-records \\
-        [--set records=keep ...] [--model MODEL | --thresholds JSON]
+        [--set records=keep ...] [--model MODEL | --thresholds JSON] [--cache cache]
 
 A rule that works after the model (a convention, the cut) is judged under
 leave-one-corpus-out without training again: `loco.py` wrote every block's held-out
@@ -10,6 +10,11 @@ probability (`blocks.npz`, in the order of train-default's cache, which the core
 again here block for block). Writes `pages.jsonl` (per page and preset, as loco.py) and
 prints the mean F1 per corpus (and wcxb page type) beside loco.py's own figures, so the
 plain cut must agree with them.
+
+With `--cache` (train-default's, as loco.py was given), each page is also told whether it is
+unlike the training pages of the model that scored it (the other corpora's:
+`training.default.novelty.heldout_unlike`), as the cleaner tells it from its model's
+reference; without, no page is (rules such as `unseen=keep` then never act).
 """
 
 from __future__ import annotations
@@ -27,6 +32,9 @@ from sitesift.datasets import gold_pages
 from sitesift.extractor import model as model_file
 from sitesift.methods.default import read_page
 from sitesift.metrics import token_prf
+from sitesift.training.default.dataset import cached_corpus
+from sitesift.training.default.novelty import heldout_unlike
+from sitesift.training.default.pool import Pool
 
 PRESETS = ("balanced", "precision")
 
@@ -41,6 +49,8 @@ def main() -> None:
                         help="the model whose preset thresholds cut the probabilities")
     parser.add_argument("--thresholds", help="the presets' thresholds as JSON, in place of "
                         "--model's (as loco.py was given them)")
+    parser.add_argument("--cache", help="train-default's cache folder: pages unlike their "
+                        "model's training pages are told so")
     args = parser.parse_args()
     conventions = dict(s.split("=", 1) for s in args.set)
     thresholds = (json.loads(args.thresholds) if args.thresholds
@@ -53,6 +63,7 @@ def main() -> None:
     order = list(dict.fromkeys((r["corpus"], r["id"]) for r in base))
     page_of = {key: i for i, key in enumerate(order)}
     roots = {Path(d).name: Path(d) for d in args.datasets}
+    unlike = heldout_unlike_pages(args.datasets, Path(args.cache)) if args.cache else {}
     rows: list[dict[str, Any]] = []
     for corpus, root in roots.items():
         for row, page, gold in gold_pages(root):
@@ -65,7 +76,8 @@ def main() -> None:
             for preset in PRESETS:
                 kept = verdicts_for(npage, prob, threshold=float(thresholds[preset]),
                                     balanced=float(thresholds["balanced"]),
-                                    relative=model_file.RELATIVE, conventions=conventions)
+                                    relative=model_file.RELATIVE, conventions=conventions,
+                                    novel=unlike.get((corpus, row["id"]), False))
                 prf = token_prf("\n".join(t for t, k in zip(texts, kept, strict=True) if k), gold)
                 rows.append({"corpus": corpus, "id": row["id"],
                              "page_type": row.get("page_type"), "preset": preset,
@@ -76,6 +88,13 @@ def main() -> None:
         for r in rows:
             f.write(json.dumps(r) + "\n")
     print(compare(base, rows))
+
+
+def heldout_unlike_pages(datasets: list[str], cache: Path) -> dict[tuple[str, str], bool]:
+    """(corpus, page id) -> unlike the training pages of its leave-one-corpus-out model."""
+    pool = Pool.of([cached_corpus(Path(d), cache, progress=True) for d in datasets])
+    flags = heldout_unlike(pool)
+    return {(p["corpus"], str(p["id"])): bool(f) for p, f in zip(pool.pages, flags, strict=True)}
 
 
 def compare(base: list[dict[str, Any]], rows: list[dict[str, Any]]) -> str:

@@ -95,9 +95,9 @@ mod tests {
                 ..Default::default()
             },
         };
-        let v = verdicts(&p, &prob, cut(true))[lorem].unwrap();
+        let v = verdicts(&p, &prob, false, cut(true))[lorem].unwrap();
         assert!(v.content && v.section.map(decided_by) == Some("articles"));
-        let v = verdicts(&p, &prob, cut(false))[lorem].unwrap();
+        let v = verdicts(&p, &prob, false, cut(false))[lorem].unwrap();
         assert!(!v.content && v.section.is_none());
     }
 

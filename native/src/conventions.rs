@@ -44,9 +44,11 @@ pub const CONSENT: usize = KINDS.len() + 3;
 pub const ARTICLES: usize = KINDS.len() + 4;
 /// The section index of a block that `teasers=drop` took out.
 pub const TEASERS: usize = KINDS.len() + 5;
+/// The section index of a block that `unseen=keep` brought in.
+pub const UNSEEN: usize = KINDS.len() + 6;
 
 /// The name of what decided a block against the model: a `KINDS` entry, `records`,
-/// `listings`, `slideshows`, `consent`, `articles` or `teasers`.
+/// `listings`, `slideshows`, `consent`, `articles`, `teasers` or `unseen`.
 pub fn decided_by(k: usize) -> &'static str {
     match k {
         RECORDS => "records",
@@ -55,6 +57,7 @@ pub fn decided_by(k: usize) -> &'static str {
         CONSENT => "consent",
         ARTICLES => "articles",
         TEASERS => "teasers",
+        UNSEEN => "unseen",
         _ => KINDS[k],
     }
 }
@@ -81,12 +84,16 @@ pub struct Conventions {
     /// `teasers=drop`: a stream of headline + teaser records beside a declared story is
     /// dropped (`teasers::beside_story`); `auto` leaves it to the model
     pub teasers: bool,
+    /// `unseen=keep`: on a page unlike every page the model trained on, where the model is
+    /// unsure of what it keeps, the blocks between kept ones that it half-believes are
+    /// kept (`unseen::fill`); `auto` leaves them to the model
+    pub unseen: bool,
 }
 
 impl Conventions {
     /// From `(kind, rule)` pairs: kinds of `KINDS`, rules `auto`, `drop` or `keep`
-    /// (comments: `auto` or `drop`), `records`, `listings` and `articles`: `keep` or
-    /// `auto`, and `slideshows`, `consent` and `teasers`: `drop` or `auto`.
+    /// (comments: `auto` or `drop`), `records`, `listings`, `articles` and `unseen`: `keep`
+    /// or `auto`, and `slideshows`, `consent` and `teasers`: `drop` or `auto`.
     pub fn parse<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Result<Self, String> {
         let mut c = Conventions::default();
         for (kind, rule) in pairs {
@@ -98,6 +105,7 @@ impl Conventions {
                 "consent" => Some((&mut c.consent, "drop")),
                 "articles" => Some((&mut c.articles, "keep")),
                 "teasers" => Some((&mut c.teasers, "drop")),
+                "unseen" => Some((&mut c.unseen, "keep")),
                 _ => None,
             };
             if let Some((on, word)) = switch {
@@ -110,7 +118,7 @@ impl Conventions {
             }
             let Some(k) = KINDS.iter().position(|&x| x == kind) else {
                 return Err(format!(
-                    "unknown convention {kind:?}: use one of {}, records, listings, slideshows, consent, articles, teasers",
+                    "unknown convention {kind:?}: use one of {}, records, listings, slideshows, consent, articles, teasers, unseen",
                     KINDS.join(", ")
                 ));
             };
@@ -132,7 +140,7 @@ impl Conventions {
     }
 
     /// Does any section rule speak against the model (`records`, `listings`,
-    /// `slideshows`, `consent`, `articles` and `teasers` aside)?
+    /// `slideshows`, `consent`, `articles`, `teasers` and `unseen` aside)?
     pub fn any(&self) -> bool {
         self.rules.iter().any(|&r| r != Rule::Auto)
     }
@@ -288,6 +296,10 @@ mod tests {
         assert!(t.teasers && !t.any() && !Conventions::default().teasers);
         assert!(Conventions::parse([("teasers", "keep")]).is_err());
         assert_eq!(decided_by(TEASERS), "teasers");
+        let u = Conventions::parse([("unseen", "keep")]).unwrap();
+        assert!(u.unseen && !u.any() && !Conventions::default().unseen);
+        assert!(Conventions::parse([("unseen", "drop")]).is_err());
+        assert_eq!(decided_by(UNSEEN), "unseen");
         assert_eq!(
             (
                 decided_by(0),

@@ -12,6 +12,7 @@ pub mod dom;
 pub mod features;
 pub mod forest;
 pub mod kind;
+pub mod novelty;
 pub mod parse;
 pub mod pipeline;
 pub mod records;
@@ -22,6 +23,7 @@ pub mod slideshow;
 pub mod structure;
 pub mod teasers;
 pub mod text;
+pub mod unseen;
 
 #[cfg(feature = "python")]
 mod python;

@@ -5,10 +5,13 @@ use std::collections::HashMap;
 
 use crate::blocks::{walk, PageBlocks};
 use crate::context::context_features;
-use crate::conventions::{Conventions, ARTICLES, CONSENT, LISTINGS, RECORDS, SLIDESHOWS, TEASERS};
+use crate::conventions::{
+    Conventions, ARTICLES, CONSENT, LISTINGS, RECORDS, SLIDESHOWS, TEASERS, UNSEEN,
+};
 use crate::dom::{base_href, build_view, title, View};
 use crate::features::{ancestors, block_features, N_FEATURES};
 use crate::forest::Forest;
+use crate::novelty::{descriptor, Reference};
 use crate::parse::parse;
 use crate::render::{render, OutBlock, Verdict};
 use crate::reveal::{reveal, visible_tokens};
@@ -137,6 +140,38 @@ impl Member {
     }
 }
 
+/// A model: its members and, where its file has one, the reference of its training pages
+/// (`novelty`), which tells a page unlike all of them.
+pub struct Model {
+    pub members: Vec<Member>,
+    pub novelty: Option<Reference>,
+}
+
+impl Model {
+    /// Is the page of these features unlike every page the model trained on? For a page of
+    /// a site a held-out bundle knows (`cv`), the training pages are those its members
+    /// learnt that site's page from: the points of sites in the site's fold are left out.
+    /// A model without a reference finds no page unlike its own.
+    pub fn novel(&self, cv: Option<&str>, x: &[f64], ntok: &[f64]) -> bool {
+        let Some(r) = &self.novelty else {
+            return false;
+        };
+        let d = descriptor(x, ntok);
+        // per member: the fold of the page's site, if the member knows the site
+        let folds: Vec<(&HashMap<String, usize>, usize)> = self
+            .members
+            .iter()
+            .filter_map(|m| Some((&m.fold_of, *cv.and_then(|c| m.fold_of.get(c))?)))
+            .collect();
+        let skip = |s: usize| {
+            folds
+                .iter()
+                .any(|(of, f)| of.get(r.sites[s].as_str()) == Some(f))
+        };
+        r.novel(&d, &skip)
+    }
+}
+
 pub fn features(
     p: &mut Prepared,
     evidence: Option<&Evidence>,
@@ -199,15 +234,17 @@ pub fn probabilities(
     p
 }
 
-/// Each block's content probability, with the site's evidence where given.
+/// Each block's content probability, with the site's evidence where given, and whether the
+/// page is unlike every page the model trained on (`Model::novel`).
 pub fn score(
     p: &mut Prepared,
-    members: &[Member],
+    model: &Model,
     cv: Option<&str>,
     evidence: Option<&Evidence>,
-) -> Vec<f64> {
+) -> (Vec<f64>, bool) {
     let (x, ntok, anc) = features(p, evidence);
-    probabilities(members, cv, &x, &ntok, &anc)
+    let novel = model.novel(cv, &x, &ntok);
+    (probabilities(&model.members, cv, &x, &ntok, &anc), novel)
 }
 
 /// A page whose surest block is below this keeps nothing (`extractor.model.MIN_PAGE_MAX`,
@@ -228,8 +265,9 @@ pub struct Cut {
     pub conventions: Conventions,
 }
 
-/// Verdicts per view element from the blocks' probabilities.
-pub fn verdicts(p: &Prepared, prob: &[f64], cut: Cut) -> Vec<Option<Verdict>> {
+/// Verdicts per view element from the blocks' probabilities, on a page unlike (`novel`) or
+/// like the model's training pages.
+pub fn verdicts(p: &Prepared, prob: &[f64], novel: bool, cut: Cut) -> Vec<Option<Verdict>> {
     let mut c = cut.threshold;
     if !prob.is_empty() && cut.relative > 0.0 {
         let max = prob.iter().copied().fold(f64::NEG_INFINITY, f64::max);
@@ -271,10 +309,17 @@ pub fn verdicts(p: &Prepared, prob: &[f64], cut: Cut) -> Vec<Option<Verdict>> {
         from_records.clone()
     };
     // (the same: a page sure to have no main content has no article text either)
-    let told = if cut.conventions.articles && c.is_finite() {
+    let articled = if cut.conventions.articles && c.is_finite() {
         crate::article::prose(&p.pb, &listed, prob)
     } else {
         listed.clone()
+    };
+    // (after the rules that read the kept text for prose: what this adds is never a
+    // listing's intro or an article's heading)
+    let told = if cut.conventions.unseen && novel && c.is_finite() {
+        crate::unseen::fill(&p.pb, &sure, &articled, prob, c)
+    } else {
+        articled.clone()
     };
     let slides = if cut.conventions.slideshows {
         crate::slideshow::beside_main(&p.pb, &told)
@@ -294,8 +339,9 @@ pub fn verdicts(p: &Prepared, prob: &[f64], cut: Cut) -> Vec<Option<Verdict>> {
     let mut out = vec![None; p.view.elems.len()];
     for (b, &e) in p.pb.elem.iter().enumerate() {
         let v = p.view.preorder[e] as usize;
-        // a block a record alike to the main text's, a listing or an article brought in
-        // says so (`records=keep`, `listings=keep`, `articles=keep`), and a kept block a
+        // a block a record alike to the main text's, a listing, an article or a page unlike
+        // the training pages brought in says so (`records=keep`, `listings=keep`,
+        // `articles=keep`, `unseen=keep`), and a kept block a
         // slideshow or a stream of teasers beside the main text or a consent dialog took
         // out (`slideshows=drop`, `teasers=drop`, `consent=drop`)
         let brought = if consent[b] {
@@ -308,8 +354,10 @@ pub fn verdicts(p: &Prepared, prob: &[f64], cut: Cut) -> Vec<Option<Verdict>> {
             Some((RECORDS, true))
         } else if listed[b] && !from_records[b] {
             Some((LISTINGS, true))
+        } else if likely[b] && !listed[b] && articled[b] {
+            Some((ARTICLES, true))
         } else {
-            (likely[b] && !listed[b]).then_some((ARTICLES, true))
+            (likely[b] && !articled[b]).then_some((UNSEEN, true))
         };
         let decided = decided[b].or(brought);
         out[v] = Some(Verdict {
@@ -326,15 +374,15 @@ pub fn verdicts(p: &Prepared, prob: &[f64], cut: Cut) -> Vec<Option<Verdict>> {
 #[allow(clippy::too_many_arguments)]
 pub fn clean(
     p: &mut Prepared,
-    members: &[Member],
+    model: &Model,
     cv: Option<&str>,
     evidence: Option<&Evidence>,
     cut: Cut,
     noise: bool,
     with_paths: bool,
 ) -> (Vec<OutBlock>, Vec<f64>, Vec<Option<bool>>) {
-    let prob = score(p, members, cv, evidence);
-    let v = verdicts(p, &prob, cut);
+    let (prob, novel) = score(p, model, cv, evidence);
+    let v = verdicts(p, &prob, novel, cut);
     let kept = v.iter().map(|x| x.map(|x| x.content)).collect();
     (render(&p.view, &v, noise, with_paths), prob, kept)
 }
@@ -347,7 +395,7 @@ pub fn clean(
 pub fn stage_times(
     html: &str,
     url: Option<&str>,
-    members: &[Member],
+    model: &Model,
     evidence: Option<&Evidence>,
     cut: Cut,
 ) -> Result<Vec<(&'static str, u64)>, String> {
@@ -360,9 +408,10 @@ pub fn stage_times(
     };
     let mut p = prepare_marked(html, url, false, true, &mut mark)?;
     let (x, ntok, anc) = features_marked(&mut p, evidence, &mut mark);
-    let prob = probabilities(members, None, &x, &ntok, &anc);
+    let novel = model.novel(None, &x, &ntok);
+    let prob = probabilities(&model.members, None, &x, &ntok, &anc);
     mark("forests");
-    let v = verdicts(&p, &prob, cut);
+    let v = verdicts(&p, &prob, novel, cut);
     std::hint::black_box(render(&p.view, &v, true, true));
     mark("render");
     Ok(out)

@@ -12,7 +12,8 @@ use crate::context::{context_features, N_CONTEXT};
 use crate::conventions::{decided_by, Conventions};
 use crate::features::N_FEATURES;
 use crate::forest::Forest;
-use crate::pipeline::{self, Cut, Member, Prepared};
+use crate::novelty::{descriptor, Reference};
+use crate::pipeline::{self, Cut, Member, Model, Prepared};
 use crate::site::{key_hex, parse_key, Evidence};
 use crate::structure::Format;
 
@@ -139,15 +140,17 @@ impl PyForest {
 }
 
 /// The forests of a model: members of (stage1, stage2, [(stage1, stage2) per fold],
-/// {site: fold}), each forest as the arrays of its JSON form.
+/// {site: fold}), each forest as the arrays of its JSON form, and the reference of its
+/// training pages (`Novelty`) where its file has one.
 #[pyclass(module = "sitesift._native", name = "Model", frozen)]
 struct PyModel {
-    members: Vec<Member>,
+    inner: Model,
 }
 
 #[pymethods]
 impl PyModel {
     #[new]
+    #[pyo3(signature = (members, novelty=None))]
     #[allow(clippy::type_complexity)]
     fn new(
         members: Vec<(
@@ -156,6 +159,7 @@ impl PyModel {
             Vec<(ForestArgs, ForestArgs)>,
             HashMap<String, usize>,
         )>,
+        novelty: Option<PyRef<'_, PyNovelty>>,
     ) -> PyResult<Self> {
         let mut out = Vec::new();
         for (s1, s2, folds, fold_of) in members {
@@ -180,8 +184,100 @@ impl PyModel {
                 fold_of,
             });
         }
-        Ok(PyModel { members: out })
+        Ok(PyModel {
+            inner: Model {
+                members: out,
+                novelty: novelty.map(|n| n.inner.clone()),
+            },
+        })
     }
+}
+
+/// The descriptors of a model's training pages and the distance beyond which a page is
+/// unlike them (`novelty::Reference`): (means, scales, standardized points as little-endian
+/// float32 bytes, each point's site index as little-endian uint32 bytes, the sites, k, cut).
+#[pyclass(module = "sitesift._native", name = "Novelty", frozen)]
+struct PyNovelty {
+    inner: Reference,
+}
+
+#[pymethods]
+impl PyNovelty {
+    #[new]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        mean: Vec<f64>,
+        scale: Vec<f64>,
+        points: &[u8],
+        site: &[u8],
+        sites: Vec<String>,
+        k: usize,
+        cut: f64,
+    ) -> PyResult<Self> {
+        if points.len() % 4 != 0 || site.len() % 4 != 0 {
+            return Err(PyValueError::new_err(
+                "novelty: points and sites must be 4-byte numbers",
+            ));
+        }
+        let points = points
+            .chunks_exact(4)
+            .map(|c| f64::from(f32::from_le_bytes(c.try_into().unwrap())))
+            .collect();
+        let site = site
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes(c.try_into().unwrap()) as usize)
+            .collect();
+        Reference::new(mean, scale, points, site, sites, k, cut)
+            .map(|inner| PyNovelty { inner })
+            .map_err(PyValueError::new_err)
+    }
+
+    /// Each descriptor's distance to its k nearest points (`Reference::distance`), leaving
+    /// out the points of the site index given beside it (None: none).
+    fn distances(
+        &self,
+        py: Python<'_>,
+        descriptors: Vec<Vec<f64>>,
+        skip: Vec<Option<usize>>,
+    ) -> PyResult<Vec<f64>> {
+        if descriptors.len() != skip.len() {
+            return Err(PyValueError::new_err("one skip per descriptor"));
+        }
+        let r = &self.inner;
+        detached(py, || {
+            descriptors
+                .iter()
+                .zip(&skip)
+                .map(|(d, s)| r.distance(d, &|site| Some(site) == *s))
+                .collect()
+        })
+    }
+
+    #[getter]
+    fn cut(&self) -> f64 {
+        self.inner.cut
+    }
+}
+
+/// A page's descriptor (`novelty::descriptor`) from its features (float64 bytes, rows of
+/// the core's features) and token counts.
+#[pyfunction]
+fn page_descriptor(x: &[u8], ntok: Vec<f64>) -> PyResult<Vec<f64>> {
+    let x = bytes_f64(x)?;
+    if x.len() != ntok.len() * N_FEATURES {
+        return Err(PyValueError::new_err(
+            "page_descriptor: features and token counts of different numbers of blocks",
+        ));
+    }
+    Ok(descriptor(&x, &ntok))
+}
+
+#[pyfunction]
+fn novelty_columns() -> Vec<String> {
+    crate::novelty::columns()
+        .iter()
+        .map(|s| s.to_string())
+        .collect()
 }
 
 /// Page counts of block texts and layout positions over a site's pages.
@@ -349,12 +445,12 @@ fn clean<'py>(
     noise: bool,
     paths: bool,
 ) -> PyResult<Cleaned<'py>> {
-    let members = &model.get().members;
+    let model = &model.get().inner;
     let ev = evidence.as_ref().map(|e| &e.inner);
     let p = &mut page.inner;
     let cut = cut_of(threshold, balanced, relative, conventions)?;
     let (blocks, prob, kept) = detached(py, || {
-        pipeline::clean(p, members, cv.as_deref(), ev, cut, noise, paths)
+        pipeline::clean(p, model, cv.as_deref(), ev, cut, noise, paths)
     })?;
     let kept: Vec<u8> = kept
         .iter()
@@ -406,9 +502,12 @@ fn cut_of(
 }
 
 /// Per block of a read page: whether it is content, for probabilities given from
-/// elsewhere (held-out ones, in benchmarks of the cut and the conventions).
+/// elsewhere (held-out ones, in benchmarks of the cut and the conventions), on a page
+/// unlike (`novel`) or like the training pages of the model that gave them.
 #[pyfunction]
-#[pyo3(signature = (page, prob, *, threshold, balanced, relative, conventions=None))]
+#[pyo3(signature = (page, prob, *, threshold, balanced, relative, conventions=None,
+                    novel=false))]
+#[allow(clippy::too_many_arguments)]
 fn verdicts_for(
     page: PyRef<'_, PyPage>,
     prob: Vec<f64>,
@@ -416,6 +515,7 @@ fn verdicts_for(
     balanced: f64,
     relative: f64,
     conventions: Option<HashMap<String, String>>,
+    novel: bool,
 ) -> PyResult<Vec<bool>> {
     let p = &page.inner;
     if prob.len() != p.pb.elem.len() {
@@ -426,7 +526,7 @@ fn verdicts_for(
         )));
     }
     let cut = cut_of(threshold, balanced, relative, conventions)?;
-    let v = pipeline::verdicts(p, &prob, cut);
+    let v = pipeline::verdicts(p, &prob, novel, cut);
     Ok(p.pb
         .elem
         .iter()
@@ -510,13 +610,13 @@ fn decide<'py>(
     cv: Option<String>,
     evidence: Option<PyRef<'py, PyEvidence>>,
 ) -> PyResult<Vec<Decided>> {
-    let members = &model.get().members;
+    let model = &model.get().inner;
     let ev = evidence.as_ref().map(|e| &e.inner);
     let p = &mut page.inner;
     let cut = cut_of(threshold, balanced, relative, conventions)?;
     detached(py, || {
-        let prob = pipeline::score(p, members, cv.as_deref(), ev);
-        let v = pipeline::verdicts(p, &prob, cut);
+        let (prob, novel) = pipeline::score(p, model, cv.as_deref(), ev);
+        let v = pipeline::verdicts(p, &prob, novel, cut);
         p.pb.elem
             .iter()
             .map(|&e| {
@@ -542,7 +642,7 @@ fn stage_times(
     url: Option<String>,
     evidence: Option<PyRef<'_, PyEvidence>>,
 ) -> PyResult<Vec<(&'static str, u64)>> {
-    let members = &model.get().members;
+    let model = &model.get().inner;
     let ev = evidence.as_ref().map(|e| &e.inner);
     let cut = Cut {
         threshold,
@@ -551,7 +651,7 @@ fn stage_times(
         conventions: Conventions::default(),
     };
     detached(py, || {
-        pipeline::stage_times(&html, url.as_deref(), members, ev, cut)
+        pipeline::stage_times(&html, url.as_deref(), model, ev, cut)
     })?
     .map_err(PyValueError::new_err)
 }
@@ -665,6 +765,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyModel>()?;
     m.add_class::<PyForest>()?;
     m.add_class::<PyEvidence>()?;
+    m.add_class::<PyNovelty>()?;
+    m.add_function(wrap_pyfunction!(page_descriptor, m)?)?;
+    m.add_function(wrap_pyfunction!(novelty_columns, m)?)?;
     m.add_function(wrap_pyfunction!(read, m)?)?;
     m.add_function(wrap_pyfunction!(features, m)?)?;
     m.add_function(wrap_pyfunction!(context, m)?)?;

@@ -15,6 +15,10 @@ seeds, so other site folds, thinning draws and trees) scores a block by the mean
 members' probabilities, each member running its own two stages. One training draw moves
 pages that sit near the cut one way or the other; the mean of a few draws moves less.
 Such a file has `format_version` 2 and the further members under `more`.
+
+A model may carry the reference of its training pages (`novelty`, `extractor.novelty`): it
+tells a page unlike all of them, where rules trust the page's layout over the model's doubt
+(`unseen=keep`). A file without one finds no page unlike its own.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from sitesift import __version__
 from sitesift.errors import ModelError
+from sitesift.extractor import novelty as novelty_file
 from sitesift.extractor.context import context_features, context_names
 from sitesift.extractor.features import feature_names
 from sitesift.extractor.forest import Forest
@@ -167,6 +172,8 @@ class ExtractorModel:
     folds: tuple[tuple[Forest, Forest], ...] = ()
     fold_of: dict[str, int] = field(default_factory=dict)
     more: tuple[Member, ...] = ()
+    novelty: dict[str, Any] | None = None
+    """The reference of the training pages (`extractor.novelty.build`), or None."""
 
     def __post_init__(self) -> None:
         _ = self.members  # built, and the first member's forests checked, now
@@ -188,6 +195,8 @@ class ExtractorModel:
         }
         if self.more:
             body["more"] = [m.to_dict() for m in self.more]
+        if self.novelty is not None:
+            body["novelty"] = self.novelty
         return body
 
 
@@ -277,8 +286,11 @@ def from_document(doc: Any) -> ExtractorModel:
     """A model from its parsed JSON document, checked field by field."""
     body, thresholds, meta, more = _checked_body(doc)
     first = Member.from_dict(body)
+    novelty = body.get("novelty")
+    if novelty is not None:
+        novelty_file.native(novelty)  # checked now, as the cleaner will read it
     return ExtractorModel(first.stage1, first.stage2, thresholds, meta, first.folds,
-                          first.fold_of, tuple(Member.from_dict(m) for m in more))
+                          first.fold_of, tuple(Member.from_dict(m) for m in more), novelty)
 
 
 @dataclass(frozen=True)
@@ -318,8 +330,10 @@ def _scorer_cached(path: str, mtime_ns: int, size: int) -> Scorer:
             raise ModelError("'fold_of' must map site names to fold numbers")
         members.append((_raw_forest(m.get("stage1")), _raw_forest(m.get("stage2")),
                         [(_raw_forest(a), _raw_forest(b)) for a, b in folds], fold_of))
+    novelty = body.get("novelty")
+    reference = novelty_file.native(novelty) if novelty is not None else None
     try:
-        native = core().Model(members)
+        native = core().Model(members, reference)
     except (TypeError, ValueError, OverflowError) as exc:
         raise ModelError(f"bad forest: {exc}") from None
     return Scorer(thresholds, native, meta)

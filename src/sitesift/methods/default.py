@@ -68,6 +68,14 @@ Conventions the gold corpora disagree on (docs/conventions.md) are switches, eac
   linked to the site's own pages over a teaser sentence ("latest", "more stories"), is
   dropped whole (`native/src/teasers.rs`). `drop`, the default: no gold keeps another
   story's teaser; `auto` leaves it to the model.
+- `unseen=keep|auto`: on a page unlike every page the model trained on (its model file's
+  reference of them, `extractor/novelty.py`), where even the kept text's median probability
+  is under 0.9, the blocks between the first and last kept block that the model
+  half-believes (from 3/7 of the cut: 0.15 at the balanced preset) are kept, unless they lie
+  in the navigation, header, footer, a sidebar, comments (not on a forum), share or related
+  lists (`native/src/unseen.rs`). `keep`, the default: on a kind of page the model never
+  saw (a service page's feature tiles) its doubt is only not knowing; `auto` leaves them to
+  the model. A model file without a reference finds no page unlike its own.
 A section never holds the start of the main text (the first likely block of some length:
 a wrapper named for comments around the story is no comment section); `keep` keeps the
 section's blocks inside the main text's container (the captions of the story's photos, not
@@ -104,7 +112,8 @@ CONVENTIONS = {"comments": ("auto", "drop"), "captions": ("auto", "drop", "keep"
                "bylines": ("auto", "drop", "keep"), "dates": ("auto", "drop", "keep"),
                "records": ("keep", "auto"), "listings": ("keep", "auto"),
                "slideshows": ("drop", "auto"), "consent": ("drop", "auto"),
-               "articles": ("keep", "auto"), "teasers": ("drop", "auto")}
+               "articles": ("keep", "auto"), "teasers": ("drop", "auto"),
+               "unseen": ("keep", "auto")}
 """Each convention switch and its values, the default first (`native/src/conventions.rs`
 holds the same; a test holds them equal)."""
 KEPT = "no verdict: kept"
@@ -151,6 +160,7 @@ class DefaultParams:
     consent: str = "drop"
     articles: str = "keep"
     teasers: str = "drop"
+    unseen: str = "keep"
     """Conventions set against the model (`CONVENTIONS`: each switch and its values)."""
 
     def __post_init__(self) -> None:

@@ -11,6 +11,7 @@ import numpy as np
 
 from sitesift.extractor import model as model_file
 from sitesift.training.default.dataset import CorpusData
+from sitesift.training.default.novelty import reference
 from sitesift.training.default.pool import THIN, Pool, balance_corpora, page_folds
 from sitesift.training.default.stages import (
     DEFAULT_PARAMS,
@@ -119,7 +120,7 @@ def train_default(corpora: Sequence[CorpusData], out: Any,
         members = [m for b in combine for m in b.members]
         chosen = choose_thresholds(pool, heldout_probabilities(pool, members))
         summary["cross_validation"] = chosen["report"]
-        return _save(members, chosen["thresholds"], summary, out, heldout)
+        return _save(members, chosen["thresholds"], summary, out, heldout, reference(pool))
     thresholds = {"precision": 0.65, "balanced": 0.5, "recall": 0.35}
     members = []
     p2s, by_corpus_p2 = [], []
@@ -157,7 +158,7 @@ def train_default(corpora: Sequence[CorpusData], out: Any,
         t = thresholds["balanced"]
         cut = model_file.page_cut(t, page_max(pool, p2), t, n_blocks=np.diff(pool.bounds))
         summary["heldout_corpora"] = _report(page_scores(pool, p2, cut), t)
-    return _save(members, thresholds, summary, out, heldout)
+    return _save(members, thresholds, summary, out, heldout, reference(pool))
 
 
 def _combined_summary(pool: Pool, corpora: Sequence[CorpusData],
@@ -171,16 +172,18 @@ def _combined_summary(pool: Pool, corpora: Sequence[CorpusData],
 
 
 def _save(members: Sequence[model_file.Member], thresholds: dict[str, float],
-          summary: dict[str, Any], out: Any, heldout: Any) -> dict[str, Any]:
+          summary: dict[str, Any], out: Any, heldout: Any,
+          novelty: dict[str, Any] | None = None) -> dict[str, Any]:
     """Write the model (every member without its folds) and, when asked and the members
-    have folds, the held-out bundle."""
+    have folds, the held-out bundle; both with the reference of the training pages."""
     thresholds = {k: float(v) for k, v in thresholds.items()}
     bare = [model_file.Member(m.stage1, m.stage2) for m in members]
     model_file.save(model_file.ExtractorModel(bare[0].stage1, bare[0].stage2, thresholds,
-                                              summary, more=tuple(bare[1:])), out)
+                                              summary, more=tuple(bare[1:]),
+                                              novelty=novelty), out)
     if heldout is not None and all(m.folds for m in members):
         first = members[0]
         model_file.save(model_file.ExtractorModel(
             first.stage1, first.stage2, thresholds, {**summary, "heldout": True},
-            first.folds, first.fold_of, tuple(members[1:])), heldout)
+            first.folds, first.fold_of, tuple(members[1:]), novelty), heldout)
     return summary

@@ -1,0 +1,291 @@
+//! Whether a page is unlike every page the model trained on: its descriptor (a few
+//! page-wide means of its blocks' features) lies farther from its nearest training pages
+//! than most training pages lie from the pages of other sites.
+//!
+//! The model's probabilities mean different things on such a page. Where it learnt a kind of
+//! page, a block it half-believes is usually noise it learnt to doubt; on a kind it never
+//! saw (a service page's feature tiles for a model of news corpora), the same probability is
+//! only its not knowing. Rules that trust the page's layout over the model's doubt
+//! (`unseen::fill`) ask this first (docs/loco.md, "Pages unlike the training pages").
+
+use std::sync::OnceLock;
+
+use crate::features::{FEATURES, N_FEATURES};
+
+/// Block features whose token-weighted mean over the page describes it: how much of its
+/// text is links, prose, list items, table cells, headings, records, and where it lies.
+/// None depends on the site's other pages, so a page is described alone.
+pub const MEANS: [&str; 21] = [
+    "link_density",
+    "stop_share",
+    "tag_li",
+    "tag_td",
+    "tag_p",
+    "tag_div",
+    "heading_level",
+    "in_best",
+    "sib0_log_same",
+    "sib1_log_same",
+    "up_comment",
+    "up_product",
+    "up_forum",
+    "up_card",
+    "up_t_article",
+    "up_t_main",
+    "has_date",
+    "log_tokens",
+    "up_nav",
+    "up_t_list",
+    "sentence_end_rate",
+];
+
+/// Page-level features (alike on every block of a page), taken as they are.
+pub const PAGE: [&str; 6] = [
+    "page_log_tokens",
+    "page_log_blocks",
+    "page_link_density",
+    "page_log_long_paras",
+    "url_depth",
+    "url_digits",
+];
+
+/// The descriptor's length.
+pub const WIDTH: usize = MEANS.len() + PAGE.len();
+
+/// The descriptor's column names, in order.
+pub fn columns() -> Vec<&'static str> {
+    MEANS.iter().chain(PAGE.iter()).copied().collect()
+}
+
+fn column_indices() -> &'static [usize; WIDTH] {
+    static IDX: OnceLock<[usize; WIDTH]> = OnceLock::new();
+    IDX.get_or_init(|| {
+        let mut out = [0; WIDTH];
+        for (slot, name) in out.iter_mut().zip(columns()) {
+            *slot = FEATURES
+                .iter()
+                .position(|&f| f == name)
+                .unwrap_or_else(|| panic!("novelty column {name} is no feature"));
+        }
+        out
+    })
+}
+
+/// A page's descriptor from its blocks' features (`x`, rows of `N_FEATURES`) and tokens:
+/// `MEANS` weighted by tokens + 1 (a page is its text, and an empty block still counts),
+/// then the first block's `PAGE` columns. A missing value counts as 0; a page without
+/// blocks is all zeros.
+pub fn descriptor(x: &[f64], ntok: &[f64]) -> Vec<f64> {
+    let idx = column_indices();
+    let n = ntok.len().min(x.len() / N_FEATURES);
+    let mut out = vec![0.0; WIDTH];
+    if n == 0 {
+        return out;
+    }
+    let value = |row: usize, col: usize| {
+        let v = x[row * N_FEATURES + col];
+        if v.is_finite() {
+            v
+        } else {
+            0.0
+        }
+    };
+    let total: f64 = ntok[..n].iter().map(|t| t + 1.0).sum();
+    for (slot, &col) in out.iter_mut().zip(idx.iter()).take(MEANS.len()) {
+        *slot = (0..n).map(|r| value(r, col) * (ntok[r] + 1.0)).sum::<f64>() / total;
+    }
+    for (slot, &col) in out.iter_mut().zip(idx.iter()).skip(MEANS.len()) {
+        *slot = value(0, col);
+    }
+    out
+}
+
+/// The training pages' descriptors, standardized, with each page's site, and the distance
+/// beyond which a page is unlike them (`cut`).
+#[derive(Clone)]
+pub struct Reference {
+    mean: Vec<f64>,
+    scale: Vec<f64>,
+    /// rows of `WIDTH`, standardized
+    points: Vec<f64>,
+    /// each point's site, an index into `sites`
+    site: Vec<usize>,
+    pub sites: Vec<String>,
+    k: usize,
+    pub cut: f64,
+}
+
+impl Reference {
+    pub fn new(
+        mean: Vec<f64>,
+        scale: Vec<f64>,
+        points: Vec<f64>,
+        site: Vec<usize>,
+        sites: Vec<String>,
+        k: usize,
+        cut: f64,
+    ) -> Result<Self, String> {
+        if mean.len() != WIDTH || scale.len() != WIDTH {
+            return Err(format!("novelty: {WIDTH} columns expected"));
+        }
+        if points.len() != site.len() * WIDTH || site.is_empty() {
+            return Err("novelty: one site per point, and a point or more".into());
+        }
+        if site.iter().any(|&s| s >= sites.len()) {
+            return Err("novelty: a point's site is out of range".into());
+        }
+        if k == 0 || k > site.len() {
+            return Err("novelty: k must be 1 to the number of points".into());
+        }
+        let finite = |v: &[f64]| v.iter().all(|x| x.is_finite());
+        if !finite(&mean) || !finite(&points) || scale.iter().any(|&s| !(s > 0.0 && s.is_finite()))
+        {
+            return Err("novelty: means and points must be finite, scales positive".into());
+        }
+        if cut.is_nan() {
+            return Err("novelty: the cut is not a number".into());
+        }
+        Ok(Reference {
+            mean,
+            scale,
+            points,
+            site,
+            sites,
+            k,
+            cut,
+        })
+    }
+
+    /// The mean distance from descriptor `d` to its `k` nearest points (standardized
+    /// Euclidean), leaving out points whose site `skip` names; infinity where fewer than
+    /// `k` remain.
+    pub fn distance(&self, d: &[f64], skip: &dyn Fn(usize) -> bool) -> f64 {
+        let q: Vec<f64> = (0..WIDTH)
+            .map(|j| (d.get(j).copied().unwrap_or(0.0) - self.mean[j]) / self.scale[j])
+            .collect();
+        // the k smallest squared distances, kept sorted (k is small)
+        let mut best: Vec<f64> = Vec::with_capacity(self.k + 1);
+        for (i, row) in self.points.chunks_exact(WIDTH).enumerate() {
+            if skip(self.site[i]) {
+                continue;
+            }
+            let d2: f64 = row.iter().zip(&q).map(|(a, b)| (a - b) * (a - b)).sum();
+            if best.len() < self.k || d2 < best[best.len() - 1] {
+                let at = best.partition_point(|&x| x <= d2);
+                best.insert(at, d2);
+                best.truncate(self.k);
+            }
+        }
+        if best.len() < self.k {
+            return f64::INFINITY;
+        }
+        best.iter().map(|x| x.sqrt()).sum::<f64>() / self.k as f64
+    }
+
+    /// Is the page of descriptor `d` unlike the points `skip` leaves?
+    pub fn novel(&self, d: &[f64], skip: &dyn Fn(usize) -> bool) -> bool {
+        self.distance(d, skip) > self.cut
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reference(points: &[[f64; 2]], sites: &[usize], k: usize, cut: f64) -> Reference {
+        let mut flat = Vec::new();
+        for p in points {
+            let mut row = vec![0.0; WIDTH];
+            row[0] = p[0];
+            row[1] = p[1];
+            flat.extend(row);
+        }
+        let n_sites = sites.iter().max().map_or(0, |m| m + 1);
+        Reference::new(
+            vec![0.0; WIDTH],
+            vec![1.0; WIDTH],
+            flat,
+            sites.to_vec(),
+            (0..n_sites).map(|s| format!("site{s}")).collect(),
+            k,
+            cut,
+        )
+        .unwrap()
+    }
+
+    fn at(a: f64, b: f64) -> Vec<f64> {
+        let mut d = vec![0.0; WIDTH];
+        d[0] = a;
+        d[1] = b;
+        d
+    }
+
+    #[test]
+    fn distance_is_the_mean_of_the_k_nearest() {
+        let r = reference(
+            &[[0.0, 0.0], [3.0, 4.0], [6.0, 8.0], [0.0, 1.0]],
+            &[0, 1, 2, 3],
+            2,
+            2.0,
+        );
+        let none = |_: usize| false;
+        assert!((r.distance(&at(0.0, 0.0), &none) - 0.5).abs() < 1e-12);
+        assert!(!r.novel(&at(0.0, 0.0), &none));
+        // far from all: the two nearest are 5 and 5.83 away
+        assert!(r.novel(&at(3.0, 9.0), &none));
+    }
+
+    #[test]
+    fn a_sites_own_points_can_be_left_out() {
+        let r = reference(&[[0.0, 0.0], [0.0, 0.1], [9.0, 9.0]], &[0, 0, 1], 1, 1.0);
+        assert!(!r.novel(&at(0.0, 0.0), &|_| false));
+        // without its own site the page's nearest point is far: it is unlike the others
+        assert!(r.novel(&at(0.0, 0.0), &|s| s == 0));
+        // fewer points left than k: infinitely far
+        assert_eq!(r.distance(&at(0.0, 0.0), &|_| true), f64::INFINITY);
+    }
+
+    #[test]
+    fn descriptors_weigh_blocks_by_tokens() {
+        let idx = column_indices();
+        let mut x = vec![0.0; 2 * N_FEATURES];
+        x[idx[0]] = 1.0; // first block all links
+        x[N_FEATURES + idx[0]] = 0.0;
+        x[idx[MEANS.len()]] = 7.0; // a page column, read from the first block
+        x[N_FEATURES + idx[1]] = f64::NAN; // missing counts as 0
+        let d = descriptor(&x, &[1.0, 2.0]);
+        assert!((d[0] - 2.0 / 5.0).abs() < 1e-12);
+        assert_eq!(d[1], 0.0);
+        assert_eq!(d[MEANS.len()], 7.0);
+        assert_eq!(descriptor(&[], &[]), vec![0.0; WIDTH]);
+    }
+
+    #[test]
+    fn bad_references_are_refused() {
+        let ok = |k, cut| {
+            Reference::new(
+                vec![0.0; WIDTH],
+                vec![1.0; WIDTH],
+                vec![0.0; WIDTH],
+                vec![0],
+                vec!["a".into()],
+                k,
+                cut,
+            )
+        };
+        assert!(ok(1, 1.0).is_ok());
+        assert!(ok(2, 1.0).is_err());
+        assert!(ok(0, 1.0).is_err());
+        assert!(ok(1, f64::NAN).is_err());
+        let zero_scale = Reference::new(
+            vec![0.0; WIDTH],
+            vec![0.0; WIDTH],
+            vec![0.0; WIDTH],
+            vec![0],
+            vec!["a".into()],
+            1,
+            1.0,
+        );
+        assert!(zero_scale.is_err());
+    }
+}

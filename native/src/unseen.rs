@@ -1,0 +1,200 @@
+//! A page unlike every page the model trained on (`unseen=keep`, [`fill`]).
+//!
+//! On a kind of page the model never saw, it recognises the template (navigation, footer)
+//! with confidence but is unsure of everything in the main region: a service page's prose at
+//! p 0.4-0.8 and, between those paragraphs, its feature tiles, figures and calls to action
+//! at 0.15-0.35, all of it content. There its doubt is not knowing, not knowledge: the
+//! region the kept blocks span says more than the blocks' own probabilities. So, on a page
+//! `novelty` finds unlike the training pages, where even the kept text's median probability
+//! is under `UNSURE_MEDIAN`, the blocks between the first and last kept block that the model
+//! half-believes are kept too, except those beside the main text (navigation, header,
+//! footer, sidebar, comment, share or related names: `records::beside_main`).
+//!
+//! On a page of a kind the model learnt the same rule costs: its doubt there is learnt
+//! (docs/loco.md, "Pages unlike the training pages"), hence the novelty gate.
+
+use std::collections::HashSet;
+
+use crate::blocks::PageBlocks;
+use crate::records::{beside_main, holding, main_block};
+use crate::text::count_tokens;
+
+/// The kept text's token-weighted median probability under this: the model is unsure even
+/// of what it keeps (a news story's paragraphs sit at 0.95 and over).
+pub const UNSURE_MEDIAN: f64 = 0.9;
+
+/// A block between kept ones is half-believed from this share of the page's cut (0.15 at
+/// the balanced cut of 0.35; the presets' fills nest as their cuts do).
+pub const HALF_BELIEF: f64 = 0.15 / 0.35;
+
+/// `likely` with the half-believed blocks between the first and last `sure` block (those
+/// at the page's cut `cut` or over), where the sure text's median probability is under
+/// `UNSURE_MEDIAN`. The caller asks `novelty` first.
+pub fn fill(pb: &PageBlocks, sure: &[bool], likely: &[bool], prob: &[f64], cut: f64) -> Vec<bool> {
+    let mut out = likely.to_vec();
+    let kept: Vec<usize> = (0..sure.len()).filter(|&b| sure[b]).collect();
+    let (Some(&first), Some(&last)) = (kept.first(), kept.last()) else {
+        return out;
+    };
+    if median(
+        kept.iter()
+            .map(|&b| (prob[b], count_tokens(&pb.text[b]) as f64 + 1.0)),
+    ) >= UNSURE_MEDIAN
+    {
+        return out;
+    }
+    let holds_main: HashSet<usize> =
+        main_block(pb, sure, prob).map_or_else(HashSet::new, |m| holding(pb, m));
+    let floor = HALF_BELIEF * cut;
+    for b in first..=last {
+        if !out[b] && prob[b] >= floor && !beside_main(pb, &holds_main, pb.elem[b]) {
+            out[b] = true;
+        }
+    }
+    out
+}
+
+/// The weighted median of (value, weight) pairs: the least value at which half the weight
+/// is reached.
+fn median(pairs: impl Iterator<Item = (f64, f64)>) -> f64 {
+    let mut v: Vec<(f64, f64)> = pairs.collect();
+    v.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let half = v.iter().map(|p| p.1).sum::<f64>() / 2.0;
+    let mut acc = 0.0;
+    for (value, weight) in &v {
+        acc += weight;
+        if acc >= half {
+            return *value;
+        }
+    }
+    f64::NAN
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::blocks::walk;
+    use crate::dom::build_view;
+    use crate::parse::parse;
+
+    fn blocks(html: &str) -> PageBlocks {
+        let arena = parse(html);
+        let body = arena.html_child("body").expect("a body");
+        walk(&build_view(&arena, body), None, None)
+    }
+
+    const SERVICE: &str = "<html><body>\
+        <nav><a href='/'>Home</a><a href='/s'>Services</a></nav>\
+        <main>\
+          <h1>Web app development you can count on</h1>\
+          <p>We build applications your customers will love to use, with the feel of a native app.</p>\
+          <div class='tile'>300+ projects within ten years</div>\
+          <p>Progressive web apps work offline, install from the browser and cost less to build.</p>\
+        </main>\
+        <footer>Copyright 2024 Example Ltd</footer>\
+        </body></html>";
+
+    fn index(pb: &PageBlocks, start: &str) -> usize {
+        pb.text
+            .iter()
+            .position(|t| t.starts_with(start))
+            .expect(start)
+    }
+
+    #[test]
+    fn an_unsure_pages_half_believed_blocks_between_kept_ones_are_kept() {
+        let pb = blocks(SERVICE);
+        let n = pb.text.len();
+        let (tile, footer, nav) = (
+            index(&pb, "300+"),
+            index(&pb, "Copyright"),
+            index(&pb, "Home"),
+        );
+        let mut prob = vec![0.0; n];
+        prob[index(&pb, "Web app")] = 0.7;
+        prob[index(&pb, "We build")] = 0.5;
+        prob[index(&pb, "Progressive")] = 0.6;
+        prob[tile] = 0.2;
+        prob[footer] = 0.2; // after the last kept block: not between
+        prob[nav] = 0.2;
+        let sure: Vec<bool> = prob.iter().map(|&p| p >= 0.35).collect();
+        let out = fill(&pb, &sure, &sure, &prob, 0.35);
+        assert!(out[tile]);
+        assert!(!out[footer] && !out[nav]);
+        // under the floor: not half-believed
+        prob[tile] = 0.1;
+        assert!(!fill(&pb, &sure, &sure, &prob, 0.35)[tile]);
+    }
+
+    #[test]
+    fn a_page_whose_kept_text_the_model_is_sure_of_is_left_alone() {
+        let pb = blocks(SERVICE);
+        let mut prob = vec![0.0; pb.text.len()];
+        for start in ["Web app", "We build", "Progressive"] {
+            prob[index(&pb, start)] = 0.97;
+        }
+        let tile = index(&pb, "300+");
+        prob[tile] = 0.3;
+        let sure: Vec<bool> = prob.iter().map(|&p| p >= 0.35).collect();
+        assert!(!fill(&pb, &sure, &sure, &prob, 0.35)[tile]);
+    }
+
+    #[test]
+    fn blocks_beside_the_main_text_between_kept_ones_stay_out() {
+        let html = "<html><body><main>\
+            <p>We build applications your customers will love to use, every day of the year.</p>\
+            <aside class='sidebar'><a href='/x'>Other services we sell</a></aside>\
+            <p>Progressive web apps work offline, install from the browser and cost less.</p>\
+            </main></body></html>";
+        let pb = blocks(html);
+        let mut prob = vec![0.0; pb.text.len()];
+        prob[index(&pb, "We build")] = 0.6;
+        prob[index(&pb, "Progressive")] = 0.6;
+        let side = index(&pb, "Other services");
+        prob[side] = 0.3;
+        let sure: Vec<bool> = prob.iter().map(|&p| p >= 0.35).collect();
+        assert!(!fill(&pb, &sure, &sure, &prob, 0.35)[side]);
+    }
+
+    #[test]
+    fn the_cleaner_fills_only_a_page_unlike_the_training_pages() {
+        use crate::conventions::{decided_by, Conventions};
+        use crate::pipeline::{prepare, verdicts, Cut};
+        let p = prepare(SERVICE, None, false, true).unwrap();
+        let tile = index(&p.pb, "300+");
+        let prob: Vec<f64> =
+            p.pb.text
+                .iter()
+                .enumerate()
+                .map(|(b, t)| match () {
+                    _ if b == tile => 0.2,
+                    _ if t.starts_with("We build") || t.starts_with("Progressive") => 0.6,
+                    _ => 0.0,
+                })
+                .collect();
+        let at = p.view.preorder[p.pb.elem[tile]] as usize;
+        let cut = |unseen| Cut {
+            threshold: 0.35,
+            balanced: 0.35,
+            relative: 0.0,
+            conventions: Conventions {
+                unseen,
+                ..Default::default()
+            },
+        };
+        let v = verdicts(&p, &prob, true, cut(true))[at].unwrap();
+        assert!(v.content && v.section.map(decided_by) == Some("unseen"));
+        // a page like the training pages, or the switch at auto: the model decides
+        for (novel, on) in [(false, true), (true, false)] {
+            let v = verdicts(&p, &prob, novel, cut(on))[at].unwrap();
+            assert!(!v.content && v.section.is_none());
+        }
+    }
+
+    #[test]
+    fn the_median_is_weighted() {
+        assert_eq!(median([(0.9, 1.0), (0.2, 10.0)].into_iter()), 0.2);
+        assert_eq!(median([(0.9, 10.0), (0.2, 1.0)].into_iter()), 0.9);
+        assert!(median(std::iter::empty()).is_nan());
+    }
+}
