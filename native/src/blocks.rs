@@ -131,7 +131,8 @@ pub struct PageBlocks {
     /// whether the element's class or id names a cookie-consent dialog
     pub consent: Vec<bool>,
     /// whether its `sidebar` keyword (in `flags`) comes only from class words naming the
-    /// layout it has (`p-body-main--withSidebar`, `has-sidebar`), not from what it is
+    /// layout it has (`p-body-main--withSidebar`, `has-sidebar`) or how it looks
+    /// (`text-secondary`), not from what it is
     pub sidebar_layout: Vec<bool>,
     // blocks
     /// the block's element
@@ -416,18 +417,44 @@ pub fn layout_word(word: &str) -> bool {
     .is_match(word)
 }
 
-/// Is an element's `sidebar` keyword only in class words naming a layout: does it go once
-/// those words are left out of its class (id, role and the other words read as before)?
+/// Does a class word name how its element looks, a theme's second colour or style
+/// (Bootstrap's `text-secondary`, `btn-secondary`; Tailwind's `lg:text-dark-secondary`,
+/// `bg-secondary-500`), rather than a secondary column? Utility-class pages put such words
+/// on their main text's paragraphs.
+pub fn look_word(word: &str) -> bool {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(
+            r"(?i)^([a-z0-9-]+:)*(text|bg|border|btn|badge|alert|link|outline|ring|fill|stroke|from|via|to|decoration|shadow|divide|placeholder|accent|caret|table|list-group-item|color|font)-([a-z0-9]+-)*secondary([-/][a-z0-9]+)*$",
+        )
+        .unwrap()
+    })
+    .is_match(word)
+}
+
+/// Does a class word name a page builder's content block (Elementor's `elementor-widget`,
+/// `elementor-widget-text-editor`, `elementor-widget-heading`) rather than a sidebar's
+/// widget? Such a builder wraps every heading and paragraph of the page in one.
+pub fn builder_word(word: &str) -> bool {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| Regex::new(r"(?i)^elementor-widget(-[a-z0-9-]+)?$").unwrap())
+        .is_match(word)
+}
+
+/// Is an element's `sidebar` keyword only in class words naming a layout, a look or a page
+/// builder's block (`layout_word`, `look_word`, `builder_word`): does it go once those
+/// words are left out of its class (id, role and the other words read as before)?
 fn sidebar_only_as_layout<'a>(get: impl Fn(&str) -> Option<&'a str>) -> bool {
     let Some(class) = get("class") else {
         return false;
     };
-    if !class.split_ascii_whitespace().any(layout_word) {
+    let no_part = |w: &str| layout_word(w) || look_word(w) || builder_word(w);
+    if !class.split_ascii_whitespace().any(no_part) {
         return false;
     }
     let rest: Vec<&str> = class
         .split_ascii_whitespace()
-        .filter(|w| !layout_word(w))
+        .filter(|w| !no_part(w))
         .collect();
     let rest = rest.join(" ");
     let bits = attr_flags(|k| {
@@ -684,6 +711,65 @@ mod tests {
             })
             .collect();
         assert_eq!(layout, [true, false, false, false]);
+    }
+
+    #[test]
+    fn a_page_builders_block_is_no_sidebar() {
+        for w in [
+            "elementor-widget",
+            "elementor-widget-container",
+            "elementor-widget-text-editor",
+        ] {
+            assert!(builder_word(w), "{w}");
+        }
+        for w in [
+            "widget",
+            "widget_text",
+            "textwidget",
+            "widget-area",
+            "my-elementor-widget",
+        ] {
+            assert!(!builder_word(w), "{w}");
+        }
+        let html = "<div class='elementor-element elementor-widget elementor-widget-text-editor'>\
+                    <p>a</p></div><aside class='widget widget_text'><p>b</p></aside>";
+        let (pb, _, _) = page(html, &[]);
+        let parent_of = |t: &str| {
+            let b = pb.text.iter().position(|x| x == t).unwrap();
+            pb.parent[pb.elem[b]] as usize
+        };
+        assert!(pb.sidebar_layout[parent_of("a")]);
+        assert!(!pb.sidebar_layout[parent_of("b")]);
+    }
+
+    #[test]
+    fn a_theme_colour_is_no_sidebar() {
+        for w in [
+            "text-secondary",
+            "btn-secondary",
+            "lg:text-dark-secondary",
+            "bg-secondary-500",
+            "hover:text-secondary/80",
+        ] {
+            assert!(look_word(w), "{w}");
+        }
+        for w in [
+            "secondary",
+            "secondary-column",
+            "sidebar-secondary",
+            "col-secondary",
+        ] {
+            assert!(!look_word(w), "{w}");
+        }
+        let html = "<div class='font-normal text-text-dark-secondary'><p>a</p></div>\
+                    <div class='secondary text-secondary'><p>b</p></div>";
+        let (pb, _, _) = page(html, &[]);
+        let parent_of = |t: &str| {
+            let b = pb.text.iter().position(|x| x == t).unwrap();
+            pb.parent[pb.elem[b]] as usize
+        };
+        assert!(pb.sidebar_layout[parent_of("a")]);
+        assert!(!pb.sidebar_layout[parent_of("b")]);
     }
 
     #[test]

@@ -243,7 +243,8 @@ fn spread(
 /// - those of the elements holding the main block (`holds_main`), which wrap the main text
 ///   whatever they are called (a body class `sidebar-nav`);
 /// - class words naming the layout an element has (`p-body-main--withSidebar`,
-///   `has-sidebar`) rather than what it is (`PageBlocks::sidebar_layout`).
+///   `has-sidebar`), how it looks (`text-secondary`) or a page builder's block
+///   (`elementor-widget-text-editor`) rather than what it is (`PageBlocks::sidebar_layout`).
 pub(crate) fn beside_main(pb: &PageBlocks, holds_main: &HashSet<usize>, e: usize) -> bool {
     let mut names = [
         "nav", "header", "footer", "sidebar", "comment", "share", "related",
