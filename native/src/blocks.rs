@@ -679,6 +679,18 @@ mod tests {
         }
     }
 
+    /// `PageBlocks::sidebar_layout` of the element around each block of text `texts`.
+    fn layout_of(html: &str, texts: &[&str]) -> Vec<bool> {
+        let (pb, _, _) = page(html, &[]);
+        texts
+            .iter()
+            .map(|t| {
+                let b = pb.text.iter().position(|x| x == t).unwrap();
+                pb.sidebar_layout[pb.parent[pb.elem[b]] as usize]
+            })
+            .collect()
+    }
+
     #[test]
     fn a_sidebar_named_only_by_its_layout_is_told_from_a_sidebar() {
         for w in [
@@ -702,15 +714,10 @@ mod tests {
                     <div id='sidebar' class='has-widgets'><p>b</p></div>\
                     <div class='sidebar has-widgets'><p>c</p></div>\
                     <div role='complementary' class='with-widgets'><p>d</p></div>";
-        let (pb, _, _) = page(html, &[]);
-        let layout: Vec<bool> = ["a", "b", "c", "d"]
-            .iter()
-            .map(|t| {
-                let b = pb.text.iter().position(|x| x == t).unwrap();
-                pb.sidebar_layout[pb.parent[pb.elem[b]] as usize]
-            })
-            .collect();
-        assert_eq!(layout, [true, false, false, false]);
+        assert_eq!(
+            layout_of(html, &["a", "b", "c", "d"]),
+            [true, false, false, false]
+        );
     }
 
     #[test]
@@ -733,13 +740,7 @@ mod tests {
         }
         let html = "<div class='elementor-element elementor-widget elementor-widget-text-editor'>\
                     <p>a</p></div><aside class='widget widget_text'><p>b</p></aside>";
-        let (pb, _, _) = page(html, &[]);
-        let parent_of = |t: &str| {
-            let b = pb.text.iter().position(|x| x == t).unwrap();
-            pb.parent[pb.elem[b]] as usize
-        };
-        assert!(pb.sidebar_layout[parent_of("a")]);
-        assert!(!pb.sidebar_layout[parent_of("b")]);
+        assert_eq!(layout_of(html, &["a", "b"]), [true, false]);
     }
 
     #[test]
@@ -763,13 +764,7 @@ mod tests {
         }
         let html = "<div class='font-normal text-text-dark-secondary'><p>a</p></div>\
                     <div class='secondary text-secondary'><p>b</p></div>";
-        let (pb, _, _) = page(html, &[]);
-        let parent_of = |t: &str| {
-            let b = pb.text.iter().position(|x| x == t).unwrap();
-            pb.parent[pb.elem[b]] as usize
-        };
-        assert!(pb.sidebar_layout[parent_of("a")]);
-        assert!(!pb.sidebar_layout[parent_of("b")]);
+        assert_eq!(layout_of(html, &["a", "b"]), [true, false]);
     }
 
     #[test]

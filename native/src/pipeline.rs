@@ -156,19 +156,22 @@ impl Model {
         let Some(r) = &self.novelty else {
             return false;
         };
-        let d = descriptor(x, ntok);
         // per member: the fold of the page's site, if the member knows the site
         let folds: Vec<(&HashMap<String, usize>, usize)> = self
             .members
             .iter()
             .filter_map(|m| Some((&m.fold_of, *cv.and_then(|c| m.fold_of.get(c))?)))
             .collect();
-        let skip = |s: usize| {
-            folds
+        // per site of the reference (not per point): is it in the page's fold of a member?
+        let left_out: Vec<bool> = if folds.is_empty() {
+            Vec::new()
+        } else {
+            r.sites
                 .iter()
-                .any(|(of, f)| of.get(r.sites[s].as_str()) == Some(f))
+                .map(|s| folds.iter().any(|(of, f)| of.get(s.as_str()) == Some(f)))
+                .collect()
         };
-        r.novel(&d, &skip)
+        r.novel(&descriptor(x, ntok), &|s| left_out.get(s) == Some(&true))
     }
 }
 
@@ -235,15 +238,17 @@ pub fn probabilities(
 }
 
 /// Each block's content probability, with the site's evidence where given, and whether the
-/// page is unlike every page the model trained on (`Model::novel`).
+/// page is unlike every page the model trained on (`Model::novel`), where `cut`'s
+/// conventions read it (`unseen=keep`; otherwise false, and no page pays for the search).
 pub fn score(
     p: &mut Prepared,
     model: &Model,
     cv: Option<&str>,
     evidence: Option<&Evidence>,
+    cut: &Cut,
 ) -> (Vec<f64>, bool) {
     let (x, ntok, anc) = features(p, evidence);
-    let novel = model.novel(cv, &x, &ntok);
+    let novel = cut.conventions.unseen && model.novel(cv, &x, &ntok);
     (probabilities(&model.members, cv, &x, &ntok, &anc), novel)
 }
 
@@ -381,7 +386,7 @@ pub fn clean(
     noise: bool,
     with_paths: bool,
 ) -> (Vec<OutBlock>, Vec<f64>, Vec<Option<bool>>) {
-    let (prob, novel) = score(p, model, cv, evidence);
+    let (prob, novel) = score(p, model, cv, evidence, &cut);
     let v = verdicts(p, &prob, novel, cut);
     let kept = v.iter().map(|x| x.map(|x| x.content)).collect();
     (render(&p.view, &v, noise, with_paths), prob, kept)
@@ -408,7 +413,7 @@ pub fn stage_times(
     };
     let mut p = prepare_marked(html, url, false, true, &mut mark)?;
     let (x, ntok, anc) = features_marked(&mut p, evidence, &mut mark);
-    let novel = model.novel(None, &x, &ntok);
+    let novel = cut.conventions.unseen && model.novel(None, &x, &ntok);
     let prob = probabilities(&model.members, None, &x, &ntok, &anc);
     mark("forests");
     let v = verdicts(&p, &prob, novel, cut);

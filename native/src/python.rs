@@ -253,6 +253,14 @@ impl PyNovelty {
         })
     }
 
+    /// Whether each descriptor is unlike every point (`Reference::novel`).
+    fn novel(&self, py: Python<'_>, descriptors: Vec<Vec<f64>>) -> PyResult<Vec<bool>> {
+        let r = &self.inner;
+        detached(py, || {
+            descriptors.iter().map(|d| r.novel(d, &|_| false)).collect()
+        })
+    }
+
     #[getter]
     fn cut(&self) -> f64 {
         self.inner.cut
@@ -615,7 +623,7 @@ fn decide<'py>(
     let p = &mut page.inner;
     let cut = cut_of(threshold, balanced, relative, conventions)?;
     detached(py, || {
-        let (prob, novel) = pipeline::score(p, model, cv.as_deref(), ev);
+        let (prob, novel) = pipeline::score(p, model, cv.as_deref(), ev, &cut);
         let v = pipeline::verdicts(p, &prob, novel, cut);
         p.pb.elem
             .iter()

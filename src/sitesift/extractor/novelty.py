@@ -99,7 +99,7 @@ def native(doc: Any) -> Any:
 
 
 def unlike(doc: dict[str, Any], desc: np.ndarray) -> np.ndarray:
-    """Whether each page of descriptors `desc` is unlike every page of the reference."""
+    """Whether each page of descriptors `desc` is unlike every page of the reference (the
+    core's `Reference::novel`, as the cleaner asks it)."""
     import numpy as np
-    ref = native(doc)
-    return np.asarray(ref.distances(desc.tolist(), [None] * len(desc))) > ref.cut
+    return np.asarray(native(doc).novel(desc.tolist()), dtype=bool)
