@@ -4,6 +4,7 @@
         [--seeds 1] [--seed 0] [--stage2-members 3] [--corpus-balance 0]
         [--model src/sitesift/data/default-v1.json.gz | --thresholds JSON]
         [--peers bench-out/pages.jsonl]
+    python benchmarks/loco.py DATASET... --cache cache --out loco --combine loco-s0 loco-s1
 
 For each corpus, the two stages are trained as the shipped model is (same recipe and
 settings) on the other corpora alone and on none of that corpus's sites
@@ -16,6 +17,10 @@ pages are scored at `--model`'s balanced and precision presets as the cleaner cu
 - `summary.md`: mean F1 (P, R) per corpus and wcxb page type at each preset, beside the
   best peer per corpus where `--peers` gives a `sitesift bench` run's `pages.jsonl`
   (the same pages: mean F1, and precision for trafilatura-precision).
+
+`--combine` trains nothing: it averages the block probabilities of runs made one seed each
+(`--seed 0`, `--seed 1`, run side by side on two cores), as `--seeds 2` would, and scores
+them again. The runs must be of the same pages and cache.
 """
 
 from __future__ import annotations
@@ -52,17 +57,26 @@ def main() -> None:
     parser.add_argument("--thresholds", help="the presets' thresholds as JSON, in place of "
                         "--model's (for features the shipped model was not trained on)")
     parser.add_argument("--peers", help="a `sitesift bench --out` run's pages.jsonl")
+    parser.add_argument("--combine", nargs="+", metavar="RUN",
+                        help="average these runs' block probabilities instead of training")
     args = parser.parse_args()
     if args.seeds < 1 or args.stage2_members < 1:
         parser.error("--seeds and --stage2-members are at least 1")
+    runs = [Path(r) / "blocks.npz" for r in args.combine or []]
+    if missing := [str(r) for r in runs if not r.is_file()]:
+        parser.error(f"--combine: no loco.py run at {', '.join(missing)}")
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     cache = Path(args.cache) if args.cache else None
     start = time.process_time()
     pool = Pool.of([cached_corpus(Path(d), cache, progress=True) for d in args.datasets])
     pool.corpus_weight = balance_corpora(pool, args.corpus_balance)
-    p2 = np.mean([heldout_corpora(pool, seed=s, members=args.stage2_members)
-                  for s in range(args.seed, args.seed + args.seeds)], axis=0)
+    if runs:
+        p2 = combined(runs, pool)
+        args.seeds, args.seed = len(runs), "runs " + ", ".join(args.combine)
+    else:
+        p2 = np.mean([heldout_corpora(pool, seed=s, members=args.stage2_members)
+                      for s in range(args.seed, args.seed + args.seeds)], axis=0)
     thresholds = (json.loads(args.thresholds) if args.thresholds
                   else model_file.load(args.model).thresholds)
     rows: list[dict[str, Any]] = []
@@ -82,6 +96,20 @@ def main() -> None:
     summary = table(rows, peers, args, cpu)
     (out / "summary.md").write_text(summary, "utf-8")
     print(summary)
+
+
+def combined(runs: list[Path], pool: Pool) -> np.ndarray:
+    """The mean of the runs' block probabilities, each checked to be of the pool's blocks
+    (same pages, same bounds), as `--seeds` averages its members."""
+    probs = []
+    for run in runs:
+        got = np.load(run)
+        if not (np.array_equal(got["page"], pool.page)
+                and np.array_equal(got["bounds"], pool.bounds)):
+            raise SystemExit(f"loco.py --combine: {run} holds other pages or blocks than the "
+                             "datasets and cache given")
+        probs.append(got["p2"])
+    return np.mean(probs, axis=0)
 
 
 def best_peers(path: Path, pages: set[tuple[str, str]]) -> dict[str, dict[str, Any]]:

@@ -46,9 +46,11 @@ pub const ARTICLES: usize = KINDS.len() + 4;
 pub const TEASERS: usize = KINDS.len() + 5;
 /// The section index of a block that `unseen=keep` brought in.
 pub const UNSEEN: usize = KINDS.len() + 6;
+/// The section index of a block that `notices=drop` took out.
+pub const NOTICES: usize = KINDS.len() + 7;
 
 /// The name of what decided a block against the model: a `KINDS` entry, `records`,
-/// `listings`, `slideshows`, `consent`, `articles`, `teasers` or `unseen`.
+/// `listings`, `slideshows`, `consent`, `articles`, `teasers`, `unseen` or `notices`.
 pub fn decided_by(k: usize) -> &'static str {
     match k {
         RECORDS => "records",
@@ -58,6 +60,7 @@ pub fn decided_by(k: usize) -> &'static str {
         ARTICLES => "articles",
         TEASERS => "teasers",
         UNSEEN => "unseen",
+        NOTICES => "notices",
         _ => KINDS[k],
     }
 }
@@ -88,12 +91,16 @@ pub struct Conventions {
     /// unsure of what it keeps, the blocks between kept ones that it half-believes are
     /// kept (`unseen::fill`); `auto` leaves them to the model
     pub unseen: bool,
+    /// `notices=drop`: a block whose whole text is an advertising label ("Advertisement",
+    /// "Sponsored", "Anzeige"), or a copyright notice in the page's footer, is dropped
+    /// (`PageBlocks::notices`); `auto` leaves it to the model
+    pub notices: bool,
 }
 
 impl Conventions {
     /// From `(kind, rule)` pairs: kinds of `KINDS`, rules `auto`, `drop` or `keep`
     /// (comments: `auto` or `drop`), `records`, `listings`, `articles` and `unseen`: `keep`
-    /// or `auto`, and `slideshows`, `consent` and `teasers`: `drop` or `auto`.
+    /// or `auto`, and `slideshows`, `consent`, `teasers` and `notices`: `drop` or `auto`.
     pub fn parse<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Result<Self, String> {
         let mut c = Conventions::default();
         for (kind, rule) in pairs {
@@ -106,6 +113,7 @@ impl Conventions {
                 "articles" => Some((&mut c.articles, "keep")),
                 "teasers" => Some((&mut c.teasers, "drop")),
                 "unseen" => Some((&mut c.unseen, "keep")),
+                "notices" => Some((&mut c.notices, "drop")),
                 _ => None,
             };
             if let Some((on, word)) = switch {
@@ -118,7 +126,7 @@ impl Conventions {
             }
             let Some(k) = KINDS.iter().position(|&x| x == kind) else {
                 return Err(format!(
-                    "unknown convention {kind:?}: use one of {}, records, listings, slideshows, consent, articles, teasers, unseen",
+                    "unknown convention {kind:?}: use one of {}, records, listings, slideshows, consent, articles, teasers, unseen, notices",
                     KINDS.join(", ")
                 ));
             };
@@ -140,7 +148,7 @@ impl Conventions {
     }
 
     /// Does any section rule speak against the model (`records`, `listings`,
-    /// `slideshows`, `consent`, `articles`, `teasers` and `unseen` aside)?
+    /// `slideshows`, `consent`, `articles`, `teasers`, `unseen` and `notices` aside)?
     pub fn any(&self) -> bool {
         self.rules.iter().any(|&r| r != Rule::Auto)
     }
@@ -300,6 +308,10 @@ mod tests {
         assert!(u.unseen && !u.any() && !Conventions::default().unseen);
         assert!(Conventions::parse([("unseen", "drop")]).is_err());
         assert_eq!(decided_by(UNSEEN), "unseen");
+        let d = Conventions::parse([("notices", "drop")]).unwrap();
+        assert!(d.notices && !d.any() && !Conventions::default().notices);
+        assert!(Conventions::parse([("notices", "keep")]).is_err());
+        assert_eq!(decided_by(NOTICES), "notices");
         assert_eq!(
             (
                 decided_by(0),

@@ -1809,7 +1809,6 @@ mod tests {
             tag_flags: vec![0; 8],
             kinds: kinds.iter().map(|s| s.to_string()).collect(),
             consent: vec![false; 8],
-            sidebar_layout: vec![false; 8],
             elem: vec![2, 3, 4, 6, 7],
             text: text.iter().map(|s| s.to_string()).collect(),
             link_chars: vec![0, 0, 0, 4, 4],

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use crate::blocks::{walk, PageBlocks};
 use crate::context::context_features;
 use crate::conventions::{
-    Conventions, ARTICLES, CONSENT, LISTINGS, RECORDS, SLIDESHOWS, TEASERS, UNSEEN,
+    Conventions, ARTICLES, CONSENT, LISTINGS, NOTICES, RECORDS, SLIDESHOWS, TEASERS, UNSEEN,
 };
 use crate::dom::{base_href, build_view, title, View};
 use crate::features::{ancestors, block_features, N_FEATURES};
@@ -297,10 +297,17 @@ pub fn verdicts(p: &Prepared, prob: &[f64], novel: bool, cut: Cut) -> Vec<Option
     } else {
         vec![false; prob.len()]
     };
+    // an ad slot's label and the footer's copyright notice are never main text: out with
+    // the dialog's text
+    let notices: Vec<bool> = if cut.conventions.notices {
+        p.pb.notices()
+    } else {
+        vec![false; prob.len()]
+    };
     let sure: Vec<bool> = prob
         .iter()
-        .zip(&consent)
-        .map(|(&v, &d)| v >= c && !d)
+        .zip(consent.iter().zip(&notices))
+        .map(|(&v, (&d, &a))| v >= c && !d && !a)
         .collect();
     let from_records = if cut.conventions.records {
         crate::records::propagate(&p.pb, &sure, prob)
@@ -338,7 +345,7 @@ pub fn verdicts(p: &Prepared, prob: &[f64], novel: bool, cut: Cut) -> Vec<Option
         vec![false; told.len()]
     };
     let likely: Vec<bool> = (0..told.len())
-        .map(|b| told[b] && !slides[b] && !teasers[b] && !consent[b])
+        .map(|b| told[b] && !slides[b] && !teasers[b] && !consent[b] && !notices[b])
         .collect();
     let decided = crate::conventions::apply(&p.pb, &p.view, &likely, cut.conventions);
     let mut out = vec![None; p.view.elems.len()];
@@ -347,10 +354,12 @@ pub fn verdicts(p: &Prepared, prob: &[f64], novel: bool, cut: Cut) -> Vec<Option
         // a block a record alike to the main text's, a listing, an article or a page unlike
         // the training pages brought in says so (`records=keep`, `listings=keep`,
         // `articles=keep`, `unseen=keep`), and a kept block a
-        // slideshow or a stream of teasers beside the main text or a consent dialog took
-        // out (`slideshows=drop`, `teasers=drop`, `consent=drop`)
+        // slideshow or a stream of teasers beside the main text, a consent dialog or a
+        // notice took out (`slideshows=drop`, `teasers=drop`, `consent=drop`, `notices=drop`)
         let brought = if consent[b] {
             (prob[b] >= c).then_some((CONSENT, false))
+        } else if notices[b] {
+            (prob[b] >= c || told[b]).then_some((NOTICES, false))
         } else if slides[b] {
             told[b].then_some((SLIDESHOWS, false))
         } else if teasers[b] {

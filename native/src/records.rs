@@ -239,12 +239,10 @@ fn spread(
 
 /// Where a listing is not: in or under the page's navigation, header, footer, sidebars,
 /// comments, share bars and related lists (by name, or by tag for `nav`, `menu`, `header`,
-/// `footer` and `aside`). Two kinds of names (not tags) say nothing of where the run is:
-/// - those of the elements holding the main block (`holds_main`), which wrap the main text
-///   whatever they are called (a body class `sidebar-nav`);
-/// - class words naming the layout an element has (`p-body-main--withSidebar`,
-///   `has-sidebar`), how it looks (`text-secondary`) or a page builder's block
-///   (`elementor-widget-text-editor`) rather than what it is (`PageBlocks::sidebar_layout`).
+/// `footer` and `aside`). The names of the elements holding the main block (`holds_main`)
+/// say nothing of where the run is: they wrap the main text whatever they are called (a body
+/// class `sidebar-nav`). (Class words naming a layout, a look or a page builder's block,
+/// `has-sidebar`, `text-secondary`, `elementor-widget`, give no `sidebar` keyword: `walk`.)
 pub(crate) fn beside_main(pb: &PageBlocks, holds_main: &HashSet<usize>, e: usize) -> bool {
     let mut names = [
         "nav", "header", "footer", "sidebar", "comment", "share", "related",
@@ -260,11 +258,7 @@ pub(crate) fn beside_main(pb: &PageBlocks, holds_main: &HashSet<usize>, e: usize
     let mut x = e as i64;
     while x >= 0 {
         let u = x as usize;
-        let mut flags = pb.flags[u];
-        if pb.sidebar_layout[u] {
-            flags &= !attr_flag("sidebar");
-        }
-        if pb.tag_flags[u] & tags != 0 || (!holds_main.contains(&u) && flags & names != 0) {
+        if pb.tag_flags[u] & tags != 0 || (!holds_main.contains(&u) && pb.flags[u] & names != 0) {
             return true;
         }
         x = pb.parent[u];

@@ -76,6 +76,14 @@ Conventions the gold corpora disagree on (docs/conventions.md) are switches, eac
   lists (`native/src/unseen.rs`). `keep`, the default: on a kind of page the model never
   saw (a service page's feature tiles) its doubt is only not knowing; `auto` leaves them to
   the model. A model file without a reference finds no page unlike its own.
+- `notices=drop|auto`: a notice a site stamps on its template is dropped, and the rules
+  above do not count it as the page's text (`PageBlocks::notices` in
+  `native/src/blocks.rs`): a block whose whole text is an ad slot's label
+  ("Advertisement", "Sponsored content", "Anzeige", "Publicité", with or without "Scroll to
+  continue"; of 1,313 such blocks in the shared corpora 14 are in their gold), and a
+  copyright notice ("© 2024 ...", "All rights reserved") of at most 40 tokens in the page's
+  footer (a photo's "© Reuters" credit is left alone). `drop`, the default; `auto` leaves
+  them to the model.
 A section never holds the start of the main text (the first likely block of some length:
 a wrapper named for comments around the story is no comment section); `keep` keeps the
 section's blocks inside the main text's container (the captions of the story's photos, not
@@ -113,7 +121,7 @@ CONVENTIONS = {"comments": ("auto", "drop"), "captions": ("auto", "drop", "keep"
                "records": ("keep", "auto"), "listings": ("keep", "auto"),
                "slideshows": ("drop", "auto"), "consent": ("drop", "auto"),
                "articles": ("keep", "auto"), "teasers": ("drop", "auto"),
-               "unseen": ("keep", "auto")}
+               "unseen": ("keep", "auto"), "notices": ("drop", "auto")}
 """Each convention switch and its values, the default first (`native/src/conventions.rs`
 holds the same; a test holds them equal)."""
 KEPT = "no verdict: kept"
@@ -161,6 +169,7 @@ class DefaultParams:
     articles: str = "keep"
     teasers: str = "drop"
     unseen: str = "keep"
+    notices: str = "drop"
     """Conventions set against the model (`CONVENTIONS`: each switch and its values)."""
 
     def __post_init__(self) -> None:
