@@ -73,10 +73,12 @@ def main() -> None:
     pool.corpus_weight = balance_corpora(pool, args.corpus_balance)
     if runs:
         p2 = combined(runs, pool)
-        args.seeds, args.seed = len(runs), "runs " + ", ".join(args.combine)
+        source = f"the mean of {len(runs)} runs ({', '.join(args.combine)})"
     else:
         p2 = np.mean([heldout_corpora(pool, seed=s, members=args.stage2_members)
                       for s in range(args.seed, args.seed + args.seeds)], axis=0)
+        source = (f"{args.seeds} seed(s) from {args.seed}, stage 2 of {args.stage2_members} "
+                  f"forests, corpus balance {args.corpus_balance}")
     thresholds = (json.loads(args.thresholds) if args.thresholds
                   else model_file.load(args.model).thresholds)
     rows: list[dict[str, Any]] = []
@@ -93,7 +95,7 @@ def main() -> None:
     peers = best_peers(Path(args.peers), {(r["corpus"], r["id"]) for r in rows}) \
         if args.peers else {}
     cpu = time.process_time() - start
-    summary = table(rows, peers, args, cpu)
+    summary = table(rows, peers, source, cpu)
     (out / "summary.md").write_text(summary, "utf-8")
     print(summary)
 
@@ -137,7 +139,7 @@ def best_peers(path: Path, pages: set[tuple[str, str]]) -> dict[str, dict[str, A
 
 
 def table(rows: list[dict[str, Any]], peers: dict[str, dict[str, Any]],
-          args: argparse.Namespace, cpu: float) -> str:
+          source: str, cpu: float) -> str:
     groups: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
     for r in rows:
         groups[(r["preset"], r["corpus"])].append(r)
@@ -148,9 +150,7 @@ def table(rows: list[dict[str, Any]], peers: dict[str, dict[str, Any]],
     def mean(preset: str, name: str, metric: str) -> float:
         return float(np.mean([r[metric] for r in groups[(preset, name)]]))
 
-    lines = [f"Leave-one-corpus-out, {args.seeds} seed(s) from {args.seed}, stage 2 of "
-             f"{args.stage2_members} forests, corpus balance {args.corpus_balance}; "
-             f"{cpu:.0f} s CPU", "",
+    lines = [f"Leave-one-corpus-out, {source}; {cpu:.0f} s CPU", "",
              "| corpus | pages | balanced F1 (P / R) | best peer | precision preset P "
              "| trafilatura-precision P |", "|---|---|---|---|---|---|"]
     for name in names:

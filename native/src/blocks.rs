@@ -189,12 +189,7 @@ impl PageBlocks {
             .filter(|&e| self.parent[e] < 0)
             .map(|e| tokens[e])
             .sum();
-        let mut inside = vec![false; n_el];
-        for e in 0..n_el {
-            let up = self.parent[e];
-            inside[e] =
-                (self.consent[e] && 2 * tokens[e] < total) || (up >= 0 && inside[up as usize]);
-        }
+        let inside = self.under(|e| self.consent[e] && 2 * tokens[e] < total);
         self.elem.iter().map(|&e| inside[e]).collect()
     }
 
@@ -203,15 +198,9 @@ impl PageBlocks {
     /// in the page's footer (a `footer` element, a `contentinfo` role or a footer name), where
     /// a photo's "© Reuters" credit never is.
     pub fn notices(&self) -> Vec<bool> {
-        let footer = attr_flag("footer");
-        let footer_tag = tag_bits("footer");
-        let mut in_footer = vec![false; self.parent.len()];
-        for e in 0..self.parent.len() {
-            let up = self.parent[e];
-            in_footer[e] = (up >= 0 && in_footer[up as usize])
-                || self.flags[e] & footer != 0
-                || self.tag_flags[e] & footer_tag != 0;
-        }
+        let (footer, footer_tag) = (attr_flag("footer"), tag_bits("footer"));
+        let in_footer =
+            self.under(|e| self.flags[e] & footer != 0 || self.tag_flags[e] & footer_tag != 0);
         self.text
             .iter()
             .zip(&self.elem)
@@ -247,6 +236,17 @@ impl PageBlocks {
         crate::text::split_ws(&self.text[b])
             .map(|w| w.chars().count() as i64)
             .sum()
+    }
+
+    /// Per element, whether it or an ancestor is one `own` holds (elements come in preorder,
+    /// parents first).
+    pub fn under(&self, own: impl Fn(usize) -> bool) -> Vec<bool> {
+        let mut inside = vec![false; self.parent.len()];
+        for e in 0..self.parent.len() {
+            let up = self.parent[e];
+            inside[e] = (up >= 0 && inside[up as usize]) || own(e);
+        }
+        inside
     }
 
     /// Per element, whether it is `root` or lies under it (elements come in preorder,

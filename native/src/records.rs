@@ -364,16 +364,11 @@ pub fn listing(pb: &PageBlocks, likely: &[bool], prob: &[f64]) -> Vec<bool> {
     else {
         return out;
     };
-    let mut in_listing = vec![false; pb.parent.len()];
+    let mut record = vec![false; pb.parent.len()];
     for e in records {
-        in_listing[e] = true;
+        record[e] = true;
     }
-    // (preorder: an element is in the listing where its parent is)
-    for e in 0..pb.parent.len() {
-        if let Ok(up) = usize::try_from(pb.parent[e]) {
-            in_listing[e] |= in_listing[up];
-        }
-    }
+    let in_listing = pb.under(|e| record[e]);
     if intro && !listed_beside_an_intro(pb, &holds_main, &tokens, &in_listing, &parents, sum + kept)
     {
         return out;
