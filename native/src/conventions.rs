@@ -3,8 +3,10 @@
 //! the model says. The gold corpora disagree on these (docs/conventions.md), so the model
 //! follows some corpora on each and a user picks the other side here.
 //!
-//! A section is an element of its kind that does not hold the start of the main text (a
-//! wrapper named for comments around the story is no comment section); a block is in the
+//! A section is an element of its kind that holds neither the start of the main text nor
+//! its surest block (a wrapper named for comments around the story, or around its body
+//! below the headline, as an opinion section's "tone-comment" is, is no comment section); a
+//! block is in the
 //! section when its element or an ancestor is. `keep` keeps the section's blocks that lie in
 //! the main text's container (the lowest element holding every likely block of main-text
 //! length): the captions of the story's photos, not those of a gallery in the sidebar.
@@ -198,11 +200,13 @@ fn kinds_of(view: &View, v: usize, wanted: &[usize], comment_flag: bool) -> u8 {
 }
 
 /// Per block: the convention that decides it, if any (an index of `KINDS`), and then
-/// whether it is content. Blocks no convention speaks for are `None`.
+/// whether it is content. Blocks no convention speaks for are `None`. (`prob`: each
+/// block's probability, which picks the main block.)
 pub fn apply(
     pb: &PageBlocks,
     view: &View,
     likely: &[bool],
+    prob: &[f64],
     conventions: Conventions,
 ) -> Vec<Option<(usize, bool)>> {
     let n_el = pb.parent.len();
@@ -215,9 +219,16 @@ pub fn apply(
         .collect();
     let first_likely = (0..likely.len()).find(|&b| likely[b]);
     let start = main.first().copied().or(first_likely);
+    // no section holds where the main text starts, nor its surest block of main-text
+    // length (the first on a tie): a story's body in a wrapper named "tone-comment" holds
+    // it, where a long comment the model half believes does not
+    let surest = main
+        .iter()
+        .copied()
+        .max_by(|&a, &b| prob[a].total_cmp(&prob[b]).then(b.cmp(&a)));
     let mut holds = vec![false; n_el];
-    if let Some(s) = start {
-        let mut e = pb.elem[s] as i64;
+    for b in start.into_iter().chain(surest) {
+        let mut e = pb.elem[b] as i64;
         while e >= 0 {
             holds[e as usize] = true;
             e = pb.parent[e as usize];
@@ -346,10 +357,40 @@ mod tests {
         let mut likely = vec![false; pb.text.len()];
         likely[at("The story")] = true;
         let c = Conventions::parse([("captions", "keep"), ("bylines", "drop")]).unwrap();
-        let got = apply(&pb, &view, &likely, c);
+        let got = apply(&pb, &view, &likely, &vec![0.9; likely.len()], c);
         assert_eq!(got[at("By A.")], Some((2, false)));
         assert_eq!(got[at("A photo")], Some((1, true))); // in the story's container
         assert_eq!(got[at("Gallery")], None); // a caption outside it: the model's call
         assert_eq!(got[at("The story")], None);
+    }
+
+    #[test]
+    fn a_wrapper_named_for_comments_around_the_body_is_no_comment_section() {
+        // an opinion piece: the headline above, the body in a "tone-comment" wrapper
+        let html = "<header><h1>The headline of an opinion piece, long enough to start</h1>\
+                    </header><div class='tonal__main--tone-comment'>\
+                    <p>The body of the piece runs on and on, with many more words than the \
+                    headline has, and more words still, so that it is the main block.</p>\
+                    <p>A second paragraph of the body.</p></div>\
+                    <div class='comments'><p>A reader says the piece is wrong, at length: \
+                    more words than any paragraph of the body, which the model half \
+                    believes, and which makes it the block of most tokens on the page by \
+                    far, as long comments under a short post are.</p></div>";
+        let a = parse(html);
+        let view = build_view(&a, a.html_child("body").unwrap());
+        let pb = walk(&view, None, None);
+        let texts: Vec<&str> = pb.text.iter().map(String::as_str).collect();
+        let at = |t: &str| texts.iter().position(|x| x.starts_with(t)).unwrap();
+        let likely = vec![true; texts.len()];
+        // the model believes the body most, and the long comment a little
+        let prob: Vec<f64> = texts
+            .iter()
+            .map(|t| if t.starts_with("The body") { 0.95 } else { 0.6 })
+            .collect();
+        let c = Conventions::parse([("comments", "drop")]).unwrap();
+        let got = apply(&pb, &view, &likely, &prob, c);
+        assert_eq!(got[at("The body")], None);
+        assert_eq!(got[at("A second")], None);
+        assert_eq!(got[at("A reader")], Some((0, false)));
     }
 }

@@ -347,7 +347,7 @@ pub fn verdicts(p: &Prepared, prob: &[f64], novel: bool, cut: Cut) -> Vec<Option
     let likely: Vec<bool> = (0..told.len())
         .map(|b| told[b] && !slides[b] && !teasers[b] && !consent[b] && !notices[b])
         .collect();
-    let decided = crate::conventions::apply(&p.pb, &p.view, &likely, cut.conventions);
+    let decided = crate::conventions::apply(&p.pb, &p.view, &likely, prob, cut.conventions);
     let mut out = vec![None; p.view.elems.len()];
     for (b, &e) in p.pb.elem.iter().enumerate() {
         let v = p.view.preorder[e] as usize;

@@ -84,8 +84,9 @@ Conventions the gold corpora disagree on (docs/conventions.md) are switches, eac
   copyright notice ("© 2024 ...", "All rights reserved") of at most 40 tokens in the page's
   footer (a photo's "© Reuters" credit is left alone). `drop`, the default; `auto` leaves
   them to the model.
-A section never holds the start of the main text (the first likely block of some length:
-a wrapper named for comments around the story is no comment section); `keep` keeps the
+A section never holds the start of the main text (the first likely block of some length)
+nor its surest block of that length: a wrapper named for comments around the story, or
+around its body, is no comment section; `keep` keeps the
 section's blocks inside the main text's container (the captions of the story's photos, not
 those of a gallery beside it).
 
