@@ -10,6 +10,12 @@
 //! half-believes are kept too, except those beside the main text (navigation, header,
 //! footer, sidebar, comment, share or related names: `records::beside_main`).
 //!
+//! On a page that declares no story ([`crate::kind::PageKind`]: no `og:type` `article`, no
+//! JSON-LD `Article`) the half-believed blocks before the first and after the last kept
+//! block are kept too, on the same terms: a service page's tiles and a listing's cards run
+//! on past the prose the model believes, where a story's text ends and what follows it
+//! (more stories, a newsletter box) is not its text.
+//!
 //! On a page of a kind the model learnt the same rule costs: its doubt there is learnt
 //! (docs/loco.md, "Pages unlike the training pages"), hence the novelty gate.
 
@@ -28,8 +34,9 @@ pub const UNSURE_MEDIAN: f64 = 0.9;
 pub const HALF_BELIEF: f64 = 0.15 / 0.35;
 
 /// `likely` with the half-believed blocks between the first and last `sure` block (those
-/// at the page's cut `cut` or over), where the sure text's median probability is under
-/// `UNSURE_MEDIAN`. The caller asks `novelty` first.
+/// at the page's cut `cut` or over), or anywhere on a page that declares no story, where
+/// the sure text's median probability is under `UNSURE_MEDIAN`. The caller asks `novelty`
+/// first.
 pub fn fill(pb: &PageBlocks, sure: &[bool], likely: &[bool], prob: &[f64], cut: f64) -> Vec<bool> {
     let mut out = likely.to_vec();
     let kept: Vec<usize> = (0..sure.len()).filter(|&b| sure[b]).collect();
@@ -46,7 +53,12 @@ pub fn fill(pb: &PageBlocks, sure: &[bool], likely: &[bool], prob: &[f64], cut: 
     let holds_main: HashSet<usize> =
         main_block(pb, sure, prob).map_or_else(HashSet::new, |m| holding(pb, m));
     let floor = HALF_BELIEF * cut;
-    for b in first..=last {
+    let span = if pb.kind.story {
+        first..=last
+    } else {
+        0..=sure.len() - 1
+    };
+    for b in span {
         if !out[b] && prob[b] >= floor && !beside_main(pb, &holds_main, pb.elem[b]) {
             out[b] = true;
         }
@@ -115,7 +127,7 @@ mod tests {
         prob[index(&pb, "We build")] = 0.5;
         prob[index(&pb, "Progressive")] = 0.6;
         prob[tile] = 0.2;
-        prob[footer] = 0.2; // after the last kept block: not between
+        prob[footer] = 0.2; // in the footer, after the last kept block
         prob[nav] = 0.2;
         let sure: Vec<bool> = prob.iter().map(|&p| p >= 0.35).collect();
         let out = fill(&pb, &sure, &sure, &prob, 0.35);
@@ -123,6 +135,28 @@ mod tests {
         assert!(!out[footer] && !out[nav]);
         // under the floor: not half-believed
         prob[tile] = 0.1;
+        assert!(!fill(&pb, &sure, &sure, &prob, 0.35)[tile]);
+    }
+
+    #[test]
+    fn past_the_kept_text_only_a_page_declaring_no_story_keeps_its_half_believed_blocks() {
+        let html = "<html><body><main>\
+            <p>We build applications your customers will love to use, every day of the year.</p>\
+            <p>Progressive web apps work offline, install from the browser and cost less.</p>\
+            <div class='tile'>300+ projects within ten years</div>\
+            </main><footer>Copyright 2024 Example Ltd</footer></body></html>";
+        let mut pb = blocks(html);
+        let mut prob = vec![0.0; pb.text.len()];
+        prob[index(&pb, "We build")] = 0.6;
+        prob[index(&pb, "Progressive")] = 0.6;
+        let (tile, footer) = (index(&pb, "300+"), index(&pb, "Copyright"));
+        prob[tile] = 0.2;
+        prob[footer] = 0.2;
+        let sure: Vec<bool> = prob.iter().map(|&p| p >= 0.35).collect();
+        let out = fill(&pb, &sure, &sure, &prob, 0.35);
+        assert!(out[tile] && !out[footer]);
+        // a story's text ends where the model's sure text does
+        pb.kind.story = true;
         assert!(!fill(&pb, &sure, &sure, &prob, 0.35)[tile]);
     }
 

@@ -71,11 +71,13 @@ Conventions the gold corpora disagree on (docs/conventions.md) are switches, eac
 - `unseen=keep|auto`: on a page unlike every page the model trained on (its model file's
   reference of them, `extractor/novelty.py`), where even the kept text's median probability
   is under 0.9, the blocks between the first and last kept block that the model
-  half-believes (from 3/7 of the cut: 0.15 at the balanced preset) are kept, unless they lie
-  in the navigation, header, footer, a sidebar, comments (not on a forum), share or related
-  lists (`native/src/unseen.rs`). `keep`, the default: on a kind of page the model never
-  saw (a service page's feature tiles) its doubt is only not knowing; `auto` leaves them to
-  the model. A model file without a reference finds no page unlike its own.
+  half-believes (from 3/7 of the cut: 0.15 at the balanced preset) are kept, and on a page
+  that declares no story (no `og:type` article, no JSON-LD Article) those before and after
+  them too, unless they lie in the navigation, header, footer, a sidebar, comments (not on
+  a forum), share or related lists (`native/src/unseen.rs`). `keep`, the default: on a
+  kind of page the model never saw (a service page's feature tiles) its doubt is only not
+  knowing; `auto` leaves them to the model. A model file without a reference finds no
+  page unlike its own.
 - `notices=drop|auto`: a notice a site stamps on its template is dropped, and the rules
   above do not count it as the page's text (`PageBlocks::notices` in
   `native/src/blocks.rs`): a block whose whole text is an ad slot's label
