@@ -5,11 +5,11 @@
 //!
 //! A section is an element of its kind that holds neither the start of the main text nor
 //! its surest block (a wrapper named for comments around the story, or around its body
-//! below the headline, as an opinion section's "tone-comment" is, is no comment section); a
-//! block is in the
-//! section when its element or an ancestor is. `keep` keeps the section's blocks that lie in
-//! the main text's container (the lowest element holding every likely block of main-text
-//! length): the captions of the story's photos, not those of a gallery in the sidebar.
+//! below the headline, as an opinion section's "tone-comment" is, is no comment section);
+//! a block is in the section when its element or an ancestor is. `keep` keeps the
+//! section's blocks that lie in the main text's container (the lowest element holding
+//! every likely block of main-text length): the captions of the story's photos, not those
+//! of a gallery in the sidebar.
 
 use std::sync::OnceLock;
 
@@ -201,7 +201,7 @@ fn kinds_of(view: &View, v: usize, wanted: &[usize], comment_flag: bool) -> u8 {
 
 /// Per block: the convention that decides it, if any (an index of `KINDS`), and then
 /// whether it is content. Blocks no convention speaks for are `None`. (`prob`: each
-/// block's probability, which picks the main block.)
+/// block's probability, which picks the surest block.)
 pub fn apply(
     pb: &PageBlocks,
     view: &View,
