@@ -329,7 +329,14 @@ pub fn verdicts(p: &Prepared, prob: &[f64], novel: bool, cut: Cut) -> Vec<Option
     // (after the rules that read the kept text for prose: what this adds is never a
     // listing's intro or an article's heading)
     let told = if cut.conventions.unseen && novel && c.is_finite() {
-        crate::unseen::fill(&p.pb, &sure, &articled, prob, c)
+        // the page's cut at the balanced preset: each preset's cut is its threshold times
+        // the page's one factor
+        let balanced = if cut.threshold > 0.0 {
+            c * cut.balanced / cut.threshold
+        } else {
+            c
+        };
+        crate::unseen::fill(&p.pb, &sure, &articled, prob, c, balanced)
     } else {
         articled.clone()
     };

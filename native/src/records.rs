@@ -303,14 +303,19 @@ struct Listing {
     parents: Vec<usize>,
 }
 
+/// The kept text's tokens, and how many of its blocks are prose (`PROSE_TOKENS` or more),
+/// from each block's tokens.
+pub(crate) fn kept_text(ntok: &[usize], likely: &[bool]) -> (usize, usize) {
+    let kept = || (0..likely.len()).filter(|&b| likely[b]).map(|b| ntok[b]);
+    (kept().sum(), kept().filter(|&n| n >= PROSE_TOKENS).count())
+}
+
 /// `likely` with the records of the page's listing, where its kept text holds no prose or
 /// a listing's intro at most (see the module's note; `prob` picks the main block).
 pub fn listing(pb: &PageBlocks, likely: &[bool], prob: &[f64]) -> Vec<bool> {
     let mut out = likely.to_vec();
     let ntok: Vec<usize> = pb.text.iter().map(|t| count_tokens(t)).collect();
-    let kept_blocks = || (0..likely.len()).filter(|&b| likely[b]);
-    let kept: usize = kept_blocks().map(|b| ntok[b]).sum();
-    let prose = kept_blocks().filter(|&b| ntok[b] >= PROSE_TOKENS).count();
+    let (kept, prose) = kept_text(&ntok, likely);
     let intro = prose > 0;
     if prose > 1 || (intro && kept > INTRO_TOKENS) {
         return out;

@@ -16,13 +16,24 @@
 //! on past the prose the model believes, where a story's text ends and what follows it
 //! (more stories, a newsletter box) is not its text.
 //!
+//! Where such a page, not a forum thread, kept no more than a listing's intro (one block of
+//! prose at most and `records::INTRO_TOKENS` in all, as `records::listing` reads an intro),
+//! the model found next to nothing it believes: a shop's category page whose product cards,
+//! a sports site's schedule whose rows, a service page whose tiles it put at p 0.02-0.15, as
+//! it learnt from stories to put a story's related links. There the fill needs no median
+//! gate (the model may be sure of the little it keeps) and its floor is `SCANT_FLOOR` of the
+//! cut: what the model does not rule out, outside the template, is the page's content. A
+//! short post of two paragraphs is more than an intro, and a thread's short posts are the
+//! listing rule's, its user cards no content (docs/loco.md, "Pages that kept next to
+//! nothing").
+//!
 //! On a page of a kind the model learnt the same rule costs: its doubt there is learnt
 //! (docs/loco.md, "Pages unlike the training pages"), hence the novelty gate.
 
 use std::collections::HashSet;
 
 use crate::blocks::PageBlocks;
-use crate::records::{beside_main, holding, main_block};
+use crate::records::{beside_main, holding, kept_text, main_block, INTRO_TOKENS};
 use crate::text::count_tokens;
 
 /// The kept text's token-weighted median probability under this: the model is unsure even
@@ -33,26 +44,44 @@ pub const UNSURE_MEDIAN: f64 = 0.9;
 /// the balanced cut of 0.35; the presets' fills nest as their cuts do).
 pub const HALF_BELIEF: f64 = 0.15 / 0.35;
 
+/// On a page that kept no more than a listing's intro, the fill's floor as a share of the
+/// cut (0.0175 at the balanced cut): anything the model does not rule out.
+pub const SCANT_FLOOR: f64 = 0.05;
+
 /// `likely` with the half-believed blocks between the first and last `sure` block (those
 /// at the page's cut `cut` or over), or anywhere on a page that declares no story, where
-/// the sure text's median probability is under `UNSURE_MEDIAN`. The caller asks `novelty`
-/// first.
-pub fn fill(pb: &PageBlocks, sure: &[bool], likely: &[bool], prob: &[f64], cut: f64) -> Vec<bool> {
+/// the sure text's median probability is under `UNSURE_MEDIAN`; on a page declaring no
+/// story, no forum, whose `likely` text is no more than a listing's intro
+/// (`records::kept_text`), every block from `SCANT_FLOOR` of the cut, whatever the median.
+/// `balanced` is the page's cut at the balanced preset (`cut` there). The caller asks
+/// `novelty` first.
+pub fn fill(
+    pb: &PageBlocks,
+    sure: &[bool],
+    likely: &[bool],
+    prob: &[f64],
+    cut: f64,
+    balanced: f64,
+) -> Vec<bool> {
     let mut out = likely.to_vec();
     let kept: Vec<usize> = (0..sure.len()).filter(|&b| sure[b]).collect();
     let (Some(&first), Some(&last)) = (kept.first(), kept.last()) else {
         return out;
     };
-    if median(
-        kept.iter()
-            .map(|&b| (prob[b], count_tokens(&pb.text[b]) as f64 + 1.0)),
-    ) >= UNSURE_MEDIAN
-    {
+    let ntok: Vec<usize> = pb.text.iter().map(|t| count_tokens(t)).collect();
+    // (read at the balanced cut too: a stricter preset's smaller text is no scant page
+    // where the balanced one is not, so the presets' fills nest)
+    let read: Vec<bool> = (0..likely.len())
+        .map(|b| likely[b] || prob[b] >= balanced)
+        .collect();
+    let (kept_tokens, prose) = kept_text(&ntok, &read);
+    let scant = !pb.kind.story && !pb.kind.forum && prose <= 1 && kept_tokens <= INTRO_TOKENS;
+    if !scant && median(kept.iter().map(|&b| (prob[b], ntok[b] as f64 + 1.0))) >= UNSURE_MEDIAN {
         return out;
     }
     let holds_main: HashSet<usize> =
         main_block(pb, sure, prob).map_or_else(HashSet::new, |m| holding(pb, m));
-    let floor = HALF_BELIEF * cut;
+    let floor = if scant { SCANT_FLOOR } else { HALF_BELIEF } * cut;
     let span = if pb.kind.story {
         first..=last
     } else {
@@ -106,6 +135,13 @@ mod tests {
         <footer>Copyright 2024 Example Ltd</footer>\
         </body></html>";
 
+    /// `SERVICE` with a paragraph of 160 tokens more after its second paragraph: kept, the
+    /// page keeps more than a listing's intro.
+    fn long_service() -> String {
+        let more = "Our team plans, designs, builds and supports every app for years. ".repeat(16);
+        SERVICE.replace("</main>", &format!("<p>{more}</p></main>"))
+    }
+
     fn index(pb: &PageBlocks, start: &str) -> usize {
         pb.text
             .iter()
@@ -115,7 +151,7 @@ mod tests {
 
     #[test]
     fn an_unsure_pages_half_believed_blocks_between_kept_ones_are_kept() {
-        let pb = blocks(SERVICE);
+        let pb = blocks(&long_service());
         let n = pb.text.len();
         let (tile, footer, nav) = (
             index(&pb, "300+"),
@@ -126,16 +162,17 @@ mod tests {
         prob[index(&pb, "Web app")] = 0.7;
         prob[index(&pb, "We build")] = 0.5;
         prob[index(&pb, "Progressive")] = 0.6;
+        prob[index(&pb, "Our team")] = 0.6;
         prob[tile] = 0.2;
         prob[footer] = 0.2; // in the footer, after the last kept block
         prob[nav] = 0.2;
         let sure: Vec<bool> = prob.iter().map(|&p| p >= 0.35).collect();
-        let out = fill(&pb, &sure, &sure, &prob, 0.35);
+        let out = fill(&pb, &sure, &sure, &prob, 0.35, 0.35);
         assert!(out[tile]);
         assert!(!out[footer] && !out[nav]);
         // under the floor: not half-believed
         prob[tile] = 0.1;
-        assert!(!fill(&pb, &sure, &sure, &prob, 0.35)[tile]);
+        assert!(!fill(&pb, &sure, &sure, &prob, 0.35, 0.35)[tile]);
     }
 
     #[test]
@@ -153,24 +190,126 @@ mod tests {
         prob[tile] = 0.2;
         prob[footer] = 0.2;
         let sure: Vec<bool> = prob.iter().map(|&p| p >= 0.35).collect();
-        let out = fill(&pb, &sure, &sure, &prob, 0.35);
+        let out = fill(&pb, &sure, &sure, &prob, 0.35, 0.35);
         assert!(out[tile] && !out[footer]);
         // a story's text ends where the model's sure text does
         pb.kind.story = true;
-        assert!(!fill(&pb, &sure, &sure, &prob, 0.35)[tile]);
+        assert!(!fill(&pb, &sure, &sure, &prob, 0.35, 0.35)[tile]);
     }
 
     #[test]
     fn a_page_whose_kept_text_the_model_is_sure_of_is_left_alone() {
-        let pb = blocks(SERVICE);
+        let pb = blocks(&long_service());
         let mut prob = vec![0.0; pb.text.len()];
-        for start in ["Web app", "We build", "Progressive"] {
+        for start in ["Web app", "We build", "Progressive", "Our team"] {
             prob[index(&pb, start)] = 0.97;
         }
         let tile = index(&pb, "300+");
         prob[tile] = 0.3;
         let sure: Vec<bool> = prob.iter().map(|&p| p >= 0.35).collect();
-        assert!(!fill(&pb, &sure, &sure, &prob, 0.35)[tile]);
+        assert!(!fill(&pb, &sure, &sure, &prob, 0.35, 0.35)[tile]);
+    }
+
+    #[test]
+    fn a_page_that_kept_no_more_than_an_intro_keeps_what_the_model_does_not_rule_out() {
+        // a shop's category page: the model is sure of its intro and puts its cards at
+        // p 0.02-0.1, as it does a story's related links
+        let cards: String = (1..=6)
+            .map(|i| format!("<div class='card'><h3><a href='/p{i}'>Desk chair model {i}</a></h3><p>$ {i}99</p></div>"))
+            .collect();
+        let html = format!(
+            "<html><body><nav><a href='/'>Home</a><a href='/c'>Chairs</a></nav><main>\
+             <h1>Office chairs</h1><p>Chairs for every desk, from task chairs to stools.</p>\
+             <div class='grid'>{cards}</div></main>\
+             <footer>Copyright 2024 Example Ltd</footer></body></html>"
+        );
+        let mut pb = blocks(&html);
+        let mut prob = vec![0.03; pb.text.len()];
+        prob[index(&pb, "Office chairs")] = 0.9;
+        prob[index(&pb, "Chairs for every")] = 0.95;
+        let (card, price, nav, footer) = (
+            index(&pb, "Desk chair model 3"),
+            index(&pb, "$ 399"),
+            index(&pb, "Home"),
+            index(&pb, "Copyright"),
+        );
+        prob[price] = 0.01; // under the floor: ruled out
+        let sure: Vec<bool> = prob.iter().map(|&p| p >= 0.35).collect();
+        let out = fill(&pb, &sure, &sure, &prob, 0.35, 0.35);
+        assert!(out[card] && !out[price] && !out[nav] && !out[footer]);
+        // a story's related links stay the model's call, and a thread's user cards
+        pb.kind.story = true;
+        assert!(!fill(&pb, &sure, &sure, &prob, 0.35, 0.35)[card]);
+        pb.kind.story = false;
+        pb.kind.forum = true;
+        assert!(!fill(&pb, &sure, &sure, &prob, 0.35, 0.35)[card]);
+    }
+
+    #[test]
+    fn a_stricter_preset_reads_the_page_as_the_balanced_one_does() {
+        // the balanced cut keeps a long paragraph (p 0.5) that the precision cut does not:
+        // the page is no scant page at either, so the presets' fills nest
+        let more = "Our chairs are tested for years of sitting in real offices. ".repeat(13);
+        let cards: String = (1..=6)
+            .map(|i| format!("<div class='card'><h3><a href='/p{i}'>Chair {i}</a></h3></div>"))
+            .collect();
+        let html = format!(
+            "<html><body><main><h1>Office chairs</h1><p>{more}</p>\
+             <div class='grid'>{cards}</div></main></body></html>"
+        );
+        let pb = blocks(&html);
+        let mut prob = vec![0.05; pb.text.len()];
+        prob[index(&pb, "Office chairs")] = 0.95;
+        prob[index(&pb, "Our chairs")] = 0.5;
+        let card = index(&pb, "Chair 3");
+        let sure: Vec<bool> = prob.iter().map(|&p| p >= 0.575).collect();
+        assert!(fill(&pb, &sure, &sure, &prob, 0.575, 0.575)[card]);
+        assert!(!fill(&pb, &sure, &sure, &prob, 0.575, 0.35)[card]);
+        // the cleaner gives the fill the page's balanced cut
+        use crate::conventions::Conventions;
+        use crate::pipeline::{prepare, verdicts, Cut};
+        let p = prepare(&html, None, false, true).unwrap();
+        let at = p.view.preorder[p.pb.elem[card]] as usize;
+        let cut = |threshold, balanced| Cut {
+            threshold,
+            balanced,
+            relative: 0.0,
+            conventions: Conventions {
+                unseen: true,
+                ..Default::default()
+            },
+        };
+        let kept = |c| verdicts(&p, &prob, true, c)[at].unwrap().content;
+        assert!(kept(cut(0.575, 0.575)) && !kept(cut(0.575, 0.35)));
+    }
+
+    #[test]
+    fn a_short_post_of_two_paragraphs_is_more_than_an_intro() {
+        // an old blog's two-paragraph post (no declaration), its sidebar's modules unnamed
+        let para = "The new plasma screens bring the web to the living room, and we have doubts. ";
+        let html = format!(
+            "<html><body><div id='alpha'><h3>Google TV rumblings</h3>\
+             <p>{}</p><p>{}</p></div>\
+             <div id='beta'><ul><li><a href='/a'>Archives of July</a></li></ul></div>\
+             </body></html>",
+            para.repeat(3),
+            para.repeat(3)
+        );
+        let pb = blocks(&html);
+        let prob: Vec<f64> = pb
+            .text
+            .iter()
+            .map(|t| {
+                if t.starts_with("The new plasma") || t.starts_with("Google") {
+                    0.95
+                } else {
+                    0.05
+                }
+            })
+            .collect();
+        let module = index(&pb, "Archives");
+        let sure: Vec<bool> = prob.iter().map(|&p| p >= 0.35).collect();
+        assert!(!fill(&pb, &sure, &sure, &prob, 0.35, 0.35)[module]);
     }
 
     #[test]
@@ -187,7 +326,7 @@ mod tests {
         let side = index(&pb, "Other services");
         prob[side] = 0.3;
         let sure: Vec<bool> = prob.iter().map(|&p| p >= 0.35).collect();
-        assert!(!fill(&pb, &sure, &sure, &prob, 0.35)[side]);
+        assert!(!fill(&pb, &sure, &sure, &prob, 0.35, 0.35)[side]);
     }
 
     #[test]

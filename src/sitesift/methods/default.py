@@ -74,7 +74,9 @@ Conventions the gold corpora disagree on (docs/conventions.md) are switches, eac
   half-believes (from 3/7 of the cut: 0.15 at the balanced preset) are kept, and on a page
   that declares no story (no `og:type` article, no JSON-LD Article) those before and after
   them too, unless they lie in the navigation, header, footer, a sidebar, comments (not on
-  a forum), share or related lists (`native/src/unseen.rs`). `keep`, the default: on a
+  a forum), share or related lists (`native/src/unseen.rs`); where such a page, not a
+  forum, kept no more than a listing's intro (one prose block, 120 tokens), whatever the
+  median, every such block from 1/20 of the cut. `keep`, the default: on a
   kind of page the model never saw (a service page's feature tiles) its doubt is only not
   knowing; `auto` leaves them to the model. A model file without a reference finds no
   page unlike its own.
