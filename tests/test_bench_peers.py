@@ -80,15 +80,19 @@ import os
 __version__ = "9.9"
 
 class Result:
-    def __init__(self, text):
+    def __init__(self, text, page_type):
         self.main_content = text
+        self.page_type = page_type
 
-def extract(html, url=None):
+def classify_url(url):
+    return ("forum", 0.9) if "/threads/" in url else ("article", None)
+
+def extract(html, url=None, page_type=None):
     if "PANIC" in html:
         raise ValueError("bad page")
     if "DIE" in html:
         os._exit(3)
-    return Result(html.upper() + " " + str(url))
+    return Result(html.upper() + " " + str(url), page_type or "article")
 '''
 
 
@@ -119,6 +123,19 @@ def test_worker_protocol_errors_and_restart(fake_worker_python: Path) -> None:
     finally:
         worker.close()
     assert worker.proc is None
+
+
+def test_worker_extracts_as_the_page_type_asked_for(fake_worker_python: Path) -> None:
+    worker = py312.Worker(fake_worker_python)
+    try:
+        url = "https://x.example/threads/1"
+        assert worker.typed("<p>a</p>", url) == (f"<P>A</P> {url}", "article")
+        assert worker.typed("<p>a</p>", url, "product")[1] == "product"
+        # "url": the type its URL heuristics give, not its classifier's
+        assert worker.typed("<p>a</p>", url, "url")[1] == "forum"
+        assert worker.typed("<p>a</p>", None, "url")[1] == "article"
+    finally:
+        worker.close()
 
 
 def test_worker_reports_a_missing_module(tmp_path: Path) -> None:

@@ -121,11 +121,23 @@ class Worker:
             ) -> tuple[str, float, float]:
         """(text, or with `markdown` its markdown output; wall and CPU ms of the extract
         call in the worker); raises on the page's error."""
+        reply = self._ask({"html": html, "url": url, "markdown": markdown})
+        return str(reply["text"]), float(reply["ms"]), float(reply.get("cpu_ms", reply["ms"]))
+
+    def typed(self, html: str, url: str | None, page_type: str | None = None
+              ) -> tuple[str, str | None]:
+        """(text, the page type rs-trafilatura extracted the page as): by its classifier,
+        or `page_type` forced (one of its types, or "url": its URL heuristics alone)."""
+        reply = self._ask({"html": html, "url": url, "page_type": page_type})
+        kind = reply.get("page_type")
+        return str(reply["text"]), None if kind is None else str(kind)
+
+    def _ask(self, request: dict[str, Any]) -> dict[str, Any]:
+        """The worker's reply to one request; raises on the page's error."""
         if self.proc is None:
             self._spawn()
         assert self.proc is not None and self.proc.stdin is not None
         try:
-            request = {"html": html, "url": url, "markdown": markdown}
             self.proc.stdin.write(json.dumps(request).encode() + b"\n")
             self.proc.stdin.flush()
         except BrokenPipeError:
@@ -134,7 +146,7 @@ class Worker:
         reply = self._read(PAGE_TIMEOUT_S)
         if "error" in reply:
             raise RuntimeError(reply["error"])
-        return str(reply["text"]), float(reply["ms"]), float(reply.get("cpu_ms", reply["ms"]))
+        return reply
 
     def close(self) -> None:
         if self.proc is None:
