@@ -193,6 +193,15 @@ impl PageBlocks {
         self.elem.iter().map(|&e| inside[e]).collect()
     }
 
+    /// Per block, whether it is an option of a drop-down list (under a `select`): a choice
+    /// a form offers, which a browser shows only when the list is opened and no gold keeps
+    /// (docs/loco.md, "A drop-down's options"). A `datalist` is no block at all
+    /// (`dom::SKIPPED_TAGS`).
+    pub fn in_choice_list(&self) -> Vec<bool> {
+        let inside = self.under(|e| self.tags[e] == "select");
+        self.elem.iter().map(|&e| inside[e]).collect()
+    }
+
     /// Per block, whether it is a notice a site stamps on its template, never main text: an
     /// ad slot's label (`ad_label`) anywhere, or a copyright notice (`copyright_notice`)
     /// in the page's footer (a `footer` element, a `contentinfo` role or a footer name), where
@@ -867,6 +876,22 @@ mod tests {
         ] {
             assert!(!ad_label(t), "{t}");
         }
+    }
+
+    #[test]
+    fn a_drop_down_lists_options_are_choices_and_its_label_is_not() {
+        let html = "<p>Pick a harbour for your boat from the list below.</p>\
+                    <form><label>Harbour</label><select><optgroup label='North'>\
+                    <option>Northport</option></optgroup><option>Southsea</option></select>\
+                    </form><p>Northport opens in May.</p>";
+        let (pb, _, _) = page(html, &[]);
+        let choices: Vec<&str> = pb
+            .text
+            .iter()
+            .zip(pb.in_choice_list())
+            .filter_map(|(t, c)| c.then_some(t.as_str()))
+            .collect();
+        assert_eq!(choices, ["Northport", "Southsea"], "{:?}", pb.text);
     }
 
     #[test]

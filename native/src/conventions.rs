@@ -50,9 +50,12 @@ pub const TEASERS: usize = KINDS.len() + 5;
 pub const UNSEEN: usize = KINDS.len() + 6;
 /// The section index of a block that `notices=drop` took out.
 pub const NOTICES: usize = KINDS.len() + 7;
+/// The section index of a block that `choices=drop` took out.
+pub const CHOICES: usize = KINDS.len() + 8;
 
 /// The name of what decided a block against the model: a `KINDS` entry, `records`,
-/// `listings`, `slideshows`, `consent`, `articles`, `teasers`, `unseen` or `notices`.
+/// `listings`, `slideshows`, `consent`, `articles`, `teasers`, `unseen`, `notices` or
+/// `choices`.
 pub fn decided_by(k: usize) -> &'static str {
     match k {
         RECORDS => "records",
@@ -63,6 +66,7 @@ pub fn decided_by(k: usize) -> &'static str {
         TEASERS => "teasers",
         UNSEEN => "unseen",
         NOTICES => "notices",
+        CHOICES => "choices",
         _ => KINDS[k],
     }
 }
@@ -97,12 +101,16 @@ pub struct Conventions {
     /// "Sponsored", "Anzeige"), or a copyright notice in the page's footer, is dropped
     /// (`PageBlocks::notices`); `auto` leaves it to the model
     pub notices: bool,
+    /// `choices=drop`: the options of a drop-down list (`<select>`) are dropped
+    /// (`PageBlocks::in_choice_list`); `auto` leaves them to the model
+    pub choices: bool,
 }
 
 impl Conventions {
     /// From `(kind, rule)` pairs: kinds of `KINDS`, rules `auto`, `drop` or `keep`
     /// (comments: `auto` or `drop`), `records`, `listings`, `articles` and `unseen`: `keep`
-    /// or `auto`, and `slideshows`, `consent`, `teasers` and `notices`: `drop` or `auto`.
+    /// or `auto`, and `slideshows`, `consent`, `teasers`, `notices` and `choices`: `drop` or
+    /// `auto`.
     pub fn parse<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Result<Self, String> {
         let mut c = Conventions::default();
         for (kind, rule) in pairs {
@@ -116,6 +124,7 @@ impl Conventions {
                 "teasers" => Some((&mut c.teasers, "drop")),
                 "unseen" => Some((&mut c.unseen, "keep")),
                 "notices" => Some((&mut c.notices, "drop")),
+                "choices" => Some((&mut c.choices, "drop")),
                 _ => None,
             };
             if let Some((on, word)) = switch {
@@ -128,7 +137,7 @@ impl Conventions {
             }
             let Some(k) = KINDS.iter().position(|&x| x == kind) else {
                 return Err(format!(
-                    "unknown convention {kind:?}: use one of {}, records, listings, slideshows, consent, articles, teasers, unseen, notices",
+                    "unknown convention {kind:?}: use one of {}, records, listings, slideshows, consent, articles, teasers, unseen, notices, choices",
                     KINDS.join(", ")
                 ));
             };
@@ -150,7 +159,8 @@ impl Conventions {
     }
 
     /// Does any section rule speak against the model (`records`, `listings`,
-    /// `slideshows`, `consent`, `articles`, `teasers`, `unseen` and `notices` aside)?
+    /// `slideshows`, `consent`, `articles`, `teasers`, `unseen`, `notices` and `choices`
+    /// aside)?
     pub fn any(&self) -> bool {
         self.rules.iter().any(|&r| r != Rule::Auto)
     }
@@ -323,6 +333,10 @@ mod tests {
         assert!(d.notices && !d.any() && !Conventions::default().notices);
         assert!(Conventions::parse([("notices", "keep")]).is_err());
         assert_eq!(decided_by(NOTICES), "notices");
+        let o = Conventions::parse([("choices", "drop")]).unwrap();
+        assert!(o.choices && !o.any() && !Conventions::default().choices);
+        assert!(Conventions::parse([("choices", "keep")]).is_err());
+        assert_eq!(decided_by(CHOICES), "choices");
         assert_eq!(
             (
                 decided_by(0),

@@ -6,7 +6,8 @@ use std::collections::HashMap;
 use crate::blocks::{walk, PageBlocks};
 use crate::context::context_features;
 use crate::conventions::{
-    Conventions, ARTICLES, CONSENT, LISTINGS, NOTICES, RECORDS, SLIDESHOWS, TEASERS, UNSEEN,
+    Conventions, ARTICLES, CHOICES, CONSENT, LISTINGS, NOTICES, RECORDS, SLIDESHOWS, TEASERS,
+    UNSEEN,
 };
 use crate::dom::{base_href, build_view, title, View};
 use crate::features::{ancestors, block_features, N_FEATURES};
@@ -304,10 +305,14 @@ pub fn verdicts(p: &Prepared, prob: &[f64], novel: bool, cut: Cut) -> Vec<Option
     } else {
         vec![false; prob.len()]
     };
-    let sure: Vec<bool> = prob
-        .iter()
-        .zip(consent.iter().zip(&notices))
-        .map(|(&v, (&d, &a))| v >= c && !d && !a)
+    // a drop-down list's options are a form's choices, never main text: out with them
+    let choices: Vec<bool> = if cut.conventions.choices {
+        p.pb.in_choice_list()
+    } else {
+        vec![false; prob.len()]
+    };
+    let sure: Vec<bool> = (0..prob.len())
+        .map(|b| prob[b] >= c && !consent[b] && !notices[b] && !choices[b])
         .collect();
     let from_records = if cut.conventions.records {
         crate::records::propagate(&p.pb, &sure, prob)
@@ -352,7 +357,7 @@ pub fn verdicts(p: &Prepared, prob: &[f64], novel: bool, cut: Cut) -> Vec<Option
         vec![false; told.len()]
     };
     let likely: Vec<bool> = (0..told.len())
-        .map(|b| told[b] && !slides[b] && !teasers[b] && !consent[b] && !notices[b])
+        .map(|b| told[b] && !slides[b] && !teasers[b] && !consent[b] && !notices[b] && !choices[b])
         .collect();
     let decided = crate::conventions::apply(&p.pb, &p.view, &likely, prob, cut.conventions);
     let mut out = vec![None; p.view.elems.len()];
@@ -362,11 +367,14 @@ pub fn verdicts(p: &Prepared, prob: &[f64], novel: bool, cut: Cut) -> Vec<Option
         // the training pages brought in says so (`records=keep`, `listings=keep`,
         // `articles=keep`, `unseen=keep`), and a kept block a
         // slideshow or a stream of teasers beside the main text, a consent dialog or a
-        // notice took out (`slideshows=drop`, `teasers=drop`, `consent=drop`, `notices=drop`)
+        // notice or a drop-down's options took out (`slideshows=drop`, `teasers=drop`,
+        // `consent=drop`, `notices=drop`, `choices=drop`)
         let brought = if consent[b] {
             (prob[b] >= c).then_some((CONSENT, false))
         } else if notices[b] {
             (prob[b] >= c || told[b]).then_some((NOTICES, false))
+        } else if choices[b] {
+            (prob[b] >= c || told[b]).then_some((CHOICES, false))
         } else if slides[b] {
             told[b].then_some((SLIDESHOWS, false))
         } else if teasers[b] {

@@ -1087,16 +1087,34 @@ NOTICE_STORY = ("<html><body><article><h1>Quay reopens</h1><p>The north quay reo
                 "</body></html>")
 
 
-def test_an_ad_label_and_the_footers_copyright_are_dropped(bundled: object) -> None:
+CHOICE_STORY = ("<html><body><article><h1>Quay reopens</h1><p>The north quay reopens in May "
+                "after six weeks of repairs to the harbour wall, the board said.</p>"
+                "<form><label>Your harbour</label><select name='h'><option>Northport</option>"
+                "<option>Southsea Marina</option></select></form>"
+                "<p>Boats will land their catch there again from the first week.</p></article>"
+                "</body></html>")
+
+
+@pytest.mark.parametrize(("switch", "html", "dropped", "kept"), [
+    # an ad slot's label and the footer's copyright; a photo's credit is no notice
+    ("notices", NOTICE_STORY,
+     ("Advertisement", "Copyright 2024 The Gazette. All rights reserved."),
+     ("© Reuters", "Boats will land")),
+    # a drop-down's options; the form's label is no option
+    ("choices", CHOICE_STORY, ("Northport", "Southsea Marina"),
+     ("Your harbour", "Boats will land")),
+])
+def test_a_notice_or_a_drop_downs_options_are_dropped_and_say_so(
+        bundled: object, switch: str, html: str, dropped: tuple[str, ...],
+        kept: tuple[str, ...]) -> None:
     # a cut low enough that the model keeps every block, so the test reads the rule
     everything = {"threshold": 0.001, "relative": 0.0}
-    kept = get_cleaner("default", notices="auto", **everything).clean(page(NOTICE_STORY))
-    assert "Advertisement" in kept.text and "All rights reserved" in kept.text
-    dropped = get_cleaner("default", **everything).clean(page(NOTICE_STORY))
-    assert "Advertisement" not in dropped.text and "All rights reserved" not in dropped.text
-    # a photo's credit is no notice
-    assert "© Reuters" in dropped.text and "Boats will land" in dropped.text
-    assert all("notices=drop" in b.reason for b in dropped.blocks
-               if b.text in ("Advertisement", "Copyright 2024 The Gazette. All rights reserved."))
-    with pytest.raises(ValueError, match="notices"):
-        get_cleaner("default", notices="keep")
+    auto = get_cleaner("default", **{switch: "auto"}, **everything).clean(page(html))
+    assert all(t in auto.text for t in dropped)
+    cleaned = get_cleaner("default", **everything).clean(page(html))
+    assert not any(t in cleaned.text for t in dropped)
+    assert all(t in cleaned.text for t in kept)
+    said = [b for b in cleaned.blocks if b.text in dropped]
+    assert said and all(f"{switch}=drop" in b.reason for b in said)
+    with pytest.raises(ValueError, match=switch):
+        get_cleaner("default", **{switch: "keep"})
