@@ -1,13 +1,15 @@
 """Where the default cleaner's time goes, stage by stage, in the native core (issue 27).
 
-    python benchmarks/native_stages.py DATASET... [--limit N] [--site]
+    python benchmarks/native_stages.py DATASET... [--limit N] [--site] [--set KIND=RULE]
 
 Times each stage of cleaning every page (parse, tree, blocks, reveal, site, features,
-forests, render; `native/src/pipeline.rs: stage_times`) with the shipped model and prints,
+novelty, forests, render; `native/src/pipeline.rs: stage_times`) with the shipped model and prints,
 per corpus and over all pages, the median and mean microseconds of each stage and its share
 of the total, so the next bottleneck is visible. Wall-clock time inside the core, one page
 at a time on one thread (the page's decoding, and Python's share of a call, are not in it).
-`--site` fits each site group's evidence first and times the site stage too.
+`--site` fits each site group's evidence first and times the site stage too. The rules after
+the model run as the cleaner runs them, every convention switch at its default (`--set
+notices=auto` and the like turn one off; their work is in the render stage).
 """
 
 from __future__ import annotations
@@ -23,7 +25,8 @@ from sitesift.evaluate import dataset_groups
 from sitesift.extractor import model as model_file
 from sitesift.extractor.site import SiteEvidence
 from sitesift.jobs.grouping import Grouping
-from sitesift.methods.default import read_page
+from sitesift.methods.base import get_cleaner
+from sitesift.methods.default import DefaultCleaner, read_page
 from sitesift.native import core
 
 
@@ -32,10 +35,14 @@ def main() -> None:
     ap.add_argument("datasets", nargs="+", type=Path)
     ap.add_argument("--limit", type=int, default=None, help="pages per corpus")
     ap.add_argument("--site", action="store_true", help="with each site group's evidence")
+    ap.add_argument("--set", action="append", default=[], metavar="KIND=RULE",
+                    help="a convention switch, as `sitesift clean --set` takes it")
     args = ap.parse_args()
+    cleaner = get_cleaner("default", **dict(s.split("=", 1) for s in args.set))
+    assert isinstance(cleaner, DefaultCleaner)
     model = model_file.load_scorer(model_file.BUNDLED)
     cut = {"threshold": model.thresholds["balanced"], "balanced": model.thresholds["balanced"],
-           "relative": model_file.RELATIVE}
+           "relative": model_file.RELATIVE, "conventions": cleaner.conventions()}
     n = core()
     everything: dict[str, list[float]] = defaultdict(list)
     for root in args.datasets:

@@ -419,8 +419,9 @@ pub fn clean(
 /// Nanoseconds spent in each stage of one page's cleaning, for `benchmarks/native_stages.py`:
 /// parse, tree (the visible tree), blocks (the walk), reveal (looking for script-gated
 /// content, and reading the page again where some is shown), site (evidence keys and
-/// shares), features, forests (both stages of every member and the context between them),
-/// render (verdicts and the rendered blocks).
+/// shares), features, novelty (whether the page is unlike the training pages, asked only
+/// where `unseen=keep`), forests (both stages of every member and the context between
+/// them), render (the verdicts with the rules after the model, and the rendered blocks).
 pub fn stage_times(
     html: &str,
     url: Option<&str>,
@@ -438,6 +439,7 @@ pub fn stage_times(
     let mut p = prepare_marked(html, url, false, true, &mut mark)?;
     let (x, ntok, anc) = features_marked(&mut p, evidence, &mut mark);
     let novel = cut.conventions.unseen && model.novel(None, &x, &ntok);
+    mark("novelty");
     let prob = probabilities(&model.members, None, &x, &ntok, &anc);
     mark("forests");
     let v = verdicts(&p, &prob, novel, cut);

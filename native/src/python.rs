@@ -636,9 +636,10 @@ fn decide<'py>(
 }
 
 /// Nanoseconds per stage of cleaning one page (`pipeline::stage_times`), page-level or
-/// with the site's evidence.
+/// with the site's evidence, with the convention switches given as `clean` takes them.
 #[pyfunction]
-#[pyo3(signature = (html, model, *, threshold, balanced, relative, url=None, evidence=None))]
+#[pyo3(signature = (html, model, *, threshold, balanced, relative, conventions=None, url=None,
+                    evidence=None))]
 #[allow(clippy::too_many_arguments)]
 fn stage_times(
     py: Python<'_>,
@@ -647,17 +648,13 @@ fn stage_times(
     threshold: f64,
     balanced: f64,
     relative: f64,
+    conventions: Option<HashMap<String, String>>,
     url: Option<String>,
     evidence: Option<PyRef<'_, PyEvidence>>,
 ) -> PyResult<Vec<(&'static str, u64)>> {
     let model = &model.get().inner;
     let ev = evidence.as_ref().map(|e| &e.inner);
-    let cut = Cut {
-        threshold,
-        balanced,
-        relative,
-        conventions: Conventions::default(),
-    };
+    let cut = cut_of(threshold, balanced, relative, conventions)?;
     detached(py, || {
         pipeline::stage_times(&html, url.as_deref(), model, ev, cut)
     })?

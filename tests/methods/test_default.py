@@ -1118,3 +1118,18 @@ def test_a_notice_or_a_drop_downs_options_are_dropped_and_say_so(
     assert said and all(f"{switch}=drop" in b.reason for b in said)
     with pytest.raises(ValueError, match=switch):
         get_cleaner("default", **{switch: "keep"})
+
+
+def test_stage_times_run_the_rules_the_cleaner_runs(bundled: model_file.ExtractorModel) -> None:
+    from sitesift.methods.default import DefaultCleaner
+    from sitesift.native import core
+    cleaner = get_cleaner("default")
+    assert isinstance(cleaner, DefaultCleaner)
+    scorer = model_file.load_scorer(model_file.BUNDLED)
+    cut = {"threshold": bundled.thresholds["balanced"],
+           "balanced": bundled.thresholds["balanced"], "relative": model_file.RELATIVE}
+    stages = [name for name, _ in core().stage_times(
+        CHOICE_STORY, scorer.native, conventions=cleaner.conventions(), **cut)]
+    assert stages[-3:] == ["novelty", "forests", "render"] and "parse" in stages
+    with pytest.raises(ValueError, match="choices"):
+        core().stage_times(CHOICE_STORY, scorer.native, conventions={"choices": "keep"}, **cut)
