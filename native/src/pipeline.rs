@@ -274,22 +274,25 @@ pub struct Cut {
 /// Verdicts per view element from the blocks' probabilities, on a page unlike (`novel`) or
 /// like the model's training pages.
 pub fn verdicts(p: &Prepared, prob: &[f64], novel: bool, cut: Cut) -> Vec<Option<Verdict>> {
-    let mut c = cut.threshold;
+    // the page's cut, and its cut at the balanced preset: each preset's threshold times the
+    // page's one factor
+    let (mut c, mut balanced) = (cut.threshold, cut.balanced);
     if !prob.is_empty() && cut.relative > 0.0 {
         let max = prob.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        c = if max < MIN_PAGE_MAX {
-            f64::INFINITY // sure there is no main content: keep nothing, not the navigation
+        if max < MIN_PAGE_MAX {
+            // sure there is no main content: keep nothing, not the navigation
+            (c, balanced) = (f64::INFINITY, f64::INFINITY);
         } else {
             // a page of a few blocks has no template around its text for a lower cut to let
             // in: its relatively likely blocks are its text (docs/loco.md)
             let f = f64::min(1.0, cut.relative * max / cut.balanced);
-            cut.threshold
-                * if prob.len() <= SMALL_PAGE_BLOCKS {
-                    f * f
-                } else {
-                    f
-                }
-        };
+            let factor = if prob.len() <= SMALL_PAGE_BLOCKS {
+                f * f
+            } else {
+                f
+            };
+            (c, balanced) = (cut.threshold * factor, cut.balanced * factor);
+        }
     }
     // a consent dialog's text is never main text: out before the rules that read what is
     // kept (a listing's "no prose" test), and out of what they bring in
@@ -334,13 +337,6 @@ pub fn verdicts(p: &Prepared, prob: &[f64], novel: bool, cut: Cut) -> Vec<Option
     // (after the rules that read the kept text for prose: what this adds is never a
     // listing's intro or an article's heading)
     let told = if cut.conventions.unseen && novel && c.is_finite() {
-        // the page's cut at the balanced preset: each preset's cut is its threshold times
-        // the page's one factor
-        let balanced = if cut.threshold > 0.0 {
-            c * cut.balanced / cut.threshold
-        } else {
-            c
-        };
         crate::unseen::fill(&p.pb, &sure, &articled, prob, c, balanced)
     } else {
         articled.clone()

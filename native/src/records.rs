@@ -304,10 +304,16 @@ struct Listing {
 }
 
 /// The kept text's tokens, and how many of its blocks are prose (`PROSE_TOKENS` or more),
-/// from each block's tokens.
-pub(crate) fn kept_text(ntok: &[usize], likely: &[bool]) -> (usize, usize) {
-    let kept = || (0..likely.len()).filter(|&b| likely[b]).map(|b| ntok[b]);
-    (kept().sum(), kept().filter(|&n| n >= PROSE_TOKENS).count())
+/// from `tokens` of a block (asked of the kept blocks only).
+pub(crate) fn kept_text(likely: &[bool], tokens: impl Fn(usize) -> usize) -> (usize, usize) {
+    let kept: Vec<usize> = (0..likely.len())
+        .filter(|&b| likely[b])
+        .map(tokens)
+        .collect();
+    (
+        kept.iter().sum(),
+        kept.iter().filter(|&&n| n >= PROSE_TOKENS).count(),
+    )
 }
 
 /// `likely` with the records of the page's listing, where its kept text holds no prose or
@@ -315,7 +321,7 @@ pub(crate) fn kept_text(ntok: &[usize], likely: &[bool]) -> (usize, usize) {
 pub fn listing(pb: &PageBlocks, likely: &[bool], prob: &[f64]) -> Vec<bool> {
     let mut out = likely.to_vec();
     let ntok: Vec<usize> = pb.text.iter().map(|t| count_tokens(t)).collect();
-    let (kept, prose) = kept_text(&ntok, likely);
+    let (kept, prose) = kept_text(likely, |b| ntok[b]);
     let intro = prose > 0;
     if prose > 1 || (intro && kept > INTRO_TOKENS) {
         return out;

@@ -68,15 +68,15 @@ pub fn fill(
     let (Some(&first), Some(&last)) = (kept.first(), kept.last()) else {
         return out;
     };
-    let ntok: Vec<usize> = pb.text.iter().map(|t| count_tokens(t)).collect();
+    let ntok = |b: usize| count_tokens(&pb.text[b]);
     // (read at the balanced cut too: a stricter preset's smaller text is no scant page
     // where the balanced one is not, so the presets' fills nest)
     let read: Vec<bool> = (0..likely.len())
         .map(|b| likely[b] || prob[b] >= balanced)
         .collect();
-    let (kept_tokens, prose) = kept_text(&ntok, &read);
+    let (kept_tokens, prose) = kept_text(&read, ntok);
     let scant = !pb.kind.story && !pb.kind.forum && prose <= 1 && kept_tokens <= INTRO_TOKENS;
-    if !scant && median(kept.iter().map(|&b| (prob[b], ntok[b] as f64 + 1.0))) >= UNSURE_MEDIAN {
+    if !scant && median(kept.iter().map(|&b| (prob[b], ntok(b) as f64 + 1.0))) >= UNSURE_MEDIAN {
         return out;
     }
     let holds_main: HashSet<usize> =
