@@ -76,10 +76,10 @@ Conventions the gold corpora disagree on (docs/conventions.md) are switches, eac
   them too, unless they lie in the navigation, header, footer, a sidebar, comments (not on
   a forum), share or related lists (`native/src/unseen.rs`); where such a page, not a
   forum, kept no more than a listing's intro (one prose block, 120 tokens), whatever the
-  median, every such block from 1/20 of the cut. `keep`, the default: on a
-  kind of page the model never saw (a service page's feature tiles) its doubt is only not
-  knowing; `auto` leaves them to the model. A model file without a reference finds no
-  page unlike its own.
+  median, every such block from 1/20 of the cut. `keep`, the default: on a kind of page
+  the model never saw (a service page's feature tiles) its doubt is only not knowing;
+  `auto` leaves them to the model. A model file without a reference finds no page unlike
+  its own.
 - `notices=drop|auto`: a notice a site stamps on its template is dropped, and the rules
   above do not count it as the page's text (`PageBlocks::notices` in
   `native/src/blocks.rs`): a block whose whole text is an ad slot's label
@@ -90,9 +90,9 @@ Conventions the gold corpora disagree on (docs/conventions.md) are switches, eac
   them to the model.
 - `choices=drop|auto`: the options of a drop-down list (a `<select>`'s) are a form's
   choices, which a browser shows only when the list is opened: dropped, and not counted as
-  the page's text (`PageBlocks::in_choice_list`). `drop`, the default: of
-  the 4,641 option tokens the held-out model kept in the shared corpora, 80 are in their
-  gold; `auto` leaves them to the model.
+  the page's text (`PageBlocks::in_choice_list`). `drop`, the default: of the 4,641 option
+  tokens the held-out model kept in the shared corpora, 80 are in their gold; `auto` leaves
+  them to the model.
 A section never holds the start of the main text (the first likely block of some length)
 nor its surest block of that length: a wrapper named for comments around the story, or
 around its body, is no comment section; `keep` keeps the
