@@ -11,7 +11,6 @@
 
 use crate::blocks::PageBlocks;
 use crate::records::{beside_main, main_block, PROSE_TOKENS};
-use crate::text::count_tokens;
 
 /// A block more than this share of whose characters are link text is no story's prose.
 pub const MAX_LINK_SHARE: f64 = 0.3;
@@ -20,9 +19,7 @@ pub const MAX_LINK_SHARE: f64 = 0.3;
 /// holds no prose (`prob` picks the main block).
 pub fn prose(pb: &PageBlocks, likely: &[bool], prob: &[f64]) -> Vec<bool> {
     let mut out = likely.to_vec();
-    // (tokens counted where read: most pages keep prose and stop at their first such block)
-    let ntok = |b: usize| count_tokens(&pb.text[b]);
-    if (0..likely.len()).any(|b| likely[b] && ntok(b) >= PROSE_TOKENS) {
+    if (0..likely.len()).any(|b| likely[b] && pb.tokens[b] >= PROSE_TOKENS) {
         return out;
     }
     let Some(main) = main_block(pb, likely, prob) else {
@@ -38,7 +35,7 @@ pub fn prose(pb: &PageBlocks, likely: &[bool], prob: &[f64]) -> Vec<bool> {
     let inside = pb.subtree(article);
     for (b, &e) in pb.elem.iter().enumerate() {
         if inside[e]
-            && ntok(b) >= PROSE_TOKENS
+            && pb.tokens[b] >= PROSE_TOKENS
             && pb.link_chars[b] as f64 <= MAX_LINK_SHARE * pb.text_chars(b) as f64
             && !beside_main(pb, &Default::default(), e)
         {

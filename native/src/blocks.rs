@@ -135,6 +135,9 @@ pub struct PageBlocks {
     pub elem: Vec<usize>,
     /// its own text, whitespace folded ("\n" where a line breaks)
     pub text: Vec<String>,
+    /// its tokens (`text::count_tokens`: runs of word characters), counted once for every
+    /// rule that weighs blocks by their text
+    pub tokens: Vec<usize>,
     /// non-space characters (code points) of that text inside links
     pub link_chars: Vec<i64>,
     /// of those, the characters in links to another host than the page's (none where the
@@ -184,7 +187,7 @@ impl PageBlocks {
             return vec![false; self.elem.len()];
         }
         let n_el = self.parent.len();
-        let tokens = self.subtree_sums(|b| crate::text::count_tokens(&self.text[b]));
+        let tokens = self.subtree_sums(|b| self.tokens[b]);
         let total: usize = (0..n_el)
             .filter(|&e| self.parent[e] < 0)
             .map(|e| tokens[e])
@@ -696,7 +699,9 @@ pub fn walk(view: &View, title: Option<&str>, url: Option<&str>) -> PageBlocks {
         if !lines.is_empty() {
             pb.elem.push(b_elem[b]);
             pb.n_lines.push(lines.len() as i64);
-            pb.text.push(lines.join("\n"));
+            let text = lines.join("\n");
+            pb.tokens.push(crate::text::count_tokens(&text));
+            pb.text.push(text);
             pb.link_chars.push(b_link[b]);
             pb.away_chars.push(b_away[b]);
             pb.n_links.push(b_links[b]);

@@ -17,7 +17,6 @@ use regex::Regex;
 
 use crate::blocks::{attr_flag, PageBlocks};
 use crate::dom::View;
-use crate::text::count_tokens;
 
 /// A likely block of at least this many tokens is main text (where it starts, and what
 /// the main container holds).
@@ -225,7 +224,7 @@ pub fn apply(
         return out;
     }
     let main: Vec<usize> = (0..likely.len())
-        .filter(|&b| likely[b] && count_tokens(&pb.text[b]) >= MAIN_START_TOKENS)
+        .filter(|&b| likely[b] && pb.tokens[b] >= MAIN_START_TOKENS)
         .collect();
     let first_likely = (0..likely.len()).find(|&b| likely[b]);
     let start = main.first().copied().or(first_likely);

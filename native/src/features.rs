@@ -1811,6 +1811,7 @@ mod tests {
             consent: vec![false; 8],
             elem: vec![2, 3, 4, 6, 7],
             text: text.iter().map(|s| s.to_string()).collect(),
+            tokens: text.iter().map(|s| crate::text::count_tokens(s)).collect(),
             link_chars: vec![0, 0, 0, 4, 4],
             away_chars: vec![0; 5],
             n_links: vec![0, 0, 0, 1, 1],

@@ -42,7 +42,6 @@
 use std::collections::{HashMap, HashSet};
 
 use crate::blocks::{attr_flag, tag_bits, PageBlocks};
-use crate::text::count_tokens;
 
 /// Records of one kind under one parent before they are a run.
 pub const MIN_RECORDS: usize = 3;
@@ -87,7 +86,7 @@ fn record_kind(pb: &PageBlocks, e: usize) -> String {
 pub(crate) fn main_block(pb: &PageBlocks, likely: &[bool], prob: &[f64]) -> Option<usize> {
     (0..likely.len())
         .filter(|&b| likely[b])
-        .map(|b| (b, count_tokens(&pb.text[b]) as f64 * prob[b]))
+        .map(|b| (b, pb.tokens[b] as f64 * prob[b]))
         .filter(|&(_, weight)| weight > 0.0)
         .max_by(|a, b| a.1.total_cmp(&b.1))
         .map(|(b, _)| b)
@@ -303,12 +302,11 @@ struct Listing {
     parents: Vec<usize>,
 }
 
-/// The kept text's tokens, and how many of its blocks are prose (`PROSE_TOKENS` or more),
-/// from `tokens` of a block (asked of the kept blocks only).
-pub(crate) fn kept_text(likely: &[bool], tokens: impl Fn(usize) -> usize) -> (usize, usize) {
+/// The kept text's tokens, and how many of its blocks are prose (`PROSE_TOKENS` or more).
+pub(crate) fn kept_text(pb: &PageBlocks, likely: &[bool]) -> (usize, usize) {
     let kept: Vec<usize> = (0..likely.len())
         .filter(|&b| likely[b])
-        .map(tokens)
+        .map(|b| pb.tokens[b])
         .collect();
     (
         kept.iter().sum(),
@@ -320,15 +318,14 @@ pub(crate) fn kept_text(likely: &[bool], tokens: impl Fn(usize) -> usize) -> (us
 /// a listing's intro at most (see the module's note; `prob` picks the main block).
 pub fn listing(pb: &PageBlocks, likely: &[bool], prob: &[f64]) -> Vec<bool> {
     let mut out = likely.to_vec();
-    let ntok: Vec<usize> = pb.text.iter().map(|t| count_tokens(t)).collect();
-    let (kept, prose) = kept_text(likely, |b| ntok[b]);
+    let (kept, prose) = kept_text(pb, likely);
     let intro = prose > 0;
     if prose > 1 || (intro && kept > INTRO_TOKENS) {
         return out;
     }
     let ratio = if intro { INTRO_RATIO } else { LISTING_RATIO };
     let enough = |sum: usize| sum >= MIN_LISTING_TOKENS && sum as f64 >= ratio * kept as f64;
-    let tokens = pb.subtree_sums(|b| ntok[b]);
+    let tokens = pb.subtree_sums(|b| pb.tokens[b]);
     let runs = runs(pb);
     // (the alike records hold at most their runs' tokens: a kind whose runs are too small
     // as a whole is passed over before their layouts, which walk the page, are read)

@@ -18,7 +18,6 @@
 //! `slideshows=auto` turns it off.
 
 use crate::blocks::PageBlocks;
-use crate::text::count_tokens;
 
 /// A slideshow states at least this many slides (product carousels and a story's own few
 /// photos state fewer).
@@ -107,7 +106,7 @@ pub fn beside_main(pb: &PageBlocks, likely: &[bool]) -> Vec<bool> {
         let inside: Vec<bool> = pb.elem.iter().map(|&e| in_show[e]).collect();
         let own: usize = (0..likely.len())
             .filter(|&b| likely[b] && !inside[b])
-            .map(|b| count_tokens(&pb.text[b]))
+            .map(|b| pb.tokens[b])
             .filter(|&n| n >= SENTENCE_TOKENS)
             .sum();
         if own < MIN_OWN_TOKENS {

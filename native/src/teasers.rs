@@ -22,7 +22,6 @@
 
 use crate::blocks::PageBlocks;
 use crate::records::{blocks_by_elem, holding, main_block, runs, PROSE_TOKENS};
-use crate::text::count_tokens;
 
 /// Records a run holds at least before it is a stream.
 pub const MIN_TEASERS: usize = 4;
@@ -35,7 +34,7 @@ pub fn beside_story(pb: &PageBlocks, likely: &[bool], prob: &[f64]) -> Vec<bool>
     if !pb.kind.story {
         return out;
     }
-    if !(0..likely.len()).any(|b| likely[b] && count_tokens(&pb.text[b]) >= PROSE_TOKENS) {
+    if !(0..likely.len()).any(|b| likely[b] && pb.tokens[b] >= PROSE_TOKENS) {
         return out;
     }
     let Some(main) = main_block(pb, likely, prob) else {
@@ -60,7 +59,7 @@ pub fn beside_story(pb: &PageBlocks, likely: &[bool], prob: &[f64]) -> Vec<bool>
                 by_elem[r..pb.subtree_end(r)]
                     .iter()
                     .flatten()
-                    .map(|&b| (b, count_tokens(&pb.text[b])))
+                    .map(|&b| (b, pb.tokens[b]))
                     .filter(|&(_, n)| n > 0)
                     .collect()
             })

@@ -34,7 +34,6 @@ use std::collections::HashSet;
 
 use crate::blocks::PageBlocks;
 use crate::records::{beside_main, holding, kept_text, main_block, INTRO_TOKENS};
-use crate::text::count_tokens;
 
 /// The kept text's token-weighted median probability under this: the model is unsure even
 /// of what it keeps (a news story's paragraphs sit at 0.95 and over).
@@ -68,15 +67,15 @@ pub fn fill(
     let (Some(&first), Some(&last)) = (kept.first(), kept.last()) else {
         return out;
     };
-    let ntok = |b: usize| count_tokens(&pb.text[b]);
     // (read at the balanced cut too: a stricter preset's smaller text is no scant page
     // where the balanced one is not, so the presets' fills nest)
     let read: Vec<bool> = (0..likely.len())
         .map(|b| likely[b] || prob[b] >= balanced)
         .collect();
-    let (kept_tokens, prose) = kept_text(&read, ntok);
+    let (kept_tokens, prose) = kept_text(pb, &read);
     let scant = !pb.kind.story && !pb.kind.forum && prose <= 1 && kept_tokens <= INTRO_TOKENS;
-    if !scant && median(kept.iter().map(|&b| (prob[b], ntok(b) as f64 + 1.0))) >= UNSURE_MEDIAN {
+    let weighted = kept.iter().map(|&b| (prob[b], pb.tokens[b] as f64 + 1.0));
+    if !scant && median(weighted) >= UNSURE_MEDIAN {
         return out;
     }
     let holds_main: HashSet<usize> =
