@@ -1,6 +1,7 @@
 """Where the default cleaner's time goes, stage by stage, in the native core (issue 27).
 
     python benchmarks/native_stages.py DATASET... [--limit N] [--site] [--set KIND=RULE]
+        [--model FILE ...]
 
 Times each stage of cleaning every page (parse, tree, blocks, reveal, site, features,
 novelty, forests, render; `native/src/pipeline.rs: stage_times`) with the shipped model and prints,
@@ -9,7 +10,10 @@ of the total, so the next bottleneck is visible. Wall-clock time inside the core
 at a time on one thread (the page's decoding, and Python's share of a call, are not in it).
 `--site` fits each site group's evidence first and times the site stage too. The rules after
 the model run as the cleaner runs them, every convention switch at its default (`--set
-notices=auto` and the like turn one off; their work is in the render stage).
+notices=auto` and the like turn one off; their work is in the render stage). `--model`
+(repeatable) times other model files: each page is cleaned by every model in turn (which
+goes first rotates from page to page), so a busy machine slows them alike, and the last
+table gives each model's per-page total over the first's (median, and the ratio of sums).
 """
 
 from __future__ import annotations
@@ -37,16 +41,19 @@ def main() -> None:
     ap.add_argument("--site", action="store_true", help="with each site group's evidence")
     ap.add_argument("--set", action="append", default=[], metavar="KIND=RULE",
                     help="a convention switch, as `sitesift clean --set` takes it")
+    ap.add_argument("--model", action="append", type=Path, metavar="FILE",
+                    help="a model file to time (repeatable; default: the bundled model)")
     args = ap.parse_args()
     cleaner = get_cleaner("default", **dict(s.split("=", 1) for s in args.set))
     assert isinstance(cleaner, DefaultCleaner)
-    model = model_file.load_scorer(model_file.BUNDLED)
-    cut = {"threshold": model.thresholds["balanced"], "balanced": model.thresholds["balanced"],
-           "relative": model_file.RELATIVE, "conventions": cleaner.conventions()}
+    paths = args.model or [model_file.BUNDLED]
+    # (every file loaded, and a bad one refused, before any page is timed)
+    models = [model_file.load_scorer(p) for p in paths]
     n = core()
-    everything: dict[str, list[float]] = defaultdict(list)
+    names = [p.name if len(paths) == 1 else f"{p.name} #{i + 1}" for i, p in enumerate(paths)]
+    everything: dict[str, dict[str, list[float]]] = {m: defaultdict(list) for m in names}
     for root in args.datasets:
-        per: dict[str, list[float]] = defaultdict(list)
+        per: dict[str, dict[str, list[float]]] = {m: defaultdict(list) for m in names}
         groups = dataset_groups(root, Grouping(corpus_grouping(root, "auto")))
         done = 0
         for members in groups.values():
@@ -61,21 +68,54 @@ def main() -> None:
             for page in pages:
                 if args.limit is not None and done >= args.limit:
                     break
+                # (in turn, the first model first on one page and last on the next: the
+                # model timed second finds the page's memory warm)
+                order = list(range(len(models)))
+                order = order[done % len(order):] + order[:done % len(order)]
+                timed: dict[int, list[tuple[str, int]]] = {}
                 try:
-                    times = n.stage_times(page.html, model.native, url=page.url,
-                                          evidence=evidence.native if evidence else None, **cut)
+                    for i in order:
+                        timed[i] = n.stage_times(
+                            page.html, models[i].native, url=page.url,
+                            evidence=evidence.native if evidence else None,
+                            **_cut(models[i], cleaner))
                 except ValueError:
                     continue
-                total = 0.0
-                for stage, ns in times:
-                    per[stage].append(ns / 1000)
-                    everything[stage].append(ns / 1000)
-                    total += ns / 1000
-                per["total"].append(total)
-                everything["total"].append(total)
+                for i, name in enumerate(names):
+                    times = timed[i]
+                    total = 0.0
+                    for stage, ns in times:
+                        per[name][stage].append(ns / 1000)
+                        everything[name][stage].append(ns / 1000)
+                        total += ns / 1000
+                    per[name]["total"].append(total)
+                    everything[name]["total"].append(total)
                 done += 1
-        _table(root.name, per)
-    _table("all", everything)
+        for name in names:
+            _table(f"{root.name}, {name}" if len(names) > 1 else root.name, per[name])
+    for name in names:
+        _table(f"all, {name}" if len(names) > 1 else "all", everything[name])
+    if len(names) > 1:
+        _ratios(names, everything)
+
+
+def _cut(model: model_file.Scorer, cleaner: DefaultCleaner) -> dict[str, object]:
+    """The balanced preset's cut of `model`, with the cleaner's convention switches."""
+    t = model.thresholds["balanced"]
+    return {"threshold": t, "balanced": t, "relative": model_file.RELATIVE,
+            "conventions": cleaner.conventions()}
+
+
+def _ratios(names: list[str], everything: dict[str, dict[str, list[float]]]) -> None:
+    """Each model's per-page total time over the first model's, on the same pages."""
+    first = everything[names[0]]["total"]
+    print(f"\nper-page total over {names[0]}'s")
+    print("| model | median ratio | ratio of sums |")
+    print("|---|---|---|")
+    for name in names[1:]:
+        totals = everything[name]["total"]
+        ratios = [b / a for a, b in zip(first, totals, strict=True) if a > 0]
+        print(f"| {name} | {statistics.median(ratios):.3f} | {sum(totals) / sum(first):.3f} |")
 
 
 def _table(name: str, per: dict[str, list[float]]) -> None:
