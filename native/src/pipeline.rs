@@ -15,7 +15,7 @@ use crate::forest::Forest;
 use crate::novelty::{descriptor, Reference};
 use crate::parse::parse;
 use crate::render::{render, OutBlock, Verdict};
-use crate::reveal::{reveal, visible_tokens};
+use crate::reveal::reveal;
 use crate::site::{block_keys, page_digest, Evidence};
 use crate::structure::{Format, Options};
 
@@ -100,7 +100,7 @@ fn prepare_marked(
     mark("blocks");
     let kind = crate::kind::PageKind::read(&arena, url);
     let mut revealed = false;
-    if show_hidden && reveal(&mut arena, html, visible_tokens(&pb.text)) > 0 {
+    if show_hidden && reveal(&mut arena, html, pb.tokens.iter().sum()) > 0 {
         if let Some(body) = arena.html_child("body") {
             view = build_view(&arena, body);
             pb = walk(&view, t.as_deref(), url);

@@ -279,7 +279,8 @@ fn gate(a: &mut Arena, body: u32, visible_tokens: usize) -> usize {
 }
 
 /// Show the page's script-gated content in the parsed document; the number of parts
-/// shown (0: the document is as it was).
+/// shown (0: the document is as it was). `visible_tokens`: the tokens of the page as it
+/// shows without scripts (its blocks' `PageBlocks::tokens`, summed).
 pub fn reveal(a: &mut Arena, html: &str, visible_tokens: usize) -> usize {
     // ASCII case folding finds what Python's `html.lower()` finds: no hint holds a `k`
     // (the Kelvin sign is the one non-ASCII letter that lowercases to ASCII alone)
@@ -312,16 +313,4 @@ pub fn reveal(a: &mut Arena, html: &str, visible_tokens: usize) -> usize {
         shown += gate(a, body, visible_tokens);
     }
     shown
-}
-
-/// The page's tokens, counted only up to MAX_VISIBLE_TOKENS.
-pub fn visible_tokens(texts: &[String]) -> usize {
-    let mut n = 0;
-    for t in texts {
-        n += count_tokens(t);
-        if n >= MAX_VISIBLE_TOKENS {
-            break;
-        }
-    }
-    n
 }
