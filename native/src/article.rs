@@ -10,7 +10,7 @@
 //! fine print and a product's reviews as well).
 
 use crate::blocks::PageBlocks;
-use crate::records::{beside_main, main_block, PROSE_TOKENS};
+use crate::records::{beside_main, keeps_prose, main_block, PROSE_TOKENS};
 
 /// A block more than this share of whose characters are link text is no story's prose.
 pub const MAX_LINK_SHARE: f64 = 0.3;
@@ -19,7 +19,7 @@ pub const MAX_LINK_SHARE: f64 = 0.3;
 /// holds no prose (`prob` picks the main block).
 pub fn prose(pb: &PageBlocks, likely: &[bool], prob: &[f64]) -> Vec<bool> {
     let mut out = likely.to_vec();
-    if (0..likely.len()).any(|b| likely[b] && pb.tokens[b] >= PROSE_TOKENS) {
+    if keeps_prose(pb, likely) {
         return out;
     }
     let Some(main) = main_block(pb, likely, prob) else {

@@ -314,8 +314,12 @@ pub fn verdicts(p: &Prepared, prob: &[f64], novel: bool, cut: Cut) -> Vec<Option
     } else {
         vec![false; prob.len()]
     };
+    // what the three rules above bar is never main text, whatever the model or a rule says
+    let barred: Vec<bool> = (0..prob.len())
+        .map(|b| consent[b] || notices[b] || choices[b])
+        .collect();
     let sure: Vec<bool> = (0..prob.len())
-        .map(|b| prob[b] >= c && !consent[b] && !notices[b] && !choices[b])
+        .map(|b| prob[b] >= c && !barred[b])
         .collect();
     let from_records = if cut.conventions.records {
         crate::records::propagate(&p.pb, &sure, prob)
@@ -353,7 +357,7 @@ pub fn verdicts(p: &Prepared, prob: &[f64], novel: bool, cut: Cut) -> Vec<Option
         vec![false; told.len()]
     };
     let likely: Vec<bool> = (0..told.len())
-        .map(|b| told[b] && !slides[b] && !teasers[b] && !consent[b] && !notices[b] && !choices[b])
+        .map(|b| told[b] && !slides[b] && !teasers[b] && !barred[b])
         .collect();
     let decided = crate::conventions::apply(&p.pb, &p.view, &likely, prob, cut.conventions);
     let mut out = vec![None; p.view.elems.len()];

@@ -302,6 +302,11 @@ struct Listing {
     parents: Vec<usize>,
 }
 
+/// Does the kept text hold prose (a likely block of `PROSE_TOKENS` or more)?
+pub(crate) fn keeps_prose(pb: &PageBlocks, likely: &[bool]) -> bool {
+    (0..likely.len()).any(|b| likely[b] && pb.tokens[b] >= PROSE_TOKENS)
+}
+
 /// The kept text's tokens, and how many of its blocks are prose (`PROSE_TOKENS` or more).
 pub(crate) fn kept_text(pb: &PageBlocks, likely: &[bool]) -> (usize, usize) {
     let kept: Vec<usize> = (0..likely.len())

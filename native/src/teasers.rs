@@ -21,7 +21,7 @@
 //! the same way, and there they are the page.
 
 use crate::blocks::PageBlocks;
-use crate::records::{blocks_by_elem, holding, main_block, runs, PROSE_TOKENS};
+use crate::records::{blocks_by_elem, holding, keeps_prose, main_block, runs};
 
 /// Records a run holds at least before it is a stream.
 pub const MIN_TEASERS: usize = 4;
@@ -34,7 +34,7 @@ pub fn beside_story(pb: &PageBlocks, likely: &[bool], prob: &[f64]) -> Vec<bool>
     if !pb.kind.story {
         return out;
     }
-    if !(0..likely.len()).any(|b| likely[b] && pb.tokens[b] >= PROSE_TOKENS) {
+    if !keeps_prose(pb, likely) {
         return out;
     }
     let Some(main) = main_block(pb, likely, prob) else {
