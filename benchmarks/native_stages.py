@@ -4,16 +4,17 @@
         [--model FILE ...]
 
 Times each stage of cleaning every page (parse, tree, blocks, reveal, site, features,
-novelty, forests, render; `native/src/pipeline.rs: stage_times`) with the shipped model and prints,
-per corpus and over all pages, the median and mean microseconds of each stage and its share
-of the total, so the next bottleneck is visible. Wall-clock time inside the core, one page
-at a time on one thread (the page's decoding, and Python's share of a call, are not in it).
-`--site` fits each site group's evidence first and times the site stage too. The rules after
-the model run as the cleaner runs them, every convention switch at its default (`--set
-notices=auto` and the like turn one off; their work is in the render stage). `--model`
-(repeatable) times other model files: each page is cleaned by every model in turn (which
-goes first rotates from page to page), so a busy machine slows them alike, and the last
-table gives each model's per-page total over the first's (median, and the ratio of sums).
+novelty, forests, render; `native/src/pipeline.rs: stage_times`) with the shipped model and
+prints, per corpus and over all pages, the median and mean microseconds of each stage and its
+share of the total, so the next bottleneck is visible. Wall-clock time inside the core, one
+page at a time on one thread (the page's decoding, and Python's share of a call, are not in
+it). `--site` fits each site group's evidence first and times the site stage too. The page is
+cut as the default cleaner cuts it (`DefaultCleaner.native_cut`) and the rules after the model
+run as it runs them, every setting at its default (`--set notices=auto` and the like turn one
+off, their work being in the render stage; `--set preset=precision` cuts at that preset).
+`--model` (repeatable) times other model files: each page is cleaned by every model in turn
+(which goes first rotates from page to page), so a busy machine slows them alike, and the
+last table gives each model's per-page total over the first's (median, and the ratio of sums).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import argparse
 import statistics
 from collections import defaultdict
 from pathlib import Path
+from typing import Any
 
 from sitesift.bench.runner import corpus_grouping
 from sitesift.datasets import load_page
@@ -40,15 +42,16 @@ def main() -> None:
     ap.add_argument("--limit", type=int, default=None, help="pages per corpus")
     ap.add_argument("--site", action="store_true", help="with each site group's evidence")
     ap.add_argument("--set", action="append", default=[], metavar="KIND=RULE",
-                    help="a convention switch, as `sitesift clean --set` takes it")
+                    help="a default-cleaner setting, as `sitesift clean --set` takes it")
     ap.add_argument("--model", action="append", type=Path, metavar="FILE",
                     help="a model file to time (repeatable; default: the bundled model)")
     args = ap.parse_args()
-    cleaner = get_cleaner("default", **dict(s.split("=", 1) for s in args.set))
-    assert isinstance(cleaner, DefaultCleaner)
+    sets = dict(s.split("=", 1) for s in args.set)
     paths = args.model or [model_file.BUNDLED]
-    # (every file loaded, and a bad one refused, before any page is timed)
+    # (every file loaded, and a bad one refused, before any page is timed; each model cuts
+    # as a cleaner with these settings and that model does)
     models = [model_file.load_scorer(p) for p in paths]
+    cuts = [_cut(p, sets) for p in paths]
     n = core()
     names = [p.name if len(paths) == 1 else f"{p.name} #{i + 1}" for i, p in enumerate(paths)]
     everything: dict[str, dict[str, list[float]]] = {m: defaultdict(list) for m in names}
@@ -77,8 +80,7 @@ def main() -> None:
                     for i in order:
                         timed[i] = n.stage_times(
                             page.html, models[i].native, url=page.url,
-                            evidence=evidence.native if evidence else None,
-                            **_cut(models[i], cleaner))
+                            evidence=evidence.native if evidence else None, **cuts[i])
                 except ValueError:
                     continue
                 for i, name in enumerate(names):
@@ -99,11 +101,11 @@ def main() -> None:
         _ratios(names, everything)
 
 
-def _cut(model: model_file.Scorer, cleaner: DefaultCleaner) -> dict[str, object]:
-    """The balanced preset's cut of `model`, with the cleaner's convention switches."""
-    t = model.thresholds["balanced"]
-    return {"threshold": t, "balanced": t, "relative": model_file.RELATIVE,
-            "conventions": cleaner.conventions()}
+def _cut(path: Path, sets: dict[str, str]) -> dict[str, Any]:
+    """The cut of the default cleaner with settings `sets` and the model at `path`."""
+    cleaner = get_cleaner("default", **{**sets, "model": str(path)})
+    assert isinstance(cleaner, DefaultCleaner)
+    return cleaner.native_cut()
 
 
 def _ratios(names: list[str], everything: dict[str, dict[str, list[float]]]) -> None:

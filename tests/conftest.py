@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import socketserver
+import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -14,6 +17,18 @@ from sitesift.browser.chromium import check_available, close_shared
 from sitesift.page import Page
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "datasets"
+BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
+
+
+def benchmark_script(name: str) -> ModuleType:
+    """`benchmarks/<name>.py` imported as module `name` (registered in `sys.modules`, where
+    dataclasses look their module up)."""
+    spec = importlib.util.spec_from_file_location(name, BENCHMARKS / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
 
 
 def page(html: str, id: str = "p") -> Page:

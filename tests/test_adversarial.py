@@ -9,11 +9,8 @@ are quick at small sizes run.
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import json
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
@@ -25,25 +22,16 @@ from sitesift.inputs import collect_sources
 from sitesift.methods.base import get_cleaner, method_names
 from sitesift.page import Page
 from sitesift.sitework import CrawlConfig
+from tests.conftest import benchmark_script
 
-SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "adversarial.py"
 QUICK = ["nul-bytes", "invalid-utf8", "utf16-no-bom", "bad-charset", "script-only",
          "gzip-bomb", "truncated-warc", "non-html", "bad-jsonl"]
 LIMITS = Limits(page_seconds=5.0)
 
 
-def _generator() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("adversarial", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["adversarial"] = module  # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.fixture(scope="module")
 def hostile(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    gen = _generator()
+    gen = benchmark_script("adversarial")
     root = tmp_path_factory.mktemp("adversarial")
     gen.generate(root, gen.SMALL, shared=None, only=QUICK, log=lambda _: None)
     return root
@@ -124,7 +112,7 @@ def test_site_fit_on_a_run_of_100k_same_key_siblings_is_fast() -> None:
     from sitesift.cli import SAMPLE_SITE
     from sitesift.datasets import load_page, read_index
 
-    gen = _generator()
+    gen = benchmark_script("adversarial")
     (case,) = [c for c in gen.deep_nesting(gen.FULL) if c.name == "nobr"]
     pages = [load_page(SAMPLE_SITE, row) for row in read_index(SAMPLE_SITE)[:5]]
     pages.append(Page.from_bytes(gen.personal(case.body, case.name), id="nobr"))

@@ -4,32 +4,22 @@ a model file it cannot read is refused before any page is timed."""
 
 from __future__ import annotations
 
-import importlib.util
 import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
 from sitesift.errors import ModelError
 from sitesift.extractor import model as model_file
+from tests.conftest import benchmark_script
 
 ROOT = Path(__file__).resolve().parents[1]
 STYLED = ROOT / "tests" / "fixtures" / "styled"
 
 
-def _script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("native_stages",
-                                                  ROOT / "benchmarks" / "native_stages.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def _run(monkeypatch: pytest.MonkeyPatch, *args: str) -> None:
     monkeypatch.setattr(sys, "argv", ["native_stages.py", str(STYLED), *args])
-    _script().main()
+    benchmark_script("native_stages").main()
 
 
 def test_two_models_are_timed_on_the_same_pages(monkeypatch: pytest.MonkeyPatch,

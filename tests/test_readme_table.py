@@ -4,23 +4,14 @@ fails on a README whose table was edited by hand."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
+from tests.conftest import benchmark_script
+
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def _script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("readme_table",
-                                                  ROOT / "benchmarks" / "readme_table.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def _run(folder: Path, methods: list[str], peers: list[str], f1: dict[str, float],
@@ -52,7 +43,7 @@ def readme(tmp_path: Path) -> Path:
 
 
 def test_the_table_is_made_from_the_run(tmp_path: Path, readme: Path) -> None:
-    script = _script()
+    script = benchmark_script("readme_table")
     run = _run(tmp_path / "bench-readme", ["default"], ["trafilatura", "resiliparse"],
                {"default": 0.8, "trafilatura": 0.7, "resiliparse": 0.6})
     assert script.main([str(run), "--readme", str(readme)]) == 0
@@ -70,7 +61,7 @@ def test_the_table_is_made_from_the_run(tmp_path: Path, readme: Path) -> None:
 
 
 def test_a_held_out_run_becomes_its_own_column(tmp_path: Path, readme: Path) -> None:
-    script = _script()
+    script = benchmark_script("readme_table")
     run = _run(tmp_path / "bench-readme", ["default"], ["trafilatura"],
                {"default": 0.8, "trafilatura": 0.7})
     held = _run(tmp_path / "bench-heldout", ["default"], [], {"default": 0.75})
@@ -87,7 +78,7 @@ def test_a_held_out_run_becomes_its_own_column(tmp_path: Path, readme: Path) -> 
 
 def test_check_fails_on_a_stale_table(tmp_path: Path, readme: Path,
                                       capsys: pytest.CaptureFixture[str]) -> None:
-    script = _script()
+    script = benchmark_script("readme_table")
     run = _run(tmp_path / "bench-readme", ["default"], ["trafilatura"],
                {"default": 0.8, "trafilatura": 0.7})
     assert script.main([str(run), "--readme", str(readme)]) == 0
@@ -100,6 +91,6 @@ def test_check_fails_on_a_stale_table(tmp_path: Path, readme: Path,
 
 def test_the_readme_has_the_markers_and_a_generated_table() -> None:
     text = (ROOT / "README.md").read_text()
-    script = _script()
+    script = benchmark_script("readme_table")
     block = text.split(script.START, 1)[1].split(script.END, 1)[0]
     assert block.strip().startswith("| corpus | pages |") and "sitesift bench $D/" in block

@@ -1126,10 +1126,10 @@ def test_stage_times_run_the_rules_the_cleaner_runs(bundled: model_file.Extracto
     cleaner = get_cleaner("default")
     assert isinstance(cleaner, DefaultCleaner)
     scorer = model_file.load_scorer(model_file.BUNDLED)
-    cut = {"threshold": bundled.thresholds["balanced"],
-           "balanced": bundled.thresholds["balanced"], "relative": model_file.RELATIVE}
-    stages = [name for name, _ in core().stage_times(
-        CHOICE_STORY, scorer.native, conventions=cleaner.conventions(), **cut)]
+    cut = cleaner.native_cut()
+    assert cut["threshold"] == cut["balanced"] == bundled.thresholds["balanced"]
+    stages = [name for name, _ in core().stage_times(CHOICE_STORY, scorer.native, **cut)]
     assert stages[-3:] == ["novelty", "forests", "render"] and "parse" in stages
     with pytest.raises(ValueError, match="choices"):
-        core().stage_times(CHOICE_STORY, scorer.native, conventions={"choices": "keep"}, **cut)
+        core().stage_times(CHOICE_STORY, scorer.native,
+                           **{**cut, "conventions": {"choices": "keep"}})

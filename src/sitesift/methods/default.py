@@ -274,10 +274,15 @@ class DefaultCleaner(ParamsCleaner[DefaultParams]):
             return held[1]
         return read_page(page)
 
+    def native_cut(self) -> dict[str, Any]:
+        """How the core cuts a page for this cleaner: the preset's threshold (or its own),
+        the model's balanced one, the relative cut and the convention switches, as the
+        core's `clean` and `stage_times` take them."""
+        return {"threshold": self.cutoff, "balanced": self._model.thresholds["balanced"],
+                "relative": self.params.relative, "conventions": self.conventions()}
+
     def _settings(self) -> dict[str, Any]:
-        model = self._model
-        return {"threshold": self.cutoff, "balanced": model.thresholds["balanced"],
-                "relative": self.params.relative, "conventions": self.conventions(),
+        return {**self.native_cut(),
                 "evidence": self.evidence.native if self.evidence is not None else None}
 
     def clean(self, page: Page, *, noise: bool = True) -> Result:
