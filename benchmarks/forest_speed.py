@@ -1,11 +1,12 @@
-"""CPU time of the default model's forests and context features per page (native core).
+"""CPU time of the default model's forests per page (native core).
 
     python benchmarks/forest_speed.py [DATASET] [--pages 150] [--repeats 5]
 
-Reads the first pages of a corpus once (blocks and features), then times
-`extractor.model.block_probability` (both stages of every member, the context between
-them) over them, best of `--repeats`, in CPU time: the figure to compare two builds of
-`native/src/forest.rs` by.
+Reads the first pages of a corpus once and builds each member's inputs to both stages (the
+block features, and those with the context features of stage 1's output), then times the
+forests alone (`Forest.raw` of every member's two stages) over them, best of `--repeats`,
+in CPU time: the figure to compare two builds of `native/src/forest.rs` by. What a page
+costs in all its stages is `native_stages.py`'s.
 """
 
 from __future__ import annotations
@@ -14,9 +15,12 @@ import argparse
 import time
 from pathlib import Path
 
+import numpy as np
+
 from sitesift.datasets import load_page, read_index
 from sitesift.extractor import model as model_file
 from sitesift.extractor.features import page_features
+from sitesift.extractor.model import context_features
 from sitesift.methods.default import read_page
 
 
@@ -27,23 +31,28 @@ def main() -> None:
     ap.add_argument("--pages", type=int, default=150)
     ap.add_argument("--repeats", type=int, default=5)
     args = ap.parse_args()
-    pages = []
+    model = model_file.load(model_file.BUNDLED)
+    work = []  # per page and member: (stage 1, its input, stage 2, its input)
+    pages = blocks = 0
     for row in read_index(args.dataset)[: args.pages]:
         try:
-            pages.append(page_features(read_page(load_page(args.dataset, row))))
+            X, ntok, anc = page_features(read_page(load_page(args.dataset, row)))
         except Exception:  # an unreadable page is not timed
             continue
-    model = model_file.load(model_file.BUNDLED)
+        pages, blocks = pages + 1, blocks + len(X)
+        for member in model.members:
+            stage1, stage2 = member.forests(None)
+            both = np.hstack([X, context_features(stage1.proba(X), ntok, anc, X)])
+            work.append((stage1, X, stage2, both))
     best = float("inf")
     for _ in range(args.repeats):
         start = time.process_time()
-        for X, ntok, anc in pages:
-            model_file.block_probability(model.members, None, X, ntok, anc)
+        for stage1, X, stage2, both in work:
+            stage1.raw(X)
+            stage2.raw(both)
         best = min(best, time.process_time() - start)
-    blocks = sum(len(X) for X, _, _ in pages)
-    print(f"forests + context: {best / len(pages) * 1e6:.0f} µs per page, "
-          f"{best / blocks * 1e6:.1f} µs per block ({len(pages)} pages, {blocks} blocks, "
-          f"best of {args.repeats})")
+    print(f"forests: {best / pages * 1e6:.0f} µs per page, {best / blocks * 1e6:.2f} µs per "
+          f"block ({pages} pages, {blocks} blocks, best of {args.repeats})")
 
 
 if __name__ == "__main__":

@@ -9,31 +9,30 @@
 //! tree), so a damaged or hostile model is refused rather than evaluated, and evaluation
 //! can neither index out of bounds nor loop.
 //!
-//! For evaluation each tree is laid out breadth first, so a node's right child is its left
-//! child + 1, in 16-byte nodes. Where a missing value goes is folded into the column read,
-//! as the Python evaluator does: each row is laid out twice, NaN read as -inf (goes left) in
-//! the first copy and +inf (goes right) in the second, and each node reads the copy its
-//! missing values follow; a step is then `node = left + (x > threshold)`, without a branch.
-//! A leaf is its own left child with an infinite threshold, so a walk may step on from a
-//! leaf and stay there: a row walks a group of trees of about the same depth side by side
-//! for as many steps as the deepest of them needs, and the processor overlaps those
-//! independent walks.
+//! Evaluation is QuickScorer's (Lucchese et al., SIGIR 2015), not a walk down each tree.
+//! Number a tree's leaves left to right. A node a row does not pass to the left ("false":
+//! `x > threshold`) rules out exactly its left subtree's leaves, and the false nodes on the
+//! row's own path rule out every leaf left of its leaf, so the row's leaf is the leftmost
+//! one no false node rules out. Each inner node is stored once, as (threshold, tree, mask
+//! of the leaves it leaves standing), in one list per feature sorted by threshold; a row
+//! scans each list from the lowest threshold while its value is above it and ANDs those
+//! masks into its trees' 64-bit leaf sets, and each tree's leaf is then the lowest bit
+//! left. Rows go in batches of [`BATCH`], each entry read once for all of them. The work
+//! is a tight scan over the false nodes (about 40 % of the nodes on the default model's
+//! rows) with no load depending on the one before it, where a walk makes about 11
+//! dependent loads a tree: the default model's forests take about half the time they did
+//! walked (docs/native.md, "The forests: QuickScorer"). A tree of more leaves than a mask
+//! has bits is walked down ([`Walked`]; the training makes 31).
+//!
+//! Where a missing value goes is folded into the column read, as the Python evaluator
+//! did: each row is laid out twice, NaN read as -inf (goes left) in the first copy and
+//! +inf (goes right) in the second, and a node is listed under the copy its missing
+//! values follow, so a NaN passes no node or every node of a list.
 
-/// One node as evaluated.
-#[derive(Clone, Copy, Debug)]
-#[repr(C)]
-struct Node {
-    /// go right when `x > threshold` (+inf on leaves: a leaf stays where it is)
-    threshold: f64,
-    /// the column of the doubled row to read: the feature, + n_features where a NaN goes
-    /// right (0 on leaves)
-    column: u32,
-    /// the left child (the right one follows it); a leaf's is itself
-    left: u32,
-}
-
-/// Trees walked side by side by one row.
-const GROUP: usize = 16;
+/// Most leaves of a tree evaluated by masks: one bit each in a `u64`.
+pub const MAX_LEAVES: usize = 64;
+/// Rows evaluated together: each entry read serves them all.
+const BATCH: usize = 16;
 /// Python walks this many (tree, row) pairs at once: `2**20 // trees` rows per chunk.
 const PAIRS: usize = 1 << 20;
 
@@ -42,15 +41,80 @@ const PAIRS: usize = 1 << 20;
 pub struct Forest {
     n_features: usize,
     baseline: f64,
-    nodes: Vec<Node>,
-    /// leaf values, by evaluation node (0 on inner nodes)
+    /// per column of the doubled row, where its entries start (`2 * n_features + 1`
+    /// offsets); each column's entries are sorted by threshold and end in a sentinel of
+    /// threshold +inf, which no value is above, so a scan needs no bounds test
+    starts: Vec<u32>,
+    /// per entry: the node's threshold, its tree and the leaves it leaves standing
+    thresholds: Vec<f64>,
+    trees: Vec<u32>,
+    masks: Vec<u64>,
+    /// per tree, the index of its leftmost leaf in `values`
+    first_leaf: Vec<u32>,
+    /// leaf values, each tree's left to right
     values: Vec<f64>,
-    /// each tree's root (evaluation index), in the model's tree order
-    roots: Vec<u32>,
-    /// the trees by depth (shallowest first): consecutive [`GROUP`]s are walked together
-    by_depth: Vec<u32>,
-    /// per group of `by_depth`: the steps that take every walk of it to its leaf
-    group_steps: Vec<u32>,
+    /// the trees of more than [`MAX_LEAVES`] leaves, which no mask holds
+    walked: Vec<Walked>,
+}
+
+/// A tree of more than [`MAX_LEAVES`] leaves, walked down node by node.
+#[derive(Clone, Debug)]
+struct Walked {
+    tree: usize,
+    /// per node of its tree, in the model's order: feature (-1 on leaves), threshold,
+    /// where a missing value goes, children (indices into `nodes`, after their parent)
+    /// and leaf value
+    nodes: Vec<(i64, f64, bool, usize, usize, f64)>,
+}
+
+impl Walked {
+    /// Tree `tree`, the model's nodes `range` (its root first; children checked to lie
+    /// after their parent inside it).
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        tree: usize,
+        range: std::ops::Range<usize>,
+        feature: &[i64],
+        threshold: &[f64],
+        missing_left: &[bool],
+        left: &[i64],
+        right: &[i64],
+        value: &[f64],
+    ) -> Walked {
+        let start = range.start;
+        let nodes = range
+            .map(|i| {
+                let local = |c: i64| c as usize - start;
+                (
+                    feature[i],
+                    threshold[i],
+                    missing_left[i],
+                    local(left[i]),
+                    local(right[i]),
+                    value[i],
+                )
+            })
+            .collect();
+        Walked { tree, nodes }
+    }
+
+    /// The leaf value row `x` reaches.
+    fn leaf(&self, x: &[f64]) -> f64 {
+        let mut i = 0;
+        loop {
+            let (feature, threshold, missing_left, left, right, value) = self.nodes[i];
+            if feature < 0 {
+                return value;
+            }
+            let v = x[feature as usize];
+            let go_left = if v.is_nan() {
+                missing_left
+            } else {
+                v <= threshold
+            };
+            i = if go_left { left } else { right };
+        }
+    }
 }
 
 impl Forest {
@@ -111,6 +175,7 @@ impl Forest {
             let end = starts.get(k + 1).copied().unwrap_or(n as i64);
             tree_end[s as usize..end as usize].fill(end);
         }
+        let mut parents = vec![0u8; n];
         for i in 0..n {
             let idx = i as i64;
             if feature[i] < 0 {
@@ -122,60 +187,90 @@ impl Forest {
                     if child <= idx || child >= tree_end[i] {
                         return Err("a child index points outside its tree or backwards".into());
                     }
+                    let p = &mut parents[child as usize];
+                    if *p > 0 || left[i] == right[i] {
+                        return Err("a forest node is shared between parents".into());
+                    }
+                    *p = 1;
                 }
             }
         }
-        // Breadth-first layout per tree: children side by side, right = left + 1. A node
-        // reached from two parents would be laid out twice; more nodes than the model holds
-        // (a shared node's subtree copied over and over) is refused.
-        let mut lay = Layout {
-            nodes: Vec::with_capacity(n),
-            values: Vec::with_capacity(n),
-            old_of: Vec::with_capacity(n),
-            depth_of: Vec::with_capacity(n),
-        };
-        let mut new_roots = Vec::with_capacity(roots.len());
-        let mut tree_depth = Vec::with_capacity(roots.len());
-        let arrays = (
-            n_features,
-            &feature[..],
-            &threshold[..],
-            &missing_left[..],
-            &value[..],
-        );
-        for &root in &roots {
-            let first = lay.nodes.len();
-            new_roots.push(first as u32);
-            lay.push(root as usize, 0, arrays)?;
-            let mut head = first;
-            let mut deepest = 0;
-            while head < lay.nodes.len() {
-                let (old, depth) = (lay.old_of[head], lay.depth_of[head]);
-                deepest = deepest.max(depth);
-                if feature[old] >= 0 {
-                    lay.nodes[head].left = lay.nodes.len() as u32;
-                    lay.push(left[old] as usize, depth + 1, arrays)?;
-                    lay.push(right[old] as usize, depth + 1, arrays)?;
+        // Every node has one parent at most and comes after it: from a root, a tree. Its
+        // leaves are numbered in a depth-first walk, left first; a node's leaves are the
+        // run from the number the walk has reached when it comes to the node, and a
+        // node's left subtree's leaves run up to where its right subtree's begin.
+        let mut first = vec![0u32; n];
+        let mut values = Vec::new();
+        let mut first_leaf = Vec::with_capacity(roots.len());
+        let mut walked = Vec::new();
+        let mut entries: Vec<(u32, f64, u32, u64)> = Vec::new();
+        let mut stack = Vec::new();
+        for (t, &root) in roots.iter().enumerate() {
+            let base = values.len();
+            first_leaf.push(base as u32);
+            let mut inner = Vec::new();
+            stack.push(root as usize);
+            while let Some(i) = stack.pop() {
+                first[i] = (values.len() - base) as u32;
+                if feature[i] < 0 {
+                    values.push(value[i]);
+                } else {
+                    inner.push(i);
+                    stack.push(right[i] as usize);
+                    stack.push(left[i] as usize);
                 }
-                head += 1;
             }
-            tree_depth.push(deepest);
+            if values.len() - base > MAX_LEAVES {
+                // walked instead; a placeholder leaf that `raw` overwrites
+                values.truncate(base + 1);
+                let end = tree_end[root as usize] as usize;
+                walked.push(Walked::new(
+                    t,
+                    root as usize..end,
+                    &feature,
+                    &threshold,
+                    &missing_left,
+                    &left,
+                    &right,
+                    &value,
+                ));
+                continue;
+            }
+            for i in inner {
+                let (from, to) = (first[left[i] as usize], first[right[i] as usize]);
+                // the left subtree's leaves, bits from..to, ruled out
+                let span = (u64::MAX >> (64 - (to - from))) << from;
+                let column = feature[i] as usize + if missing_left[i] { 0 } else { n_features };
+                entries.push((column as u32, threshold[i], t as u32, !span));
+            }
         }
-        let Layout { nodes, values, .. } = lay;
-        let mut by_depth: Vec<u32> = (0..roots.len() as u32).collect();
-        by_depth.sort_by_key(|&t| tree_depth[t as usize]);
-        let group_steps = by_depth
-            .chunks(GROUP)
-            .map(|g| g.iter().map(|&t| tree_depth[t as usize]).max().unwrap_or(0))
-            .collect();
+        entries.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));
+        let columns = 2 * n_features;
+        let mut offsets = Vec::with_capacity(columns + 1);
+        let (mut thresholds, mut trees, mut masks) = (vec![], vec![], vec![]);
+        let mut e = entries.iter().peekable();
+        for c in 0..columns as u32 {
+            offsets.push(thresholds.len() as u32);
+            while let Some(&(_, thr, tree, mask)) = e.next_if(|x| x.0 == c) {
+                thresholds.push(thr);
+                trees.push(tree);
+                masks.push(mask);
+            }
+            thresholds.push(f64::INFINITY);
+            trees.push(0);
+            masks.push(u64::MAX);
+        }
+        offsets.push(thresholds.len() as u32);
         Ok(Forest {
             n_features,
             baseline,
-            nodes,
+            starts: offsets,
+            thresholds,
+            trees,
+            masks,
+            first_leaf,
             values,
-            roots: new_roots,
-            by_depth,
-            group_steps,
+            walked,
         })
     }
 
@@ -184,7 +279,7 @@ impl Forest {
     }
 
     pub fn n_trees(&self) -> usize {
-        self.roots.len()
+        self.first_leaf.len()
     }
 
     pub fn baseline(&self) -> f64 {
@@ -199,59 +294,93 @@ impl Forest {
     pub fn raw(&self, x: &[f64], rows: usize) -> Vec<f64> {
         let nf = self.n_features;
         assert_eq!(x.len(), rows * nf, "expected (rows, {nf}) features");
-        let chunk = (PAIRS / self.roots.len()).max(1);
-        let mut doubled = vec![0.0; 2 * nf];
-        let mut leaf = vec![0.0; self.roots.len()];
+        let n_trees = self.n_trees();
+        let chunk = (PAIRS / n_trees).max(1);
+        let mut doubled = vec![[f64::NEG_INFINITY; BATCH]; 2 * nf];
+        let mut standing = vec![[0u64; BATCH]; n_trees];
+        let mut leaf = vec![0.0; n_trees];
         let mut out = Vec::with_capacity(rows);
-        for (r, xr) in x.chunks_exact(nf).enumerate() {
-            let (missing_left, missing_right) = doubled.split_at_mut(nf);
-            for ((&v, l), h) in xr.iter().zip(missing_left).zip(missing_right) {
-                let nan = v.is_nan();
-                *l = if nan { f64::NEG_INFINITY } else { v };
-                *h = if nan { f64::INFINITY } else { v };
+        for (b, batch) in x.chunks(BATCH * nf).enumerate() {
+            // rows past the last one read -inf everywhere and pass no node
+            for column in doubled.iter_mut() {
+                *column = [f64::NEG_INFINITY; BATCH];
             }
-            self.leaves(&doubled, &mut leaf);
-            let sum = if r % chunk == 0 && r + 1 == rows {
-                crate::features::pairwise_sum(&leaf)
-            } else {
-                let mut sum = 0.0;
-                for &v in &leaf {
-                    sum += v;
+            for (k, xr) in batch.chunks_exact(nf).enumerate() {
+                for (c, &v) in xr.iter().enumerate() {
+                    let nan = v.is_nan();
+                    doubled[c][k] = if nan { f64::NEG_INFINITY } else { v };
+                    doubled[nf + c][k] = if nan { f64::INFINITY } else { v };
                 }
-                sum
-            };
-            out.push(self.baseline + sum);
+            }
+            self.leaf_sets(&doubled, &mut standing);
+            for (k, xr) in batch.chunks_exact(nf).enumerate() {
+                let r = b * BATCH + k;
+                for ((out, bits), &at) in leaf.iter_mut().zip(&standing).zip(&self.first_leaf) {
+                    // the leaf the row reaches is never ruled out, so a bit stands
+                    *out = self.values[at as usize + bits[k].trailing_zeros() as usize];
+                }
+                for w in &self.walked {
+                    leaf[w.tree] = w.leaf(xr);
+                }
+                let sum = if r % chunk == 0 && r + 1 == rows {
+                    crate::features::pairwise_sum(&leaf)
+                } else {
+                    let mut sum = 0.0;
+                    for &v in &leaf {
+                        sum += v;
+                    }
+                    sum
+                };
+                out.push(self.baseline + sum);
+            }
         }
         out
     }
 
-    /// Every tree's leaf value for one doubled row (`2 * n_features` values), by tree.
-    fn leaves(&self, doubled: &[f64], leaf: &mut [f64]) {
-        assert!(doubled.len() == 2 * self.n_features && leaf.len() == self.roots.len());
-        let nodes = &self.nodes[..];
-        let step = |at: u32| -> u32 {
-            // SAFETY: `new` lays out every inner node's two children (left, left + 1) and
-            // points every leaf to itself, all inside `nodes`, and gives every column below
-            // 2 * n_features, the length of `doubled` (checked above).
+    /// Every tree's leaves left standing for a batch of doubled rows (`2 * n_features`
+    /// columns of `BATCH` values, no NaN). A column's entries are scanned while any row's
+    /// value is above the threshold, each row ANDing in the masks of the nodes it is above.
+    fn leaf_sets(&self, doubled: &[[f64; BATCH]], standing: &mut [[u64; BATCH]]) {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: this processor has AVX2 (asked just now)
+            return unsafe { self.leaf_sets_avx2(doubled, standing) };
+        }
+        self.scan(doubled, standing)
+    }
+
+    /// [`Forest::scan`] compiled for AVX2: a batch's compares, selects and ANDs four rows
+    /// to an instruction rather than two.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn leaf_sets_avx2(&self, doubled: &[[f64; BATCH]], standing: &mut [[u64; BATCH]]) {
+        self.scan(doubled, standing)
+    }
+
+    #[inline(always)]
+    fn scan(&self, doubled: &[[f64; BATCH]], standing: &mut [[u64; BATCH]]) {
+        assert!(self.starts.len() == doubled.len() + 1 && standing.len() == self.n_trees());
+        standing.fill([u64::MAX; BATCH]);
+        for (c, v) in doubled.iter().enumerate() {
+            let top = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            let mut i = self.starts[c] as usize;
+            // SAFETY: `new` ends every column's entries with a threshold of +inf, which no
+            // value (NaN is read as -inf or +inf) is above, before the next column's start
+            // or the end of the arrays, and gives every entry a tree below `n_trees`, the
+            // length of `standing` (checked above).
             unsafe {
-                let node = nodes.get_unchecked(at as usize);
-                let v = *doubled.get_unchecked(node.column as usize);
-                node.left + u32::from(v > node.threshold)
-            }
-        };
-        for (trees, &steps) in self.by_depth.chunks(GROUP).zip(&self.group_steps) {
-            let k = trees.len();
-            let mut at = [0u32; GROUP];
-            for (a, &t) in at.iter_mut().zip(trees) {
-                *a = self.roots[t as usize];
-            }
-            for _ in 0..steps {
-                for a in at[..k].iter_mut() {
-                    *a = step(*a);
+                loop {
+                    let threshold = *self.thresholds.get_unchecked(i);
+                    if top <= threshold {
+                        break;
+                    }
+                    let mask = *self.masks.get_unchecked(i);
+                    let set = standing.get_unchecked_mut(*self.trees.get_unchecked(i) as usize);
+                    for (s, &x) in set.iter_mut().zip(v) {
+                        *s &= if x > threshold { mask } else { u64::MAX };
+                    }
+                    i += 1;
                 }
-            }
-            for (&a, &t) in at[..k].iter().zip(trees) {
-                leaf[t as usize] = self.values[a as usize];
             }
         }
     }
@@ -263,52 +392,6 @@ impl Forest {
             *v = 1.0 / (1.0 + (-*v).exp());
         }
         out
-    }
-}
-
-/// The model's arrays a node is laid out from.
-type LayoutArrays<'a> = (usize, &'a [i64], &'a [f64], &'a [bool], &'a [f64]);
-
-/// The evaluation layout while it is built.
-struct Layout {
-    nodes: Vec<Node>,
-    values: Vec<f64>,
-    /// the model's index of each laid-out node, and its depth
-    old_of: Vec<usize>,
-    depth_of: Vec<u32>,
-}
-
-impl Layout {
-    fn push(
-        &mut self,
-        old: usize,
-        depth: u32,
-        (n_features, feature, threshold, missing_left, value): LayoutArrays<'_>,
-    ) -> Result<(), String> {
-        if self.nodes.len() >= feature.len() {
-            return Err("a forest node is shared between parents".into());
-        }
-        let pos = self.nodes.len() as u32;
-        let leaf = feature[old] < 0;
-        self.nodes.push(if leaf {
-            // reads the NaN-as-(-inf) copy: nothing is above +inf, every row stays
-            Node {
-                threshold: f64::INFINITY,
-                column: 0,
-                left: pos,
-            }
-        } else {
-            let right = if missing_left[old] { 0 } else { n_features };
-            Node {
-                threshold: threshold[old],
-                column: (feature[old] as usize + right) as u32,
-                left: 0,
-            }
-        });
-        self.values.push(if leaf { value[old] } else { 0.0 });
-        self.old_of.push(old);
-        self.depth_of.push(depth);
-        Ok(())
     }
 }
 
@@ -359,8 +442,8 @@ mod tests {
         )
         .unwrap();
         assert_eq!(f.raw(&[0.0], 1)[0], 1e-17 + ((0.1 + 0.2) + 0.3));
-        // more trees than one group, a partial group at the end
-        let k = 2 * GROUP + 3;
+        // many trees
+        let k = 35;
         let vals: Vec<f64> = (0..k).map(|i| 1.0 / (i as f64 + 3.0)).collect();
         let idx: Vec<i64> = (0..k as i64).collect();
         let f = Forest::new(
@@ -410,6 +493,7 @@ mod tests {
             let root = feature.len();
             roots.push(root as i64);
             // grow depth-first: a stack of (node, depth) to split or make leaves
+            // up to 512 leaves: some trees walked
             let max_depth = 1 + t % 9;
             let mut stack = vec![(root, 0usize)];
             feature.push(0);
@@ -463,6 +547,8 @@ mod tests {
             value.clone(),
         )
         .unwrap();
+        // both evaluations: trees of at most 64 leaves by masks, the others walked
+        assert!(!f.walked.is_empty() && f.walked.len() < f.n_trees());
         let mut state = 5u64;
         let x: Vec<f64> = (0..40 * nf)
             .map(|_| {
@@ -499,6 +585,49 @@ mod tests {
     }
 
     #[test]
+    fn a_tree_of_64_leaves_is_masked_and_one_of_65_walked_to_the_same_leaves() {
+        // a chain: inner node j (at 2j) sends x <= j + 0.5 to leaf j (at 2j + 1), the rest
+        // on; the last leaf (at 2(L - 1)) takes x above every threshold
+        for leaves in [64usize, 65] {
+            let n = 2 * leaves - 1;
+            let (mut feature, mut thr, mut left, mut right, mut value) = (
+                vec![-1i64; n],
+                vec![0.0; n],
+                vec![0i64; n],
+                vec![0i64; n],
+                vec![0.0; n],
+            );
+            for i in 0..n {
+                (left[i], right[i]) = (i as i64, i as i64);
+            }
+            for j in 0..leaves - 1 {
+                feature[2 * j] = 0;
+                thr[2 * j] = j as f64 + 0.5;
+                (left[2 * j], right[2 * j]) = (2 * j as i64 + 1, 2 * j as i64 + 2);
+                value[2 * j + 1] = j as f64;
+            }
+            value[n - 1] = (leaves - 1) as f64;
+            let f = Forest::new(
+                1,
+                0.0,
+                vec![0],
+                feature,
+                thr,
+                vec![true; n],
+                left,
+                right,
+                value,
+            )
+            .unwrap();
+            assert_eq!(f.walked.len(), usize::from(leaves > MAX_LEAVES));
+            let x: Vec<f64> = (0..leaves).map(|j| j as f64).collect();
+            assert_eq!(f.raw(&x, leaves), x, "{leaves} leaves");
+            // a missing value goes left at the root
+            assert_eq!(f.raw(&[f64::NAN], 1), vec![0.0]);
+        }
+    }
+
+    #[test]
     fn refuses_broken_forests() {
         let ok = |roots: Vec<i64>, feature: Vec<i64>, left: Vec<i64>, right: Vec<i64>| {
             let n = feature.len();
@@ -525,7 +654,7 @@ mod tests {
         assert!(ok(vec![0], vec![2, -1, -1], vec![1, 1, 2], vec![2, 1, 2]).is_err());
         // roots not starting at 0
         assert!(ok(vec![1], vec![0, -1, -1], vec![1, 1, 2], vec![2, 1, 2]).is_err());
-        // a node shared by two parents whose copies outnumber the nodes
+        // a node shared by two parents
         assert!(ok(vec![0], vec![0, 0, -1], vec![1, 2, 2], vec![1, 2, 2]).is_err());
         // non-finite values
         assert!(Forest::new(
