@@ -40,11 +40,12 @@ use crate::records::{beside_main, holding, kept_text, main_block, INTRO_TOKENS};
 pub const UNSURE_MEDIAN: f64 = 0.9;
 
 /// A block between kept ones is half-believed from this share of the page's cut (0.15 at
-/// the balanced cut of 0.35; the presets' fills nest as their cuts do).
+/// the two-member model's balanced cut of 0.35, where it was chosen; 0.16 at today's 0.375; the
+/// presets' fills nest as their cuts do).
 pub const HALF_BELIEF: f64 = 0.15 / 0.35;
 
 /// On a page that kept no more than a listing's intro, the fill's floor as a share of the
-/// cut (0.0175 at the balanced cut): anything the model does not rule out.
+/// cut (0.019 at the balanced cut of 0.375): anything the model does not rule out.
 pub const SCANT_FLOOR: f64 = 0.05;
 
 /// `likely` with the half-believed blocks between the first and last `sure` block (those

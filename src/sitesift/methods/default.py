@@ -71,7 +71,7 @@ Conventions the gold corpora disagree on (docs/conventions.md) are switches, eac
 - `unseen=keep|auto`: on a page unlike every page the model trained on (its model file's
   reference of them, `extractor/novelty.py`), where even the kept text's median probability
   is under 0.9, the blocks between the first and last kept block that the model
-  half-believes (from 3/7 of the cut: 0.15 at the balanced preset) are kept, and on a page
+  half-believes (from 3/7 of the cut: 0.16 at the balanced preset) are kept, and on a page
   that declares no story (no `og:type` article, no JSON-LD Article) those before and after
   them too, unless they lie in the navigation, header, footer, a sidebar, comments (not on
   a forum), share or related lists (`native/src/unseen.rs`); where such a page, not a
