@@ -128,8 +128,8 @@ pub struct PageBlocks {
     pub tag_flags: Vec<u32>,
     /// `tag.class` (or the tag alone without attributes): records of one list look alike
     pub kinds: Vec<String>,
-    /// whether the element's class or id names a cookie-consent dialog
-    pub consent: Vec<bool>,
+    /// what the element's class or id says of a cookie-consent dialog
+    pub consent: Vec<ConsentName>,
     // blocks
     /// the block's element
     pub elem: Vec<usize>,
@@ -181,9 +181,13 @@ impl PageBlocks {
 
     /// Per block, whether it lies in a cookie-consent dialog: under an element named for
     /// one (`consent`) that holds under half of the page's tokens (a `body` class
-    /// `cookies-accepted` names the page's state, not a dialog).
+    /// `cookies-accepted` names the page's state, not a dialog), or under a consent
+    /// manager's own container ([`ConsentName::Manager`]) that holds none of the page's
+    /// `main`, `article` and `h1` elements while the page has one. A manager's settings
+    /// panel, its purposes and vendors spelt out, may hold more text than a listing page
+    /// of linked titles; a site's own element (`cookie-policy`) may be its page's text.
     pub fn in_consent_dialog(&self) -> Vec<bool> {
-        if !self.consent.contains(&true) {
+        if self.consent.iter().all(|&c| c == ConsentName::No) {
             return vec![false; self.elem.len()];
         }
         let n_el = self.parent.len();
@@ -192,7 +196,19 @@ impl PageBlocks {
             .filter(|&e| self.parent[e] < 0)
             .map(|e| tokens[e])
             .sum();
-        let inside = self.under(|e| self.consent[e] && 2 * tokens[e] < total);
+        let landmarks =
+            self.element_sums(|e| matches!(self.tags[e].as_str(), "main" | "article" | "h1"));
+        let all_landmarks: usize = (0..n_el)
+            .filter(|&e| self.parent[e] < 0)
+            .map(|e| landmarks[e])
+            .sum();
+        let inside = self.under(|e| match self.consent[e] {
+            ConsentName::No => false,
+            ConsentName::Named => 2 * tokens[e] < total,
+            ConsentName::Manager => {
+                2 * tokens[e] < total || (all_landmarks > 0 && landmarks[e] == 0)
+            }
+        });
         self.elem.iter().map(|&e| inside[e]).collect()
     }
 
@@ -228,6 +244,18 @@ impl PageBlocks {
         for (b, &e) in self.elem.iter().enumerate() {
             sum[e] += per_block(b);
         }
+        for e in (0..n_el).rev() {
+            if self.parent[e] >= 0 {
+                sum[self.parent[e] as usize] += sum[e];
+            }
+        }
+        sum
+    }
+
+    /// Per element, how many elements of its subtree (itself included) `own` picks.
+    pub fn element_sums(&self, own: impl Fn(usize) -> bool) -> Vec<usize> {
+        let n_el = self.parent.len();
+        let mut sum: Vec<usize> = (0..n_el).map(|e| usize::from(own(e))).collect();
         for e in (0..n_el).rev() {
             if self.parent[e] >= 0 {
                 sum[self.parent[e] as usize] += sum[e];
@@ -401,15 +429,34 @@ pub fn attr_flags<'a>(get: impl Fn(&str) -> Option<&'a str>) -> u32 {
     bits
 }
 
+/// What an element's class or id says of a cookie-consent dialog.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ConsentName {
+    #[default]
+    No,
+    /// a consent word of the site's own (`cookie-banner`, `gdpr-notice`, `cookie-policy`)
+    Named,
+    /// a consent manager's own container, which its script adds to the page: OneTrust,
+    /// Cookiebot, Didomi, Usercentrics, TrustArc, Quantcast, Sourcepoint, Ethyca's Fides
+    Manager,
+}
+
 /// Does an element's class or id name a cookie-consent dialog (a consent manager's
-/// banner or settings panel: OneTrust, Cookiebot, Didomi, Quantcast, Sourcepoint, ...)?
-/// Read word by word, passing over a blog's taxonomy classes (`tag-cookies`,
-/// `category-consent`: the post's topics, not a dialog).
-pub fn names_consent(class: Option<&str>, id: Option<&str>) -> bool {
+/// banner or settings panel, or a site's own), and is it a consent manager's? Read word
+/// by word, passing over a blog's taxonomy classes (`tag-cookies`, `category-consent`:
+/// the post's topics, not a dialog).
+pub fn names_consent(class: Option<&str>, id: Option<&str>) -> ConsentName {
     static RE: OnceLock<Regex> = OnceLock::new();
     let re = RE.get_or_init(|| {
         Regex::new(
-            r"(?i)consent|gdpr|onetrust|cookiebot|didomi|usercentrics|truste([-_]|$)|trustarc|qc-cmp|sp_message|cookie-?law|cookies?[-_]?(banner|notice|bar|popup|modal|dialog|message|wall|settings|preferences|policy|info|alert|box|container|overlay|warning|accept)|^cc[-_](window|banner)",
+            r"(?i)consent|gdpr|cookie-?law|cookies?[-_]?(banner|notice|bar|popup|modal|dialog|message|wall|settings|preferences|policy|info|alert|box|container|overlay|warning|accept)|^cc[-_](window|banner)",
+        )
+        .unwrap()
+    });
+    static MANAGER: OnceLock<Regex> = OnceLock::new();
+    let manager = MANAGER.get_or_init(|| {
+        Regex::new(
+            r"(?i)onetrust|cookiebot|didomi|usercentrics|truste([-_]|$)|trustarc|qc-cmp|sp_message|^fides[-_]",
         )
         .unwrap()
     });
@@ -424,15 +471,26 @@ pub fn names_consent(class: Option<&str>, id: Option<&str>) -> bool {
     static ANY: OnceLock<Regex> = OnceLock::new();
     let any = ANY.get_or_init(|| {
         Regex::new(
-            r"(?i)consent|gdpr|onetrust|cookie|didomi|usercentrics|truste|qc-cmp|sp_message|cc[-_]",
+            r"(?i)consent|gdpr|onetrust|cookie|didomi|usercentrics|truste|qc-cmp|sp_message|cc[-_]|fides",
         )
         .unwrap()
     });
-    [class, id].into_iter().flatten().any(|v| {
-        any.is_match(v)
-            && v.split_ascii_whitespace()
-                .any(|w| !taxonomy(w) && re.is_match(w))
-    })
+    let mut name = ConsentName::No;
+    for v in [class, id]
+        .into_iter()
+        .flatten()
+        .filter(|v| any.is_match(v))
+    {
+        for w in v.split_ascii_whitespace().filter(|w| !taxonomy(w)) {
+            if manager.is_match(w) {
+                return ConsentName::Manager;
+            }
+            if re.is_match(w) {
+                name = ConsentName::Named;
+            }
+        }
+    }
+    name
 }
 
 /// Is a block's whole text an advertising label: "Advertisement", "Sponsored content",
@@ -624,8 +682,11 @@ pub fn walk(view: &View, title: Option<&str>, url: Option<&str>) -> PageBlocks {
                 let tbits = tag_bits(tag);
                 pb.flags.push(own);
                 pb.tag_flags.push(tbits);
-                pb.consent
-                    .push(el.has_attrs && names_consent(el.get("class"), el.get("id")));
+                pb.consent.push(if el.has_attrs {
+                    names_consent(el.get("class"), el.get("id"))
+                } else {
+                    ConsentName::No
+                });
                 pb.kinds.push(if el.has_attrs {
                     format!("{}.{}", tag, el.get("class").unwrap_or(""))
                 } else {
@@ -720,14 +781,30 @@ mod tests {
 
     #[test]
     fn consent_dialogs_are_told_by_name_not_by_a_posts_topics() {
-        for (class, id) in [
-            (Some("ot-sdk-container"), Some("onetrust-consent-sdk")),
-            (Some("cookie-banner is-open"), None),
-            (None, Some("CybotCookiebotDialog")),
-            (Some("qc-cmp2-container"), None),
-            (Some("truste_box_overlay"), Some("truste-consent-track")),
+        use ConsentName::{Manager, Named, No};
+        for (class, id, name) in [
+            (
+                Some("ot-sdk-container"),
+                Some("onetrust-consent-sdk"),
+                Manager,
+            ),
+            (Some("cookie-banner is-open"), None, Named),
+            (None, Some("CybotCookiebotDialog"), Manager),
+            (Some("qc-cmp2-container"), None, Manager),
+            (
+                Some("truste_box_overlay"),
+                Some("truste-consent-track"),
+                Manager,
+            ),
+            (
+                Some("fides-overlay"),
+                Some("fides-banner-container"),
+                Manager,
+            ),
+            (Some("cookie-policy"), None, Named),
+            (Some("gdpr-notice"), None, Named),
         ] {
-            assert!(names_consent(class, id), "{class:?} {id:?}");
+            assert_eq!(names_consent(class, id), name, "{class:?} {id:?}");
         }
         for (class, id) in [
             (
@@ -736,10 +813,11 @@ mod tests {
             ),
             (Some("cmp-container"), None), // Adobe's core components, not a consent manager
             (Some("cookie-recipe"), None),
+            (Some("fidesz-news"), None),
             (Some("board-of-trustees"), Some("trusted-brands")),
             (None, None),
         ] {
-            assert!(!names_consent(class, id), "{class:?} {id:?}");
+            assert_eq!(names_consent(class, id), No, "{class:?} {id:?}");
         }
     }
 
@@ -853,6 +931,34 @@ mod tests {
             kept(&pb, &inside),
             ["We use cookies to improve your experience.", "Accept"]
         );
+    }
+
+    #[test]
+    fn a_consent_managers_panel_beside_the_pages_heading_is_a_dialog_whatever_its_size() {
+        // a listing of short linked titles under its heading, and a settings panel that
+        // spells out every purpose: the panel holds most of the page's text
+        let cards: String = (1..=4)
+            .map(|i| format!("<a href='/r{i}'>Tomato sauce recipe number {i}</a>"))
+            .collect();
+        let purposes = "<p>We and our partners store and access information on a device, \
+                        such as cookies, and process personal data such as unique \
+                        identifiers for personalised advertising and content.</p>"
+            .repeat(4);
+        let listing = format!("<main><h1>Tomato sauce recipes</h1>{cards}</main>");
+        let panel = |class: &str| format!("<div class='{class}'>{purposes}</div>");
+        let (pb, _, _) = page(&format!("{listing}{}", panel("onetrust-pc-sdk")), &[]);
+        let inside = pb.in_consent_dialog();
+        assert_eq!(kept(&pb, &inside).len(), 4);
+        assert!(!kept(&pb, &inside).iter().any(|t| t.starts_with("Tomato")));
+        // a site's own element so named may be its page's text (a cookie policy)
+        let (pb, _, _) = page(&format!("{listing}{}", panel("cookie-policy")), &[]);
+        assert!(!pb.in_consent_dialog().contains(&true));
+        // a manager's name around the page's heading is no dialog beside it
+        let (pb, _, _) = page(
+            &format!("<div class='onetrust-pc-sdk'>{listing}{purposes}</div>"),
+            &[],
+        );
+        assert!(!pb.in_consent_dialog().contains(&true));
     }
 
     #[test]

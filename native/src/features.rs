@@ -1808,7 +1808,7 @@ mod tests {
             flags: vec![0; 8],
             tag_flags: vec![0; 8],
             kinds: kinds.iter().map(|s| s.to_string()).collect(),
-            consent: vec![false; 8],
+            consent: vec![crate::blocks::ConsentName::No; 8],
             elem: vec![2, 3, 4, 6, 7],
             text: text.iter().map(|s| s.to_string()).collect(),
             tokens: text.iter().map(|s| crate::text::count_tokens(s)).collect(),

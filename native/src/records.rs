@@ -320,8 +320,10 @@ pub(crate) fn kept_text(pb: &PageBlocks, likely: &[bool]) -> (usize, usize) {
 }
 
 /// `likely` with the records of the page's listing, where its kept text holds no prose or
-/// a listing's intro at most (see the module's note; `prob` picks the main block).
-pub fn listing(pb: &PageBlocks, likely: &[bool], prob: &[f64]) -> Vec<bool> {
+/// a listing's intro at most (see the module's note; `prob` picks the main block). What
+/// `barred` holds (a consent dialog, notices, a drop-down's options) counts for no run's
+/// size: a consent manager's list of purposes is no listing, whatever it holds.
+pub fn listing(pb: &PageBlocks, likely: &[bool], prob: &[f64], barred: &[bool]) -> Vec<bool> {
     let mut out = likely.to_vec();
     let (kept, prose) = kept_text(pb, likely);
     let intro = prose > 0;
@@ -330,7 +332,7 @@ pub fn listing(pb: &PageBlocks, likely: &[bool], prob: &[f64]) -> Vec<bool> {
     }
     let ratio = if intro { INTRO_RATIO } else { LISTING_RATIO };
     let enough = |sum: usize| sum >= MIN_LISTING_TOKENS && sum as f64 >= ratio * kept as f64;
-    let tokens = pb.subtree_sums(|b| pb.tokens[b]);
+    let tokens = pb.subtree_sums(|b| if barred[b] { 0 } else { pb.tokens[b] });
     let runs = runs(pb);
     // (the alike records hold at most their runs' tokens: a kind whose runs are too small
     // as a whole is passed over before their layouts, which walk the page, are read)
@@ -456,6 +458,43 @@ pub(crate) mod tests {
         (pb, likely, prob)
     }
 
+    /// [`listing`] with nothing barred.
+    fn listed(pb: &PageBlocks, likely: &[bool], prob: &[f64]) -> Vec<bool> {
+        listing(pb, likely, prob, &vec![false; likely.len()])
+    }
+
+    #[test]
+    fn a_barred_run_is_no_listing_however_large() {
+        // a listing of cards, and a consent manager's panel of purposes: the panel's
+        // records hold more text, but a dialog is never the page's listing
+        let cards: String = (1..=4)
+            .map(|i| {
+                format!("<div class='card'><h3><a href='/r{i}'>Recipe {i}: tomato sauce with basil</a></h3><p>Ready in thirty minutes, serves four</p></div>")
+            })
+            .collect();
+        let purpose = "<div class='purpose'><h4>Store information on a device</h4>\
+                       <p>Cookies, device identifiers or other information can be stored or \
+                       accessed on your device for the purposes presented to you.</p></div>";
+        let html = format!(
+            "<main><h1>Tomato recipes</h1><div class='grid'>{cards}</div></main>\
+             <div id='onetrust-pc-sdk'>{}</div>",
+            purpose.repeat(4)
+        );
+        let (pb, likely, prob) = page(&html, &["Tomato recipes"]);
+        let barred = pb.in_consent_dialog();
+        let got = kept(&pb, &listing(&pb, &likely, &prob, &barred));
+        assert!(
+            got.iter().any(|t| t.starts_with("Recipe 3"))
+                && !got.iter().any(|t| t.starts_with("Store"))
+        );
+        // unbarred, the panel's larger run is the listing
+        let got = kept(&pb, &listed(&pb, &likely, &prob));
+        assert!(
+            got.iter().any(|t| t.starts_with("Store"))
+                && !got.iter().any(|t| t.starts_with("Recipe 3"))
+        );
+    }
+
     /// The texts of the blocks `v` holds.
     pub(crate) fn kept<'a>(pb: &'a PageBlocks, v: &[bool]) -> Vec<&'a str> {
         pb.text
@@ -560,7 +599,7 @@ pub(crate) mod tests {
     fn a_listings_items_are_kept_where_the_model_kept_only_its_heading() {
         let html = shop(("<div class='grid'>", "</div>"));
         let (pb, likely, prob) = page(&html, &["All kettles", "Our kettles"]);
-        let got = listing(&pb, &likely, &prob);
+        let got = listed(&pb, &likely, &prob);
         let kept = kept(&pb, &got);
         assert_eq!(kept.len(), 2 + 8, "{kept:?}");
         assert!(
@@ -589,7 +628,7 @@ pub(crate) mod tests {
             .collect();
         let html = format!("<h1>Kettles</h1><p>{prose}</p><div class='grid'>{items}</div>");
         let (pb, likely, prob) = page(&html, &["Kettles", "The kettle is"]);
-        assert_eq!(listing(&pb, &likely, &prob), likely);
+        assert_eq!(listed(&pb, &likely, &prob), likely);
     }
 
     #[test]
@@ -601,7 +640,7 @@ pub(crate) mod tests {
         ] {
             let html = shop((open, close));
             let (pb, likely, prob) = page(&html, &["All kettles", "Our kettles"]);
-            assert_eq!(listing(&pb, &likely, &prob), likely, "{open}");
+            assert_eq!(listed(&pb, &likely, &prob), likely, "{open}");
         }
     }
 
@@ -629,7 +668,7 @@ pub(crate) mod tests {
                 1,
             );
         let (pb, likely, prob) = page(&html, &["All kettles", "Our kettles"]);
-        let got = kept(&pb, &listing(&pb, &likely, &prob));
+        let got = kept(&pb, &listed(&pb, &likely, &prob));
         assert!(got.contains(&"Copper kettle"), "{got:?}");
         assert!(
             !got.iter()
@@ -644,7 +683,7 @@ pub(crate) mod tests {
         let html = shop(("<div class='grid'>", "</div>"));
         let html = format!("<div class='sidebar-nav-layout'>{html}</div>");
         let (pb, likely, prob) = page(&html, &["All kettles", "Our kettles"]);
-        assert_eq!(kept(&pb, &listing(&pb, &likely, &prob)).len(), 2 + 8);
+        assert_eq!(kept(&pb, &listed(&pb, &likely, &prob)).len(), 2 + 8);
     }
 
     #[test]
@@ -655,7 +694,7 @@ pub(crate) mod tests {
                     <div class='col'><h1>Title</h1><p>A short story.</p></div>\
                     <div class='col'><ul><li>Link one</li><li>Link two</li></ul><span>x</span></div>";
         let (pb, likely, prob) = page(html, &["Title", "A short story"]);
-        assert_eq!(listing(&pb, &likely, &prob), likely);
+        assert_eq!(listed(&pb, &likely, &prob), likely);
         // four items beside a kept intro of more than a quarter of their tokens: the page is
         // its intro
         let intro = "Our kettles for every kitchen, from the shop by the old mill at the end \
@@ -668,7 +707,7 @@ pub(crate) mod tests {
             item("Gold kettle", "Hand made in the old way.")
         );
         let (pb, likely, prob) = page(&html, &["Kettles", "Our kettles"]);
-        assert_eq!(listing(&pb, &likely, &prob), likely);
+        assert_eq!(listed(&pb, &likely, &prob), likely);
     }
 
     /// A paragraph of about 50 tokens: prose, and short enough to be a listing's intro.
@@ -696,7 +735,7 @@ pub(crate) mod tests {
             kettles(40)
         );
         let (pb, likely, prob) = page(&html, &["Kettles", "Our kettles"]);
-        let got = kept(&pb, &listing(&pb, &likely, &prob));
+        let got = kept(&pb, &listed(&pb, &likely, &prob));
         assert!(got.contains(&"Kettle number 39 of the shop"), "{got:?}");
         assert!(!got
             .iter()
@@ -716,7 +755,7 @@ pub(crate) mod tests {
             .collect();
         let html = format!("<div class='post'><h1>Kettles</h1><p>{INTRO}</p>{comments}</div>");
         let (pb, likely, prob) = page(&html, &["Kettles", "Our kettles"]);
-        assert_eq!(listing(&pb, &likely, &prob), likely);
+        assert_eq!(listed(&pb, &likely, &prob), likely);
     }
 
     #[test]
@@ -731,7 +770,7 @@ pub(crate) mod tests {
             kettles(40)
         );
         let (pb, likely, prob) = page(&html, &["Kettles", "Our kettles"]);
-        assert_eq!(listing(&pb, &likely, &prob), likely);
+        assert_eq!(listed(&pb, &likely, &prob), likely);
     }
 
     #[test]
@@ -752,7 +791,7 @@ pub(crate) mod tests {
             section("Enamel")
         );
         let (pb, likely, prob) = page(&html, &["Kettles today"]);
-        let got = kept(&pb, &listing(&pb, &likely, &prob));
+        let got = kept(&pb, &listed(&pb, &likely, &prob));
         assert_eq!(
             got.iter()
                 .filter(|t| t.starts_with("Kettle number"))
@@ -780,9 +819,9 @@ pub(crate) mod tests {
             "<h1>Keeping a starter alive</h1><div class='block-body js-replyContainer'>{posts}</div>"
         );
         let (mut pb, likely, prob) = page(&html, &["Keeping a starter"]);
-        assert_eq!(listing(&pb, &likely, &prob), likely);
+        assert_eq!(listed(&pb, &likely, &prob), likely);
         pb.kind.forum = true;
-        let got = kept(&pb, &listing(&pb, &likely, &prob));
+        let got = kept(&pb, &listed(&pb, &likely, &prob));
         assert!(got.iter().any(|t| t.ends_with("says dan.")), "{got:?}");
     }
 
@@ -791,7 +830,7 @@ pub(crate) mod tests {
         // (the cut, not this rule, keeps nothing of a page sure to have no main content)
         let html = shop(("<div class='grid'>", "</div>"));
         let (pb, likely, prob) = page(&html, &[]);
-        assert_eq!(kept(&pb, &listing(&pb, &likely, &prob)).len(), 8);
+        assert_eq!(kept(&pb, &listed(&pb, &likely, &prob)).len(), 8);
     }
 
     #[test]

@@ -56,7 +56,8 @@ Conventions the gold corpora disagree on (docs/conventions.md) are switches, eac
   product's carousel of a few slides are left to the model either way.
 - `consent=drop|auto`: a cookie-consent dialog (an element whose class or id names one:
   `onetrust-consent-sdk`, `cookie-banner`, Cookiebot's, Didomi's, ...; holding under half
-  the page's text) is dropped, and the rules above do not count its text as the page's
+  the page's text, or a consent manager's own container beside the page's `main`,
+  `article` or `h1`) is dropped, and the rules above do not count its text as the page's
   (`PageBlocks::in_consent_dialog` in `native/src/blocks.rs`). `drop`, the default: its
   text is prose the model may keep, and no gold keeps it; `auto` leaves it to the model.
 - `articles=keep|auto`: where the kept text holds no prose and the main block (a heading,
