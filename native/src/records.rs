@@ -120,15 +120,6 @@ pub(crate) fn holding(pb: &PageBlocks, b: usize) -> HashSet<usize> {
     out
 }
 
-/// The elements holding over half the page's tokens: its wrappers.
-fn wrappers(pb: &PageBlocks) -> HashSet<usize> {
-    let tokens = pb.subtree_sums(|b| pb.tokens[b]);
-    let total: usize = pb.tokens.iter().sum();
-    (0..pb.parent.len())
-        .filter(|&e| 2 * tokens[e] > total)
-        .collect()
-}
-
 /// Each element's blocks.
 pub(crate) fn blocks_by_elem(pb: &PageBlocks) -> Vec<Vec<usize>> {
     let mut by_elem: Vec<Vec<usize>> = vec![Vec::new(); pb.parent.len()];
@@ -355,10 +346,7 @@ pub fn listing(pb: &PageBlocks, likely: &[bool], prob: &[f64], barred: &[bool]) 
         .filter(|&(_, sum)| enough(sum))
         .map(|(kind, _)| kind.to_string())
         .collect();
-    // (with nothing kept, the page's wrappers stand in for the main block's ancestors: a
-    // grid of stories whose layout leaves a rail for ads, `grid-layout--adrail`, is no
-    // sidebar of the page it is most of)
-    let holds_main = main_block(pb, likely, prob).map_or_else(|| wrappers(pb), |m| holding(pb, m));
+    let holds_main = main_block(pb, likely, prob).map_or_else(HashSet::new, |m| holding(pb, m));
     let by_elem = blocks_by_elem(pb);
     // runs of one kind under several parents (a front page's sections of cards) are one
     // listing: (its records, their tokens, the runs' parents). Below an intro a listing is
@@ -468,24 +456,6 @@ pub(crate) mod tests {
             .collect();
         let prob = likely.iter().map(|&l| if l { 0.9 } else { 0.1 }).collect();
         (pb, likely, prob)
-    }
-
-    #[test]
-    fn with_nothing_kept_the_pages_wrapper_bars_no_listing_by_its_name() {
-        let cards: String = (1..=4)
-            .map(|i| {
-                format!("<div class='card'><h3><a href='/s{i}'>Story {i} about the sea and its tides</a></h3><p>By a reporter, March {i}</p></div>")
-            })
-            .collect();
-        // the page's river of stories in a grid whose layout leaves a rail for ads
-        let html = format!(
-            "<nav><a href='/'>Home</a><a href='/science'>Science</a></nav>\
-             <div class='grid grid-layout--adrail'>{cards}</div>"
-        );
-        let (pb, likely, prob) = page(&html, &[]);
-        let got = kept(&pb, &listed(&pb, &likely, &prob));
-        assert!(got.iter().any(|t| t.starts_with("Story 3")), "{got:?}");
-        assert!(!got.contains(&"Home"));
     }
 
     /// [`listing`] with nothing barred.
