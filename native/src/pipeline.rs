@@ -328,7 +328,7 @@ pub fn verdicts(p: &Prepared, prob: &[f64], novel: bool, cut: Cut) -> Vec<Option
     };
     // (a page sure to have no main content, cut at infinity, keeps nothing: no listing)
     let listed = if cut.conventions.listings && c.is_finite() {
-        crate::records::listing(&p.pb, &from_records, prob, &barred)
+        crate::records::listing(&p.pb, &from_records, prob, &barred, balanced)
     } else {
         from_records.clone()
     };

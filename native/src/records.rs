@@ -120,6 +120,15 @@ pub(crate) fn holding(pb: &PageBlocks, b: usize) -> HashSet<usize> {
     out
 }
 
+/// The elements holding over half the page's tokens: its wrappers.
+fn wrappers(pb: &PageBlocks) -> HashSet<usize> {
+    let tokens = pb.subtree_sums(|b| pb.tokens[b]);
+    let total: usize = pb.tokens.iter().sum();
+    (0..pb.parent.len())
+        .filter(|&e| 2 * tokens[e] > total)
+        .collect()
+}
+
 /// Each element's blocks.
 pub(crate) fn blocks_by_elem(pb: &PageBlocks) -> Vec<Vec<usize>> {
     let mut by_elem: Vec<Vec<usize>> = vec![Vec::new(); pb.parent.len()];
@@ -323,7 +332,15 @@ pub(crate) fn kept_text(pb: &PageBlocks, likely: &[bool]) -> (usize, usize) {
 /// a listing's intro at most (see the module's note; `prob` picks the main block). What
 /// `barred` holds (a consent dialog, notices, a drop-down's options) counts for no run's
 /// size: a consent manager's list of purposes is no listing, whatever it holds.
-pub fn listing(pb: &PageBlocks, likely: &[bool], prob: &[f64], barred: &[bool]) -> Vec<bool> {
+/// `balanced` is the page's cut at the balanced preset: where not even it keeps a block,
+/// the page's wrappers stand in for the main block's ancestors.
+pub fn listing(
+    pb: &PageBlocks,
+    likely: &[bool],
+    prob: &[f64],
+    barred: &[bool],
+    balanced: f64,
+) -> Vec<bool> {
     let mut out = likely.to_vec();
     let (kept, prose) = kept_text(pb, likely);
     let intro = prose > 0;
@@ -346,7 +363,16 @@ pub fn listing(pb: &PageBlocks, likely: &[bool], prob: &[f64], barred: &[bool]) 
         .filter(|&(_, sum)| enough(sum))
         .map(|(kind, _)| kind.to_string())
         .collect();
-    let holds_main = main_block(pb, likely, prob).map_or_else(HashSet::new, |m| holding(pb, m));
+    // With nothing kept, not even at the balanced cut, the page's wrappers stand in for the
+    // main block's ancestors: a grid of stories whose layout leaves a rail for ads
+    // (`grid-layout--adrail`) is no sidebar of the page it is most of. (A stricter cut
+    // that keeps nothing reads the page as before: its empty text is the balanced one's
+    // with less, so the presets nest.)
+    let holds_main = match main_block(pb, likely, prob) {
+        Some(m) => holding(pb, m),
+        None if (0..prob.len()).all(|b| barred[b] || prob[b] < balanced) => wrappers(pb),
+        None => HashSet::new(),
+    };
     let by_elem = blocks_by_elem(pb);
     // runs of one kind under several parents (a front page's sections of cards) are one
     // listing: (its records, their tokens, the runs' parents). Below an intro a listing is
@@ -458,9 +484,31 @@ pub(crate) mod tests {
         (pb, likely, prob)
     }
 
+    #[test]
+    fn with_nothing_kept_the_pages_wrapper_bars_no_listing_by_its_name() {
+        let cards: String = (1..=4)
+            .map(|i| {
+                format!("<div class='card'><h3><a href='/s{i}'>Story {i} about the sea and its tides</a></h3><p>By a reporter, March {i}</p></div>")
+            })
+            .collect();
+        // the page's river of stories in a grid whose layout leaves a rail for ads
+        let html = format!(
+            "<nav><a href='/'>Home</a><a href='/science'>Science</a></nav>\
+             <div class='grid grid-layout--adrail'>{cards}</div>"
+        );
+        let (pb, likely, mut prob) = page(&html, &[]);
+        let got = kept(&pb, &listed(&pb, &likely, &prob));
+        assert!(got.iter().any(|t| t.starts_with("Story 3")), "{got:?}");
+        assert!(!got.contains(&"Home"));
+        // a stricter cut that keeps nothing where the balanced one keeps a block reads
+        // the page as before: no main block, every name bars
+        prob[1] = 0.5;
+        assert_eq!(listed(&pb, &likely, &prob), likely);
+    }
+
     /// [`listing`] with nothing barred.
     fn listed(pb: &PageBlocks, likely: &[bool], prob: &[f64]) -> Vec<bool> {
-        listing(pb, likely, prob, &vec![false; likely.len()])
+        listing(pb, likely, prob, &vec![false; likely.len()], 0.35)
     }
 
     #[test]
@@ -482,7 +530,7 @@ pub(crate) mod tests {
         );
         let (pb, likely, prob) = page(&html, &["Tomato recipes"]);
         let barred = pb.in_consent_dialog();
-        let got = kept(&pb, &listing(&pb, &likely, &prob, &barred));
+        let got = kept(&pb, &listing(&pb, &likely, &prob, &barred, 0.35));
         assert!(
             got.iter().any(|t| t.starts_with("Recipe 3"))
                 && !got.iter().any(|t| t.starts_with("Store"))
