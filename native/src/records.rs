@@ -22,7 +22,10 @@
 //! outside the page's navigation, header, footer, sidebars, comments and related lists
 //! ([`beside_main`]), is kept whole: the records alike to the one the main block is in, or
 //! else to the record alike to most of the run, and runs of one record kind under several
-//! parents (a front page's sections of cards) are one listing.
+//! parents (a front page's sections of cards) are one listing. Where nothing is kept, not
+//! even at the balanced cut, the page's wrappers (elements holding over half its tokens)
+//! stand in for the main block's ancestors; barred blocks (a consent dialog) count for no
+//! run's size.
 //!
 //! The kept text may also be a listing's intro: one paragraph of prose and at most
 //! `INTRO_TOKENS` in all. Then one run is the listing, when it holds `INTRO_RATIO` times the
