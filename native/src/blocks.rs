@@ -190,18 +190,11 @@ impl PageBlocks {
         if self.consent.iter().all(|&c| c == ConsentName::No) {
             return vec![false; self.elem.len()];
         }
-        let n_el = self.parent.len();
         let tokens = self.subtree_sums(|b| self.tokens[b]);
-        let total: usize = (0..n_el)
-            .filter(|&e| self.parent[e] < 0)
-            .map(|e| tokens[e])
-            .sum();
-        let landmarks =
-            self.element_sums(|e| matches!(self.tags[e].as_str(), "main" | "article" | "h1"));
-        let all_landmarks: usize = (0..n_el)
-            .filter(|&e| self.parent[e] < 0)
-            .map(|e| landmarks[e])
-            .sum();
+        let total: usize = self.tokens.iter().sum();
+        let landmark = |e: usize| matches!(self.tags[e].as_str(), "main" | "article" | "h1");
+        let landmarks = self.element_sums(landmark);
+        let all_landmarks = (0..self.parent.len()).filter(|&e| landmark(e)).count();
         let inside = self.under(|e| match self.consent[e] {
             ConsentName::No => false,
             ConsentName::Named => 2 * tokens[e] < total,
@@ -239,24 +232,26 @@ impl PageBlocks {
     /// Per element, the sum of `per_block` over the blocks in its subtree (elements come in
     /// preorder: children after parents).
     pub fn subtree_sums(&self, per_block: impl Fn(usize) -> usize) -> Vec<usize> {
-        let n_el = self.parent.len();
-        let mut sum = vec![0usize; n_el];
+        let mut own = vec![0usize; self.parent.len()];
         for (b, &e) in self.elem.iter().enumerate() {
-            sum[e] += per_block(b);
+            own[e] += per_block(b);
         }
-        for e in (0..n_el).rev() {
-            if self.parent[e] >= 0 {
-                sum[self.parent[e] as usize] += sum[e];
-            }
-        }
-        sum
+        self.added_up(own)
     }
 
-    /// Per element, how many elements of its subtree (itself included) `own` picks.
-    pub fn element_sums(&self, own: impl Fn(usize) -> bool) -> Vec<usize> {
-        let n_el = self.parent.len();
-        let mut sum: Vec<usize> = (0..n_el).map(|e| usize::from(own(e))).collect();
-        for e in (0..n_el).rev() {
+    /// Per element, how many elements of its subtree (itself included) `pick` picks.
+    pub fn element_sums(&self, pick: impl Fn(usize) -> bool) -> Vec<usize> {
+        self.added_up(
+            (0..self.parent.len())
+                .map(|e| usize::from(pick(e)))
+                .collect(),
+        )
+    }
+
+    /// Each element's own figure plus its descendants' (children come after their parent
+    /// in preorder, so one backward pass).
+    fn added_up(&self, mut sum: Vec<usize>) -> Vec<usize> {
+        for e in (0..sum.len()).rev() {
             if self.parent[e] >= 0 {
                 sum[self.parent[e] as usize] += sum[e];
             }
