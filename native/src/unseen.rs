@@ -27,6 +27,15 @@
 //! listing rule's, its user cards no content (docs/loco.md, "Pages that kept next to
 //! nothing").
 //!
+//! Where the model found little of such a page (its kept text under `FOUND_LITTLE` of the
+//! tokens outside the template, no kept block longer than a listing's intro) and is unsure
+//! even of that, the half-believed floor falls to `DOUBT_FLOOR` of the cut: a product page
+//! whose kept text is its name four times over and a warranty note, its feature blurbs at
+//! p 0.05-0.2. A page whose story the model found (a kept block of more than
+//! `records::INTRO_TOKENS`), or most of whose text it keeps, keeps the higher floor: what
+//! it doubts there is the template around a text it knows (docs/loco.md, "Pages the model
+//! found little of").
+//!
 //! On a page of a kind the model learnt the same rule costs: its doubt there is learnt
 //! (docs/loco.md, "Pages unlike the training pages"), hence the novelty gate.
 
@@ -44,6 +53,13 @@ pub const UNSURE_MEDIAN: f64 = 0.9;
 /// presets' fills nest as their cuts do).
 pub const HALF_BELIEF: f64 = 0.15 / 0.35;
 
+/// Where the model found little of an unsure page, the fill's floor as a share of the cut
+/// (0.056 at the balanced cut of 0.375)...
+pub const DOUBT_FLOOR: f64 = 0.15;
+
+/// ...found little: its kept text is under this share of the tokens outside the template.
+pub const FOUND_LITTLE: f64 = 0.4;
+
 /// On a page that kept no more than a listing's intro, the fill's floor as a share of the
 /// cut (0.019 at the balanced cut of 0.375): anything the model does not rule out.
 pub const SCANT_FLOOR: f64 = 0.05;
@@ -52,7 +68,8 @@ pub const SCANT_FLOOR: f64 = 0.05;
 /// at the page's cut `cut` or over), or anywhere on a page that declares no story, where
 /// the sure text's median probability is under `UNSURE_MEDIAN`; on a page declaring no
 /// story, no forum, whose `likely` text is no more than a listing's intro
-/// (`records::kept_text`), every block from `SCANT_FLOOR` of the cut, whatever the median.
+/// (`records::kept_text`), every block from `SCANT_FLOOR` of the cut, whatever the median;
+/// where the model found little of the page (`found_little`), from `DOUBT_FLOOR` of it.
 /// `balanced` is the page's cut at the balanced preset (`cut` there). The caller asks
 /// `novelty` first.
 pub fn fill(
@@ -81,7 +98,13 @@ pub fn fill(
     }
     let holds_main: HashSet<usize> =
         main_block(pb, sure, prob).map_or_else(HashSet::new, |m| holding(pb, m));
-    let floor = if scant { SCANT_FLOOR } else { HALF_BELIEF } * cut;
+    let floor = if scant {
+        SCANT_FLOOR
+    } else if found_little(pb, &read, prob, kept_tokens) {
+        DOUBT_FLOOR
+    } else {
+        HALF_BELIEF
+    } * cut;
     let span = if pb.kind.story {
         first..=last
     } else {
@@ -93,6 +116,24 @@ pub fn fill(
         }
     }
     out
+}
+
+/// Did the model find little of the page: is the text it keeps at the balanced cut (`read`,
+/// `kept_tokens` of it) under `FOUND_LITTLE` of the tokens outside the template
+/// (`records::beside_main` of that text's main block), with no block longer than a
+/// listing's intro? (Read at the balanced cut, as the scant page is, so the presets' fills
+/// nest.)
+fn found_little(pb: &PageBlocks, read: &[bool], prob: &[f64], kept_tokens: usize) -> bool {
+    if (0..read.len()).any(|b| read[b] && pb.tokens[b] > INTRO_TOKENS) {
+        return false;
+    }
+    let holds_main: HashSet<usize> =
+        main_block(pb, read, prob).map_or_else(HashSet::new, |m| holding(pb, m));
+    let outside_template: usize = (0..read.len())
+        .filter(|&b| !beside_main(pb, &holds_main, pb.elem[b]))
+        .map(|b| pb.tokens[b])
+        .sum();
+    (kept_tokens as f64) < FOUND_LITTLE * outside_template as f64
 }
 
 /// The weighted median of (value, weight) pairs: the least value at which half the weight
@@ -195,6 +236,57 @@ mod tests {
         // a story's text ends where the model's sure text does
         pb.kind.story = true;
         assert!(!fill(&pb, &sure, &sure, &prob, 0.35, 0.35)[tile]);
+    }
+
+    /// A product page: its name twice, two notes and `blurbs` feature blurbs of 29 tokens, with the probabilities a model trained on stories gives them (the name and
+    /// notes 0.5, the blurbs 0.08), and its sure blocks at the cut of 0.35.
+    fn product(blurbs: usize, note: &str) -> (PageBlocks, Vec<f64>, Vec<bool>) {
+        let blurb = "Cleans along every edge and under the sofa, then finds its way home to empty                      its bin and charge before the next room gets its turn today. ";
+        let features: String = (0..blurbs)
+            .map(|i| format!("<div class='feature'><p>Feature {i}. {blurb}</p></div>"))
+            .collect();
+        let html = format!(
+            "<html><body><nav><a href='/'>Home</a><a href='/shop'>Shop</a></nav><main>\
+             <h1>Robot vacuum j7</h1><h2>Robot vacuum j7</h2>\
+             <p>Specs. {note}</p><p>Warranty. {note}</p>{features}</main>\
+             <footer>Copyright 2024 Example Inc</footer></body></html>"
+        );
+        let pb = blocks(&html);
+        let prob: Vec<f64> = pb
+            .text
+            .iter()
+            .map(|t| match t.split(' ').next() {
+                Some("Robot" | "Specs." | "Warranty.") => 0.5,
+                Some("Feature") => 0.08,
+                _ => 0.0,
+            })
+            .collect();
+        let sure = prob.iter().map(|&p| p >= 0.35).collect();
+        (pb, prob, sure)
+    }
+
+    #[test]
+    fn where_the_model_found_little_of_an_unsure_page_its_floor_falls() {
+        // (56 tokens: two notes are two blocks of prose, no listing's intro)
+        let note = "Weighs seven pounds and measures thirteen inches across, with a bin that \
+                    holds a month of dust and a battery that runs two hours on a charge. \
+                    Ships with two brushes, a spare filter and a dock that empties the bin \
+                    for you after every run. ";
+        let fill_of = |blurbs: usize, note: &str| {
+            let (pb, prob, sure) = product(blurbs, note);
+            let out = fill(&pb, &sure, &sure, &prob, 0.35, 0.35);
+            let feature = index(&pb, "Feature 1");
+            assert!(!out[index(&pb, "Home")] && !out[index(&pb, "Copyright")]);
+            out[feature]
+        };
+        // eight blurbs: the kept text (name and notes) is under 0.4 of the page's, and the
+        // blurbs at 0.08 are over the floor of 0.15 x 0.35
+        assert!(fill_of(8, note));
+        // two blurbs: the model keeps most of the page's text, what it doubts is not its
+        // own, and the floor stays at 3/7 of the cut
+        assert!(!fill_of(2, note));
+        // a kept note longer than a listing's intro: the model found the page's text
+        assert!(!fill_of(8, &note.repeat(5)));
     }
 
     #[test]
