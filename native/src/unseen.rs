@@ -238,10 +238,12 @@ mod tests {
         assert!(!fill(&pb, &sure, &sure, &prob, 0.35, 0.35)[tile]);
     }
 
-    /// A product page: its name twice, two notes and `blurbs` feature blurbs of 29 tokens, with the probabilities a model trained on stories gives them (the name and
-    /// notes 0.5, the blurbs 0.08), and its sure blocks at the cut of 0.35.
+    /// A product page: its name twice, two notes and `blurbs` feature blurbs of 29 tokens,
+    /// with the probabilities a model trained on stories gives them (the name and notes
+    /// 0.5, the blurbs 0.08), and its sure blocks at the cut of 0.35.
     fn product(blurbs: usize, note: &str) -> (PageBlocks, Vec<f64>, Vec<bool>) {
-        let blurb = "Cleans along every edge and under the sofa, then finds its way home to empty                      its bin and charge before the next room gets its turn today. ";
+        let blurb = "Cleans along every edge and under the sofa, then finds its way home to empty \
+                     its bin and charge before the next room gets its turn today. ";
         let features: String = (0..blurbs)
             .map(|i| format!("<div class='feature'><p>Feature {i}. {blurb}</p></div>"))
             .collect();
