@@ -1,8 +1,9 @@
 """The cut and the conventions on held-out probabilities: a `benchmarks/loco.py` run's
-block probabilities cut by the core as the cleaner cuts them, with conventions set.
+block probabilities cut by the core as the cleaner cuts them, with its conventions (each
+at the cleaner's default unless `--set` says otherwise).
 
     python benchmarks/cut_loco.py DATASET... --loco loco --out cut-records \\
-        [--set records=keep ...] [--model MODEL | --thresholds JSON] [--cache cache]
+        [--set records=auto ...] [--model MODEL | --thresholds JSON] [--cache cache]
 
 A rule that works after the model (a convention, the cut) is judged under
 leave-one-corpus-out without training again: `loco.py` wrote every block's held-out
@@ -30,7 +31,7 @@ import numpy as np
 from sitesift._native import verdicts_for
 from sitesift.datasets import gold_pages
 from sitesift.extractor import model as model_file
-from sitesift.methods.default import read_page
+from sitesift.methods.default import CONVENTIONS, read_page
 from sitesift.metrics import token_prf
 from sitesift.training.default.dataset import cached_corpus
 from sitesift.training.default.novelty import heldout_unlike
@@ -52,7 +53,9 @@ def main() -> None:
     parser.add_argument("--cache", help="train-default's cache folder: pages unlike their "
                         "model's training pages are told so")
     args = parser.parse_args()
-    conventions = dict(s.split("=", 1) for s in args.set)
+    # the cleaner's own conventions, each `--set` over them (`--set KIND=auto` turns one off)
+    conventions = {kind: values[0] for kind, values in CONVENTIONS.items()}
+    conventions.update(s.split("=", 1) for s in args.set)
     thresholds = (json.loads(args.thresholds) if args.thresholds
                   else model_file.load(args.model).thresholds)
     loco = Path(args.loco)

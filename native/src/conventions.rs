@@ -51,10 +51,14 @@ pub const UNSEEN: usize = KINDS.len() + 6;
 pub const NOTICES: usize = KINDS.len() + 7;
 /// The section index of a block that `choices=drop` took out.
 pub const CHOICES: usize = KINDS.len() + 8;
+/// The section index of a block that `reviews=drop` took out.
+pub const REVIEWS: usize = KINDS.len() + 9;
+/// The section index of a block that `dialogs=drop` took out.
+pub const DIALOGS: usize = KINDS.len() + 10;
 
 /// The name of what decided a block against the model: a `KINDS` entry, `records`,
-/// `listings`, `slideshows`, `consent`, `articles`, `teasers`, `unseen`, `notices` or
-/// `choices`.
+/// `listings`, `slideshows`, `consent`, `articles`, `teasers`, `unseen`, `notices`,
+/// `choices`, `reviews` or `dialogs`.
 pub fn decided_by(k: usize) -> &'static str {
     match k {
         RECORDS => "records",
@@ -66,6 +70,8 @@ pub fn decided_by(k: usize) -> &'static str {
         UNSEEN => "unseen",
         NOTICES => "notices",
         CHOICES => "choices",
+        REVIEWS => "reviews",
+        DIALOGS => "dialogs",
         _ => KINDS[k],
     }
 }
@@ -103,13 +109,19 @@ pub struct Conventions {
     /// `choices=drop`: the options of a drop-down list (`<select>`) are dropped
     /// (`PageBlocks::in_choice_list`); `auto` leaves them to the model
     pub choices: bool,
+    /// `reviews=drop`: a product's customer reviews are dropped
+    /// (`sections::product_reviews`); `auto` leaves them to the model
+    pub reviews: bool,
+    /// `dialogs=drop`: a modal dialog's text is dropped (`sections::modal_dialogs`); `auto`
+    /// leaves it to the model
+    pub dialogs: bool,
 }
 
 impl Conventions {
     /// From `(kind, rule)` pairs: kinds of `KINDS`, rules `auto`, `drop` or `keep`
     /// (comments: `auto` or `drop`), `records`, `listings`, `articles` and `unseen`: `keep`
-    /// or `auto`, and `slideshows`, `consent`, `teasers`, `notices` and `choices`: `drop` or
-    /// `auto`.
+    /// or `auto`, and `slideshows`, `consent`, `teasers`, `notices`, `choices`, `reviews` and
+    /// `dialogs`: `drop` or `auto`.
     pub fn parse<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Result<Self, String> {
         let mut c = Conventions::default();
         for (kind, rule) in pairs {
@@ -124,6 +136,8 @@ impl Conventions {
                 "unseen" => Some((&mut c.unseen, "keep")),
                 "notices" => Some((&mut c.notices, "drop")),
                 "choices" => Some((&mut c.choices, "drop")),
+                "reviews" => Some((&mut c.reviews, "drop")),
+                "dialogs" => Some((&mut c.dialogs, "drop")),
                 _ => None,
             };
             if let Some((on, word)) = switch {
@@ -136,7 +150,7 @@ impl Conventions {
             }
             let Some(k) = KINDS.iter().position(|&x| x == kind) else {
                 return Err(format!(
-                    "unknown convention {kind:?}: use one of {}, records, listings, slideshows, consent, articles, teasers, unseen, notices, choices",
+                    "unknown convention {kind:?}: use one of {}, records, listings, slideshows, consent, articles, teasers, unseen, notices, choices, reviews, dialogs",
                     KINDS.join(", ")
                 ));
             };
@@ -158,8 +172,8 @@ impl Conventions {
     }
 
     /// Does any section rule speak against the model (`records`, `listings`,
-    /// `slideshows`, `consent`, `articles`, `teasers`, `unseen`, `notices` and `choices`
-    /// aside)?
+    /// `slideshows`, `consent`, `articles`, `teasers`, `unseen`, `notices`, `choices`,
+    /// `reviews` and `dialogs` aside)?
     pub fn any(&self) -> bool {
         self.rules.iter().any(|&r| r != Rule::Auto)
     }
@@ -336,6 +350,14 @@ mod tests {
         assert!(o.choices && !o.any() && !Conventions::default().choices);
         assert!(Conventions::parse([("choices", "keep")]).is_err());
         assert_eq!(decided_by(CHOICES), "choices");
+        for (kind, k) in [("reviews", REVIEWS), ("dialogs", DIALOGS)] {
+            let c = Conventions::parse([(kind, "drop")]).unwrap();
+            assert!(!c.any() && c != Conventions::default());
+            assert!(Conventions::parse([(kind, "keep")]).is_err());
+            assert_eq!(decided_by(k), kind);
+        }
+        let both = Conventions::parse([("reviews", "drop"), ("dialogs", "drop")]).unwrap();
+        assert!(both.reviews && both.dialogs);
         assert_eq!(
             (
                 decided_by(0),

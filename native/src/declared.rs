@@ -96,6 +96,18 @@ impl Declared {
                 .any(|t| ARTICLE_TYPES.contains(&t.as_str()))
     }
 
+    /// Does the page declare a product: `og:type` `product` (`og:product`,
+    /// `product.item`), or a schema.org `Product` or `ProductGroup`?
+    pub fn product(&self) -> bool {
+        self.og_type
+            .as_deref()
+            .is_some_and(|t| t.contains("product"))
+            || self
+                .ld_types
+                .iter()
+                .any(|t| t == "Product" || t == "ProductGroup")
+    }
+
     fn read_ld(&mut self, json: &str) {
         for m in type_re().captures_iter(json) {
             for n in name_re().captures_iter(&m[1]) {

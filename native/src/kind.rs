@@ -21,6 +21,9 @@ pub struct PageKind {
     pub forum: bool,
     /// a story: the page declares itself one (`og:type` `article`, a JSON-LD `Article`)
     pub story: bool,
+    /// a product: the page declares one (`og:type` `product`, a JSON-LD `Product` or
+    /// `ProductGroup`) and no story (an editorial review declares the product it reviews)
+    pub product: bool,
 }
 
 /// Hosts that are forums by name (`forum.`, `forums.`, `community.`, `discuss.`, `bbs.`).
@@ -79,6 +82,7 @@ impl PageKind {
         PageKind {
             forum: by_url || by_type || by_generator,
             story: declared.story(),
+            product: declared.product() && !declared.story(),
         }
     }
 }
@@ -140,5 +144,19 @@ mod tests {
         }
         assert!(!kind("<meta name='generator' content='WordPress 6.4'>", None).forum);
         assert!(!kind("", None).forum);
+    }
+
+    #[test]
+    fn a_product_is_told_by_its_declarations_and_a_review_story_is_none() {
+        let ld =
+            |t: &str| format!("<script type='application/ld+json'>{{\"@type\": \"{t}\"}}</script>");
+        assert!(kind(&ld("Product"), None).product);
+        assert!(kind(&ld("ProductGroup"), None).product);
+        assert!(kind("<meta property='og:type' content='product'>", None).product);
+        assert!(!kind(&ld("Organization"), None).product);
+        // an editorial review declares the product it reviews, and itself a story
+        let review = format!("{}{}", ld("Product"), ld("NewsArticle"));
+        let k = kind(&review, None);
+        assert!(k.story && !k.product);
     }
 }

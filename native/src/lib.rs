@@ -18,6 +18,7 @@ pub mod pipeline;
 pub mod records;
 pub mod render;
 pub mod reveal;
+pub mod sections;
 pub mod site;
 pub mod slideshow;
 pub mod structure;

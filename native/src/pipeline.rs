@@ -6,8 +6,8 @@ use std::collections::HashMap;
 use crate::blocks::{walk, PageBlocks};
 use crate::context::context_features;
 use crate::conventions::{
-    Conventions, ARTICLES, CHOICES, CONSENT, LISTINGS, NOTICES, RECORDS, SLIDESHOWS, TEASERS,
-    UNSEEN,
+    Conventions, ARTICLES, CHOICES, CONSENT, DIALOGS, LISTINGS, NOTICES, RECORDS, REVIEWS,
+    SLIDESHOWS, TEASERS, UNSEEN,
 };
 use crate::dom::{base_href, build_view, title, View};
 use crate::features::{ancestors, block_features, N_FEATURES};
@@ -356,8 +356,19 @@ pub fn verdicts(p: &Prepared, prob: &[f64], novel: bool, cut: Cut) -> Vec<Option
     } else {
         vec![false; told.len()]
     };
+    // (named sections beside the kept text's main block: after the rules that add to it)
+    let reviews = if cut.conventions.reviews {
+        crate::sections::product_reviews(&p.pb, &p.view, &told, prob)
+    } else {
+        vec![false; told.len()]
+    };
+    let dialogs = if cut.conventions.dialogs {
+        crate::sections::modal_dialogs(&p.pb, &p.view, &told, prob)
+    } else {
+        vec![false; told.len()]
+    };
     let likely: Vec<bool> = (0..told.len())
-        .map(|b| told[b] && !slides[b] && !teasers[b] && !barred[b])
+        .map(|b| told[b] && !slides[b] && !teasers[b] && !reviews[b] && !dialogs[b] && !barred[b])
         .collect();
     let decided = crate::conventions::apply(&p.pb, &p.view, &likely, prob, cut.conventions);
     let mut out = vec![None; p.view.elems.len()];
@@ -367,8 +378,9 @@ pub fn verdicts(p: &Prepared, prob: &[f64], novel: bool, cut: Cut) -> Vec<Option
         // the training pages brought in says so (`records=keep`, `listings=keep`,
         // `articles=keep`, `unseen=keep`), and a kept block a
         // slideshow or a stream of teasers beside the main text, a consent dialog or a
-        // notice or a drop-down's options took out (`slideshows=drop`, `teasers=drop`,
-        // `consent=drop`, `notices=drop`, `choices=drop`)
+        // notice or a drop-down's options, a product's reviews or a modal dialog took out
+        // (`slideshows=drop`, `teasers=drop`, `consent=drop`, `notices=drop`, `choices=drop`,
+        // `reviews=drop`, `dialogs=drop`)
         let brought = if consent[b] {
             (prob[b] >= c).then_some((CONSENT, false))
         } else if notices[b] {
@@ -379,6 +391,10 @@ pub fn verdicts(p: &Prepared, prob: &[f64], novel: bool, cut: Cut) -> Vec<Option
             told[b].then_some((SLIDESHOWS, false))
         } else if teasers[b] {
             told[b].then_some((TEASERS, false))
+        } else if reviews[b] {
+            told[b].then_some((REVIEWS, false))
+        } else if dialogs[b] {
+            told[b].then_some((DIALOGS, false))
         } else if from_records[b] && !sure[b] {
             Some((RECORDS, true))
         } else if listed[b] && !from_records[b] {

@@ -1095,6 +1095,17 @@ CHOICE_STORY = ("<html><body><article><h1>Quay reopens</h1><p>The north quay reo
                 "</body></html>")
 
 
+PRODUCT_PAGE = ("<html><head><script type='application/ld+json'>{\"@context\": "
+                "\"https://schema.org\", \"@type\": \"Product\", \"name\": \"Trail pack\"}"
+                "</script></head><body><main><h1>Trail pack 25</h1><p>A light pack for day "
+                "hikes, with a padded back panel, a hip belt, two side pockets and a sleeve for a "
+                "water bladder of three litres, in four colours and two sizes.</p>"
+                "<section class='product-reviews'><div class='review'><p>The straps are a game "
+                "changer, so comfortable.</p></div></section>"
+                "<div id='modal-size-guide' role='dialog'><p>Measure your torso from the base "
+                "of the neck.</p></div></main></body></html>")
+
+
 @pytest.mark.parametrize(("switch", "html", "dropped", "kept"), [
     # an ad slot's label and the footer's copyright; a photo's credit is no notice
     ("notices", NOTICE_STORY,
@@ -1103,8 +1114,14 @@ CHOICE_STORY = ("<html><body><article><h1>Quay reopens</h1><p>The north quay reo
     # a drop-down's options; the form's label is no option
     ("choices", CHOICE_STORY, ("Northport", "Southsea Marina"),
      ("Your harbour", "Boats will land")),
+    # a declared product's customer reviews; its description is no review
+    ("reviews", PRODUCT_PAGE, ("The straps are a game changer, so comfortable.",),
+     ("Trail pack 25", "A light pack")),
+    # a modal dialog's text (a size guide)
+    ("dialogs", PRODUCT_PAGE, ("Measure your torso from the base of the neck.",),
+     ("Trail pack 25", "A light pack")),
 ])
-def test_a_notice_or_a_drop_downs_options_are_dropped_and_say_so(
+def test_a_notice_a_drop_downs_options_reviews_or_a_dialog_are_dropped_and_say_so(
         bundled: object, switch: str, html: str, dropped: tuple[str, ...],
         kept: tuple[str, ...]) -> None:
     # a cut low enough that the model keeps every block, so the test reads the rule

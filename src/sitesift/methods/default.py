@@ -94,6 +94,17 @@ Conventions the gold corpora disagree on (docs/conventions.md) are switches, eac
   the page's text (`PageBlocks::in_choice_list`). `drop`, the default: of the 4,641 option
   tokens the held-out model kept in the shared corpora, 80 are in their gold; `auto` leaves
   them to the model.
+- `reviews=drop|auto`: on a page declaring a product (`og:type` product, a JSON-LD Product)
+  and no story, the customer reviews (an element named for reviews or testimonials, or a
+  review widget's name) are dropped (`native/src/sections.rs`). `drop`, the default: a
+  model that learnt from stories keeps their prose; 10 % of their text is in wcxb's gold;
+  `auto` leaves them to the model.
+- `dialogs=drop|auto`: a modal dialog's text (an element named `modal`, `popup` or
+  `lightbox`, or of role `dialog`) is dropped (`native/src/sections.rs`): a privacy policy,
+  a size guide, a sign-up offer. `drop`, the default: 0.5-12 % of such text is in the
+  shared corpora's gold; `auto` leaves it to the model.
+Neither section ever holds the page's main block (an editorial review in an element named
+`review`, an article opened in a lightbox).
 A section never holds the start of the main text (the first likely block of some length)
 nor its surest block of that length: a wrapper named for comments around the story, or
 around its body, is no comment section; `keep` keeps the
@@ -133,7 +144,8 @@ CONVENTIONS = {"comments": ("auto", "drop"), "captions": ("auto", "drop", "keep"
                "slideshows": ("drop", "auto"), "consent": ("drop", "auto"),
                "articles": ("keep", "auto"), "teasers": ("drop", "auto"),
                "unseen": ("keep", "auto"), "notices": ("drop", "auto"),
-               "choices": ("drop", "auto")}
+               "choices": ("drop", "auto"), "reviews": ("drop", "auto"),
+               "dialogs": ("drop", "auto")}
 """Each convention switch and its values, the default first (`native/src/conventions.rs`
 holds the same; a test holds them equal)."""
 KEPT = "no verdict: kept"
@@ -183,6 +195,8 @@ class DefaultParams:
     unseen: str = "keep"
     notices: str = "drop"
     choices: str = "drop"
+    reviews: str = "drop"
+    dialogs: str = "drop"
     """Conventions set against the model (`CONVENTIONS`: each switch and its values)."""
 
     def __post_init__(self) -> None:
