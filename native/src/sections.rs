@@ -15,13 +15,14 @@
 //! rules kept), and reviews are sections only on a page that declares a product and no
 //! story (`kind::PageKind::product`).
 
+use std::collections::HashSet;
 use std::sync::OnceLock;
 
 use regex::Regex;
 
 use crate::blocks::PageBlocks;
 use crate::dom::View;
-use crate::records::main_block;
+use crate::records::{holding, main_block};
 
 /// Names of a product's customer reviews: the words, and the review widgets shops embed.
 fn review_name() -> &'static Regex {
@@ -50,6 +51,10 @@ fn dialog_name() -> &'static Regex {
 /// and `role-` its role.
 fn names(view: &View, pb_elem: usize) -> String {
     let el = &view.elems[view.preorder[pb_elem] as usize];
+    if !el.has_attrs {
+        // (most elements: no name to read, and no string built for them)
+        return String::new();
+    }
     let mut out = ["class", "id", "itemprop"]
         .iter()
         .filter_map(|a| el.get(a))
@@ -72,15 +77,9 @@ fn inside_named(
     prob: &[f64],
     named: &Regex,
 ) -> Vec<bool> {
-    let mut holds = vec![false; pb.parent.len()];
-    if let Some(m) = main_block(pb, likely, prob) {
-        let mut e = pb.elem[m] as i64;
-        while e >= 0 {
-            holds[e as usize] = true;
-            e = pb.parent[e as usize];
-        }
-    }
-    let inside = pb.under(|e| !holds[e] && named.is_match(&names(view, e)));
+    let holds_main: HashSet<usize> =
+        main_block(pb, likely, prob).map_or_else(HashSet::new, |m| holding(pb, m));
+    let inside = pb.under(|e| !holds_main.contains(&e) && named.is_match(&names(view, e)));
     pb.elem.iter().map(|&e| inside[e]).collect()
 }
 
