@@ -55,10 +55,12 @@ pub const CHOICES: usize = KINDS.len() + 8;
 pub const REVIEWS: usize = KINDS.len() + 9;
 /// The section index of a block that `dialogs=drop` took out.
 pub const DIALOGS: usize = KINDS.len() + 10;
+/// The section index of a block that `hidden=drop` took out.
+pub const HIDDEN: usize = KINDS.len() + 11;
 
 /// The name of what decided a block against the model: a `KINDS` entry, `records`,
 /// `listings`, `slideshows`, `consent`, `articles`, `teasers`, `unseen`, `notices`,
-/// `choices`, `reviews` or `dialogs`.
+/// `choices`, `reviews`, `dialogs` or `hidden`.
 pub fn decided_by(k: usize) -> &'static str {
     match k {
         RECORDS => "records",
@@ -72,6 +74,7 @@ pub fn decided_by(k: usize) -> &'static str {
         CHOICES => "choices",
         REVIEWS => "reviews",
         DIALOGS => "dialogs",
+        HIDDEN => "hidden",
         _ => KINDS[k],
     }
 }
@@ -115,13 +118,16 @@ pub struct Conventions {
     /// `dialogs=drop`: a modal dialog's text is dropped (`sections::modal_dialogs`); `auto`
     /// leaves it to the model
     pub dialogs: bool,
+    /// `hidden=drop`: text a hiding utility class hides (`hide`, `d-none`) is dropped
+    /// (`sections::hidden_by_class`); `auto` leaves it to the model
+    pub hidden: bool,
 }
 
 impl Conventions {
     /// From `(kind, rule)` pairs: kinds of `KINDS`, rules `auto`, `drop` or `keep`
     /// (comments: `auto` or `drop`), `records`, `listings`, `articles` and `unseen`: `keep`
-    /// or `auto`, and `slideshows`, `consent`, `teasers`, `notices`, `choices`, `reviews` and
-    /// `dialogs`: `drop` or `auto`.
+    /// or `auto`, and `slideshows`, `consent`, `teasers`, `notices`, `choices`, `reviews`,
+    /// `dialogs` and `hidden`: `drop` or `auto`.
     pub fn parse<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Result<Self, String> {
         let mut c = Conventions::default();
         for (kind, rule) in pairs {
@@ -138,6 +144,7 @@ impl Conventions {
                 "choices" => Some((&mut c.choices, "drop")),
                 "reviews" => Some((&mut c.reviews, "drop")),
                 "dialogs" => Some((&mut c.dialogs, "drop")),
+                "hidden" => Some((&mut c.hidden, "drop")),
                 _ => None,
             };
             if let Some((on, word)) = switch {
@@ -150,7 +157,7 @@ impl Conventions {
             }
             let Some(k) = KINDS.iter().position(|&x| x == kind) else {
                 return Err(format!(
-                    "unknown convention {kind:?}: use one of {}, records, listings, slideshows, consent, articles, teasers, unseen, notices, choices, reviews, dialogs",
+                    "unknown convention {kind:?}: use one of {}, records, listings, slideshows, consent, articles, teasers, unseen, notices, choices, reviews, dialogs, hidden",
                     KINDS.join(", ")
                 ));
             };
@@ -173,7 +180,7 @@ impl Conventions {
 
     /// Does any section rule speak against the model (`records`, `listings`,
     /// `slideshows`, `consent`, `articles`, `teasers`, `unseen`, `notices`, `choices`,
-    /// `reviews` and `dialogs` aside)?
+    /// `reviews`, `dialogs` and `hidden` aside)?
     pub fn any(&self) -> bool {
         self.rules.iter().any(|&r| r != Rule::Auto)
     }
@@ -350,14 +357,20 @@ mod tests {
         assert!(o.choices && !o.any() && !Conventions::default().choices);
         assert!(Conventions::parse([("choices", "keep")]).is_err());
         assert_eq!(decided_by(CHOICES), "choices");
-        for (kind, k) in [("reviews", REVIEWS), ("dialogs", DIALOGS)] {
+        for (kind, k) in [
+            ("reviews", REVIEWS),
+            ("dialogs", DIALOGS),
+            ("hidden", HIDDEN),
+        ] {
             let c = Conventions::parse([(kind, "drop")]).unwrap();
             assert!(!c.any() && c != Conventions::default());
             assert!(Conventions::parse([(kind, "keep")]).is_err());
             assert_eq!(decided_by(k), kind);
         }
-        let both = Conventions::parse([("reviews", "drop"), ("dialogs", "drop")]).unwrap();
-        assert!(both.reviews && both.dialogs);
+        let all =
+            Conventions::parse([("reviews", "drop"), ("dialogs", "drop"), ("hidden", "drop")])
+                .unwrap();
+        assert!(all.reviews && all.dialogs && all.hidden);
         assert_eq!(
             (
                 decided_by(0),

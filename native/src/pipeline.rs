@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use crate::blocks::{walk, PageBlocks};
 use crate::context::context_features;
 use crate::conventions::{
-    Conventions, ARTICLES, CHOICES, CONSENT, DIALOGS, LISTINGS, NOTICES, RECORDS, REVIEWS,
+    Conventions, ARTICLES, CHOICES, CONSENT, DIALOGS, HIDDEN, LISTINGS, NOTICES, RECORDS, REVIEWS,
     SLIDESHOWS, TEASERS, UNSEEN,
 };
 use crate::dom::{base_href, build_view, title, View};
@@ -314,9 +314,17 @@ pub fn verdicts(p: &Prepared, prob: &[f64], novel: bool, cut: Cut) -> Vec<Option
     } else {
         vec![false; prob.len()]
     };
-    // what the three rules above bar is never main text, whatever the model or a rule says
+    // text a hiding utility class hides (`d-none`, `hide`) is not shown by a browser: out
+    // with them, unless it holds the page's main block (a page its scripts show whole)
+    let hidden: Vec<bool> = if cut.conventions.hidden {
+        let over: Vec<bool> = prob.iter().map(|&x| x >= c).collect();
+        crate::sections::hidden_by_class(&p.pb, &p.view, &over, prob)
+    } else {
+        vec![false; prob.len()]
+    };
+    // what the four rules above bar is never main text, whatever the model or a rule says
     let barred: Vec<bool> = (0..prob.len())
-        .map(|b| consent[b] || notices[b] || choices[b])
+        .map(|b| consent[b] || notices[b] || choices[b] || hidden[b])
         .collect();
     let sure: Vec<bool> = (0..prob.len())
         .map(|b| prob[b] >= c && !barred[b])
@@ -378,15 +386,17 @@ pub fn verdicts(p: &Prepared, prob: &[f64], novel: bool, cut: Cut) -> Vec<Option
         // the training pages brought in says so (`records=keep`, `listings=keep`,
         // `articles=keep`, `unseen=keep`), and a kept block a
         // slideshow or a stream of teasers beside the main text, a consent dialog or a
-        // notice or a drop-down's options, a product's reviews or a modal dialog took out
-        // (`slideshows=drop`, `teasers=drop`, `consent=drop`, `notices=drop`, `choices=drop`,
-        // `reviews=drop`, `dialogs=drop`)
+        // notice or a drop-down's options, text a class hides, a product's reviews or a modal
+        // dialog took out (`slideshows=drop`, `teasers=drop`, `consent=drop`, `notices=drop`,
+        // `choices=drop`, `hidden=drop`, `reviews=drop`, `dialogs=drop`)
         let brought = if consent[b] {
             (prob[b] >= c).then_some((CONSENT, false))
         } else if notices[b] {
             (prob[b] >= c || told[b]).then_some((NOTICES, false))
         } else if choices[b] {
             (prob[b] >= c || told[b]).then_some((CHOICES, false))
+        } else if hidden[b] {
+            (prob[b] >= c || told[b]).then_some((HIDDEN, false))
         } else if slides[b] {
             told[b].then_some((SLIDESHOWS, false))
         } else if teasers[b] {

@@ -1,5 +1,6 @@
 //! Sections a page names for what is never its main text, whatever the model says
-//! (`reviews=drop`, `dialogs=drop`): a product's customer reviews, and a modal dialog.
+//! (`reviews=drop`, `dialogs=drop`, `hidden=drop`): a product's customer reviews, a modal
+//! dialog, and what a hiding utility class hides.
 //!
 //! A model that learnt from stories reads a shop's customer reviews as it reads a story's
 //! paragraphs (prose, full sentences), and a privacy policy or a size guide in a modal
@@ -13,7 +14,9 @@
 //! story in an element named `review`, and a page may open its article in a lightbox. So
 //! neither section ever holds the page's main block (`records::main_block` of what the
 //! rules kept), and reviews are sections only on a page that declares a product and no
-//! story (`kind::PageKind::product`).
+//! story (`kind::PageKind::product`). A dialog the page keeps in its header or footer is
+//! the exception: page chrome never holds the page, so there the dialog is a section
+//! whatever it holds, and the main block is looked for outside it.
 
 use std::collections::HashSet;
 use std::sync::OnceLock;
@@ -68,18 +71,24 @@ fn names(view: &View, pb_elem: usize) -> String {
     out
 }
 
-/// Per block, whether it lies in an element whose names `named` matches and that does not
-/// hold the page's main block (of `likely`, by `prob`).
-fn inside_named(
+/// Per block, whether it lies in an element `section` holds true of that does not hold
+/// the page's main block (of `likely`, by `prob`). Elements `never_main` marks (with
+/// everything under them) are sections whatever they hold, and the main block is the
+/// likely block of most weight outside them.
+fn inside_sections(
     pb: &PageBlocks,
-    view: &View,
     likely: &[bool],
     prob: &[f64],
-    named: &Regex,
+    section: impl Fn(usize) -> bool,
+    never_main: Option<&[bool]>,
 ) -> Vec<bool> {
+    let never = |e: usize| never_main.is_some_and(|n| n[e]);
+    let candidates: Vec<bool> = (0..likely.len())
+        .map(|b| likely[b] && !never(pb.elem[b]))
+        .collect();
     let holds_main: HashSet<usize> =
-        main_block(pb, likely, prob).map_or_else(HashSet::new, |m| holding(pb, m));
-    let inside = pb.under(|e| !holds_main.contains(&e) && named.is_match(&names(view, e)));
+        main_block(pb, &candidates, prob).map_or_else(HashSet::new, |m| holding(pb, m));
+    let inside = pb.under(|e| never(e) || (!holds_main.contains(&e) && section(e)));
     pb.elem.iter().map(|&e| inside[e]).collect()
 }
 
@@ -89,13 +98,61 @@ pub fn product_reviews(pb: &PageBlocks, view: &View, likely: &[bool], prob: &[f6
     if !pb.kind.product {
         return vec![false; likely.len()];
     }
-    inside_named(pb, view, likely, prob, review_name())
+    let named = review_name();
+    inside_sections(pb, likely, prob, |e| named.is_match(&names(view, e)), None)
 }
 
 /// Per block, whether it is in a modal dialog (named `modal`, `popup` or `lightbox`, or of
 /// role `dialog`) that does not hold the main block.
+///
+/// A dialog the page keeps in its `<header>` or `<footer>` is never the page, whatever it
+/// holds: a shop's footer links open the privacy policy or the size guide in a modal
+/// placed there, and a policy of 6,000 words outweighs a product's own text, so the main
+/// block is found outside such dialogs (docs/loco.md, "Text a class hides, and dialogs in
+/// the page's header or footer").
 pub fn modal_dialogs(pb: &PageBlocks, view: &View, likely: &[bool], prob: &[f64]) -> Vec<bool> {
-    inside_named(pb, view, likely, prob, dialog_name())
+    let named = dialog_name();
+    let dialog = |e: usize| named.is_match(&names(view, e));
+    let chrome = pb.under(|e| matches!(pb.tags[e].as_str(), "header" | "footer"));
+    let chrome_dialogs = pb.under(|e| chrome[e] && dialog(e));
+    inside_sections(pb, likely, prob, dialog, Some(&chrome_dialogs))
+}
+
+/// Class words of the CSS frameworks' utilities that hide an element (`display: none`):
+/// Bootstrap's `d-none`, `hide` and `hidden`, Tailwind's `hidden`, Foundation's `hide`,
+/// Bulma's `is-hidden`, and the `js-hidden` of pages that show it from a script.
+const HIDING_CLASSES: &[&str] = &["hide", "hidden", "d-none", "is-hidden", "js-hidden"];
+
+/// Does a class attribute hide its element at every width: one of `HIDING_CLASSES` among
+/// its words, and none that shows the element again at some width (Tailwind's `md:block`,
+/// `show@medium`, Bootstrap's `d-lg-block`)?
+fn hides(class: &str) -> bool {
+    let words: Vec<&str> = class.split_ascii_whitespace().collect();
+    let reshown = |w: &&str| {
+        w.contains(':')
+            || w.contains('@')
+            || w.starts_with("show")
+            || ["d-sm-", "d-md-", "d-lg-", "d-xl-", "d-xxl-"]
+                .iter()
+                .any(|p| w.starts_with(p))
+    };
+    !words.iter().any(reshown)
+        && words
+            .iter()
+            .any(|w| HIDING_CLASSES.iter().any(|h| w.eq_ignore_ascii_case(h)))
+}
+
+/// Per block, whether a hiding utility class hides it (`hides`, on it or an ancestor) and
+/// it does not hold the page's main block (of `likely`, by `prob`). A browser shows no such
+/// text until a script or a click does: a promotion bar's variant for every country, a
+/// tab not chosen, a template the page fills in. An element holding the main block is a
+/// page its scripts show whole (a preloader's `root hide`), and stays the model's.
+pub fn hidden_by_class(pb: &PageBlocks, view: &View, likely: &[bool], prob: &[f64]) -> Vec<bool> {
+    let hidden = |e: usize| {
+        let el = &view.elems[view.preorder[e] as usize];
+        el.has_attrs && el.get("class").is_some_and(hides)
+    };
+    inside_sections(pb, likely, prob, hidden, None)
 }
 
 #[cfg(test)]
@@ -212,6 +269,98 @@ mod tests {
             day hikes, with a padded back panel and a hip belt.</p></div></body></html>";
         let (pb, view) = read(boxed);
         let (likely, prob) = probs(&pb);
+        assert!(!modal_dialogs(&pb, &view, &likely, &prob).iter().any(|&f| f));
+    }
+
+    #[test]
+    fn a_hiding_utility_class_hides_at_every_width_unless_another_shows_it() {
+        for class in [
+            "hide",
+            "promo-bar hide",
+            "d-none",
+            "hidden",
+            "is-hidden",
+            "js-hidden",
+            "HIDE",
+        ] {
+            assert!(hides(class), "{class}");
+        }
+        for class in [
+            "d-none d-lg-block",
+            "hidden md:flex",
+            "hide show@medium",
+            "hidden-xs",
+            "overflow-hidden",
+            "hideaway",
+            "",
+        ] {
+            assert!(!hides(class), "{class}");
+        }
+    }
+
+    #[test]
+    fn text_a_class_hides_is_out_unless_it_holds_the_main_block() {
+        let html = "<html><body><div id='promoBar' class='promo-bar hide'>\
+            <p>Free standard shipping on orders over 65 euros to every country of the union.</p>\
+            <p>Free express shipping on orders over 900 kronor, see our international page.</p>\
+            </div><main><h1>Trail pack 25</h1><p>A light pack for day hikes, with a padded back \
+            panel, a hip belt and a pocket for a water bladder of three litres.</p></main>\
+            <div class='d-none d-lg-block'><p>Shown on wide screens.</p></div></body></html>";
+        let (pb, view) = read(html);
+        let (likely, prob) = probs(&pb);
+        let out = hidden_by_class(&pb, &view, &likely, &prob);
+        assert_eq!(
+            flagged(&pb, &out),
+            ["Free standard shipping", "Free express shipping"]
+        );
+        // a page whose scripts show it whole: the hidden root holds the main block
+        let html = "<html><body><div class='root hide'><main><p>A light pack for day hikes, \
+            with a padded back panel and a hip belt.</p></main><p>Sign up.</p></div></body></html>";
+        let (pb, view) = read(html);
+        let (likely, prob) = probs(&pb);
+        assert!(!hidden_by_class(&pb, &view, &likely, &prob)
+            .iter()
+            .any(|&f| f));
+    }
+
+    #[test]
+    fn a_dialog_in_the_footer_is_a_section_even_when_it_outweighs_the_page() {
+        // a shop's footer link opens its privacy policy in a modal kept in the footer: the
+        // policy is longer than the product's text and the model believes it more
+        let policy = "We process personal information for the legitimate purposes of running \
+            our business, and we share it with vendors and service providers. "
+            .repeat(6);
+        let html = format!(
+            "<html><body><main><h1>Trail pack 25</h1>\
+             <p>A light pack for day hikes, with a padded back panel, a hip belt and a pocket \
+             for a water bladder of three litres.</p></main>\
+             <footer><a href='#policy'>Privacy</a><div id='modal-privacy-policy' \
+             aria-modal='true'><h2>Privacy policy</h2><p>{policy}</p></div></footer>\
+             </body></html>"
+        );
+        let (pb, view) = read(&html);
+        let prob: Vec<f64> = pb
+            .text
+            .iter()
+            .map(|t| {
+                if t.starts_with("We process") {
+                    0.95
+                } else {
+                    0.6
+                }
+            })
+            .collect();
+        let likely = vec![true; prob.len()];
+        let out = modal_dialogs(&pb, &view, &likely, &prob);
+        assert_eq!(
+            flagged(&pb, &out),
+            ["Privacy policy", "We process personal"]
+        );
+        // the same dialog outside the page's chrome holds the main block: it is the page
+        let html = html
+            .replace("<footer>", "<div>")
+            .replace("</footer>", "</div>");
+        let (pb, view) = read(&html);
         assert!(!modal_dialogs(&pb, &view, &likely, &prob).iter().any(|&f| f));
     }
 }

@@ -1106,7 +1106,19 @@ PRODUCT_PAGE = ("<html><head><script type='application/ld+json'>{\"@context\": "
                 "of the neck.</p></div></main></body></html>")
 
 
+PROMO_STORY = ("<html><body><div id='promoBar' class='promo-bar hide'><p>Free shipping on "
+               "orders over 65 euros to every country of the union.</p></div>"
+               "<article><h1>Quay reopens</h1><p>The north quay reopens in May after six weeks "
+               "of repairs to the harbour wall, the board said.</p>"
+               "<p class='d-none d-lg-block'>Boats will land their catch there again.</p>"
+               "</article></body></html>")
+
+
 @pytest.mark.parametrize(("switch", "html", "dropped", "kept"), [
+    # a promotion bar a class hides; a paragraph shown on wide screens is not hidden
+    ("hidden", PROMO_STORY,
+     ("Free shipping on orders over 65 euros to every country of the union.",),
+     ("Quay reopens", "Boats will land")),
     # an ad slot's label and the footer's copyright; a photo's credit is no notice
     ("notices", NOTICE_STORY,
      ("Advertisement", "Copyright 2024 The Gazette. All rights reserved."),
@@ -1121,7 +1133,7 @@ PRODUCT_PAGE = ("<html><head><script type='application/ld+json'>{\"@context\": "
     ("dialogs", PRODUCT_PAGE, ("Measure your torso from the base of the neck.",),
      ("Trail pack 25", "A light pack")),
 ])
-def test_a_notice_a_drop_downs_options_reviews_or_a_dialog_are_dropped_and_say_so(
+def test_a_notice_options_reviews_a_dialog_or_hidden_text_are_dropped_and_say_so(
         bundled: object, switch: str, html: str, dropped: tuple[str, ...],
         kept: tuple[str, ...]) -> None:
     # a cut low enough that the model keeps every block, so the test reads the rule

@@ -103,8 +103,15 @@ Conventions the gold corpora disagree on (docs/conventions.md) are switches, eac
   `lightbox`, or of role `dialog`) is dropped (`native/src/sections.rs`): a privacy policy,
   a size guide, a sign-up offer. `drop`, the default: 0.5-12 % of such text is in the
   shared corpora's gold; `auto` leaves it to the model.
+- `hidden=drop|auto`: text a hiding utility class hides at every width (`hide`, `hidden`,
+  `d-none`, `is-hidden`, `js-hidden`, without a `md:block` or `d-lg-block` that shows it
+  again) is dropped, and the rules above do not count it as the page's text
+  (`native/src/sections.rs`): a promotion bar's variant for every country, a tab not chosen.
+  `drop`, the default: a browser shows none of it until a script does; `auto` leaves it to
+  the model.
 Neither section ever holds the page's main block (an editorial review in an element named
-`review`, an article opened in a lightbox).
+`review`, an article opened in a lightbox, a page its scripts show whole), except a dialog
+in the page's header or footer.
 A section never holds the start of the main text (the first likely block of some length)
 nor its surest block of that length: a wrapper named for comments around the story, or
 around its body, is no comment section; `keep` keeps the
@@ -145,7 +152,7 @@ CONVENTIONS = {"comments": ("auto", "drop"), "captions": ("auto", "drop", "keep"
                "articles": ("keep", "auto"), "teasers": ("drop", "auto"),
                "unseen": ("keep", "auto"), "notices": ("drop", "auto"),
                "choices": ("drop", "auto"), "reviews": ("drop", "auto"),
-               "dialogs": ("drop", "auto")}
+               "dialogs": ("drop", "auto"), "hidden": ("drop", "auto")}
 """Each convention switch and its values, the default first (`native/src/conventions.rs`
 holds the same; a test holds them equal)."""
 KEPT = "no verdict: kept"
@@ -197,6 +204,7 @@ class DefaultParams:
     choices: str = "drop"
     reviews: str = "drop"
     dialogs: str = "drop"
+    hidden: str = "drop"
     """Conventions set against the model (`CONVENTIONS`: each switch and its values)."""
 
     def __post_init__(self) -> None:
