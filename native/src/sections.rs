@@ -112,10 +112,12 @@ pub fn product_reviews(pb: &PageBlocks, view: &View, likely: &[bool], prob: &[f6
 /// the page's header or footer").
 pub fn modal_dialogs(pb: &PageBlocks, view: &View, likely: &[bool], prob: &[f64]) -> Vec<bool> {
     let named = dialog_name();
-    let dialog = |e: usize| named.is_match(&names(view, e));
+    let dialog: Vec<bool> = (0..pb.parent.len())
+        .map(|e| named.is_match(&names(view, e)))
+        .collect();
     let chrome = pb.under(|e| matches!(pb.tags[e].as_str(), "header" | "footer"));
-    let chrome_dialogs = pb.under(|e| chrome[e] && dialog(e));
-    inside_sections(pb, likely, prob, dialog, Some(&chrome_dialogs))
+    let chrome_dialogs = pb.under(|e| chrome[e] && dialog[e]);
+    inside_sections(pb, likely, prob, |e| dialog[e], Some(&chrome_dialogs))
 }
 
 /// Class words of the CSS frameworks' utilities that hide an element (`display: none`):
@@ -127,8 +129,9 @@ const HIDING_CLASSES: &[&str] = &["hide", "hidden", "d-none", "is-hidden", "js-h
 /// its words, and none that shows the element again at some width (Tailwind's `md:block`,
 /// `show@medium`, Bootstrap's `d-lg-block`)?
 fn hides(class: &str) -> bool {
-    let words: Vec<&str> = class.split_ascii_whitespace().collect();
-    let reshown = |w: &&str| {
+    // (read on every classed element of every page: the words are walked, never collected)
+    let words = || class.split_ascii_whitespace();
+    let reshown = |w: &str| {
         w.contains(':')
             || w.contains('@')
             || w.starts_with("show")
@@ -136,10 +139,8 @@ fn hides(class: &str) -> bool {
                 .iter()
                 .any(|p| w.starts_with(p))
     };
-    !words.iter().any(reshown)
-        && words
-            .iter()
-            .any(|w| HIDING_CLASSES.iter().any(|h| w.eq_ignore_ascii_case(h)))
+    !words().any(reshown)
+        && words().any(|w| HIDING_CLASSES.iter().any(|h| w.eq_ignore_ascii_case(h)))
 }
 
 /// Per block, whether a hiding utility class hides it (`hides`, on it or an ancestor) and
@@ -198,20 +199,19 @@ mod tests {
             .collect()
     }
 
-    /// The description the surest block, the reviews half-believed.
-    fn probs(pb: &PageBlocks) -> (Vec<bool>, Vec<f64>) {
+    /// Every block likely: the one starting with `surest` at 0.95, the rest half-believed.
+    fn surest(pb: &PageBlocks, surest: &str) -> (Vec<bool>, Vec<f64>) {
         let prob: Vec<f64> = pb
             .text
             .iter()
-            .map(|t| {
-                if t.starts_with("A light pack") {
-                    0.95
-                } else {
-                    0.6
-                }
-            })
+            .map(|t| if t.starts_with(surest) { 0.95 } else { 0.6 })
             .collect();
         (vec![true; prob.len()], prob)
+    }
+
+    /// The description the surest block, the reviews half-believed.
+    fn probs(pb: &PageBlocks) -> (Vec<bool>, Vec<f64>) {
+        surest(pb, "A light pack")
     }
 
     #[test]
@@ -339,18 +339,7 @@ mod tests {
              </body></html>"
         );
         let (pb, view) = read(&html);
-        let prob: Vec<f64> = pb
-            .text
-            .iter()
-            .map(|t| {
-                if t.starts_with("We process") {
-                    0.95
-                } else {
-                    0.6
-                }
-            })
-            .collect();
-        let likely = vec![true; prob.len()];
+        let (likely, prob) = surest(&pb, "We process");
         let out = modal_dialogs(&pb, &view, &likely, &prob);
         assert_eq!(
             flagged(&pb, &out),
