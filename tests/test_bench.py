@@ -188,11 +188,18 @@ def test_plots_are_png_files(tmp_path: Path) -> None:
 
 
 def test_cli_writes_summary_pages_and_plots(tmp_path: Path, fake_peers: None,
+                                            monkeypatch: pytest.MonkeyPatch,
                                             capsys: pytest.CaptureFixture[str]) -> None:
+    def absent() -> Peer:
+        raise peers_mod.PeerUnavailable("not installed here")
+
+    # a known peer that cannot run here is skipped with its reason (an unknown name is
+    # refused before any work: tests/test_cli_edges.py)
+    monkeypatch.setitem(peers_mod.PEERS, "absent", absent)
     out = tmp_path / "bench"
     assert main(["bench", str(SAMPLE_SITE), "--methods", "alltext,sst", "--peers",
-                 "gold-echo,nope", "--out", str(out), "--quiet"]) == 0
-    assert "skipped nope" in capsys.readouterr().err
+                 "gold-echo,absent", "--out", str(out), "--quiet"]) == 0
+    assert "skipped absent: not installed here" in capsys.readouterr().err
     rows = [json.loads(line) for line in (out / "pages.jsonl").read_text().splitlines()]
     assert len(rows) == 3 * len(IDS)
     summary_md = (out / "summary.md").read_text()

@@ -20,6 +20,8 @@ from sitesift.cli.common import (
     ENVIRONMENT,
     SAMPLE_SITE,
     USAGE,
+    CommandParser,
+    Parser,
     UsageError,
     environment_message,
 )
@@ -33,13 +35,14 @@ def build_parser() -> argparse.ArgumentParser:
     from sitesift import __version__
     from sitesift.methods.base import method_names
 
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="sitesift",
         description="Remove navigation, ads, headers, footers and repeated site templates "
                     "from web pages. `sitesift clean page.html` prints a page's main text; "
                     "`sitesift COMMAND -h` tells more.")
     parser.add_argument("--version", action="version", version=f"sitesift {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
+                                parser_class=CommandParser)
     methods = method_names()
     for family in FAMILIES:
         family.add_parsers(sub, methods)

@@ -55,8 +55,7 @@ def add_parsers(sub: Any, methods: list[str]) -> None:
                     "from its id; manifest.jsonl maps ids to files) and errors.jsonl. "
                     "Exit 0: every input gave a result; 1: some failed (see the summary "
                     "and errors.jsonl); 2: the command could not run as given; 3: the "
-                    "machine stopped it (a full disk, a path it cannot write).",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+                    "machine stopped it (a full disk, a path it cannot write).")
     p.add_argument("inputs", nargs="*", metavar="INPUT",
                    help="a page file, a folder of pages, a dataset folder (index.jsonl + "
                         "pages/), a text file listing page paths, a glob, an http(s) URL, or "
@@ -94,8 +93,7 @@ def add_parsers(sub: Any, methods: list[str]) -> None:
     add_quiet(p)
     p.set_defaults(func=cmd_clean)
 
-    p = sub.add_parser("fit", help="fit a site-level model on pages of one site",
-                       formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p = sub.add_parser("fit", help="fit a site-level model on pages of one site")
     p.add_argument("path", help="a folder of one site's pages, a dataset folder or a list")
     p.add_argument("--method", default="sst", choices=methods)
     p.add_argument("-o", "--out", required=True, help="the model file to write (.json)")

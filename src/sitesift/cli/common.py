@@ -44,6 +44,59 @@ class UsageError(Exception):
     """The command cannot run as given: `main` prints it on one line and exits 2."""
 
 
+# Help text that already states an option's default: `(default 2)`, `; default 10`,
+# `default (the default)`, `%(default)s`.
+_STATED_DEFAULT = re.compile(r"[(;,]\s*default\b|\bthe default\b|%\(default\)", re.I)
+
+
+class HelpFormatter(argparse.HelpFormatter):
+    """Every command's help: an option's default said once, appended where its help does
+    not state it and there is one to say (not for a flag, a positional, an unset or empty
+    default); choices as `{site|site,year|none}`, so a choice holding a comma reads as one."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = action.help or ""
+        default = action.default
+        if (not action.option_strings or action.nargs == 0 or default is None
+                or default is argparse.SUPPRESS or default is False
+                or (isinstance(default, list | tuple) and not default)
+                or _STATED_DEFAULT.search(text)):
+            return action.help
+        return f"{text} (default: %(default)s)".strip()
+
+    def _metavar_formatter(self, action: argparse.Action, default_metavar: str) -> Any:
+        if action.metavar is None and action.choices is not None:
+            shown = "{" + "|".join(str(c) for c in action.choices) + "}"
+            return lambda size: (shown,) * size
+        return super()._metavar_formatter(action, default_metavar)
+
+
+class Parser(argparse.ArgumentParser):
+    """`sitesift`'s parser: every command's help written by `HelpFormatter`."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", HelpFormatter)
+        super().__init__(*args, **kwargs)
+
+
+class CommandParser(Parser):
+    """A command's parser (`sitesift clean`, ...): an argument it does not know is refused
+    with the command's own usage (exit 2), not the top-level one."""
+
+    def parse_known_args(self, args: Any = None, namespace: Any = None
+                         ) -> tuple[Any, list[str]]:
+        given = list(sys.argv[1:] if args is None else args)
+        words = given[:given.index("--")] if "--" in given else given
+        # (named first, before a missing required argument is: that is the lesser news)
+        if unknown := [w for w in words if (found := self._parse_optional(w)) is not None
+                       and found[0] is None]:
+            self.error(f"unrecognized arguments: {' '.join(unknown)}")
+        parsed, extra = super().parse_known_args(given, namespace)
+        if extra:
+            self.error(f"unrecognized arguments: {' '.join(extra)}")
+        return parsed, extra
+
+
 def fail(command: str, message: str) -> UsageError:
     return UsageError(f"sitesift {command}: {message}")
 
@@ -93,6 +146,8 @@ def method_params(pairs: Iterable[str], methods: list[str], command: str
         method, dot, name = key.partition(".")
         if dot and method not in params:
             raise fail(command, f"--set {key}: {method} is not one of the methods given")
+        if not methods:  # a setting for no method would be dropped without a word
+            raise fail(command, f"--set {key}: no sitesift method is run to take it")
         for m in [method] if dot else methods:
             params[m][name if dot else key] = value
     return params

@@ -141,15 +141,19 @@ def _evaluate_accounts(rows: list[dict[str, Any]], args: argparse.Namespace,
 
 
 def _names(value: str, known: list[str], what: str) -> list[str]:
-    """A comma-separated list: `all`, `none`, or names."""
+    """A comma-separated list of --methods or --peers: `all`, `none`, or known names (a
+    name it does not know, or no name at all, is a usage error before any work)."""
     if value == "all":
         return list(known)
     if value == "none":
         return []
-    names = [n.strip() for n in value.split(",") if n.strip()]
-    if what == "method" and (unknown := [n for n in names if n not in known]):
-        raise UsageError(f"sitesift bench: unknown method(s) {', '.join(unknown)}; "
-                         f"known: {', '.join(known)}")
+    names = list(dict.fromkeys(n.strip() for n in value.split(",") if n.strip()))
+    if not names:
+        raise UsageError(f"sitesift bench: --{what}s {value!r} names no {what}; give names, "
+                         "all or none")
+    if unknown := [n for n in names if n not in known]:
+        raise UsageError(f"sitesift bench: --{what}s: unknown {what}(s) {', '.join(unknown)}; "
+                         f"known: {', '.join(known)} (or all, none)")
     return names
 
 
