@@ -113,8 +113,8 @@ def test_clean_one_page_file_cleans_that_page(tmp_path: Path) -> None:
     single = tmp_path / "story"  # no suffix: recognised by its markup
     single.write_bytes((SAMPLE_SITE / "pages" / "hg-001.html").read_bytes())
     for path in (SAMPLE_SITE / "pages" / "hg-001.html", single):
-        out = tmp_path / f"out-{path.name}"
-        assert main(["clean", str(path), "--method", "alltext", "--out", str(out),
+        out = tmp_path / f"out-{path.name}"  # a folder: -o DIR/ (tests/test_cli_edges.py)
+        assert main(["clean", str(path), "--method", "alltext", "--out", f"{out}/",
                      "--workers", "1", "--quiet"]) == 0
         stem = path.name.split(".")[0]
         assert [p.name for p in out.iterdir() if p.suffix == ".txt"] == [f"{stem}.txt"]

@@ -5,13 +5,20 @@ format, and which evidence a page was cleaned with."""
 from __future__ import annotations
 
 import argparse
+import http.server
+import json
 import re
+import subprocess
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from sitesift.cli import build_parser
-from tests.conftest import refused
+from sitesift.cli import build_parser, main
+from tests.conftest import loopback_server, refused
+from tests.test_cli_front import PAGE as FRONT_PAGE
+from tests.test_cli_front import _Site
 
 SAMPLE_SITE = Path(__file__).resolve().parents[1] / "src" / "sitesift" / "data" / "sample_site"
 
@@ -71,3 +78,148 @@ def test_bench_naming_mistakes_exit_2_before_any_work(tmp_path: Path, flags: lis
     out = tmp_path / "out"
     refused(["bench", str(SAMPLE_SITE), "--peers", "none", *flags, "--out", str(out)], why)
     assert not out.exists()
+
+
+# test_cli_front's page, with a language, a canonical link, an author and a description
+PAGE = FRONT_PAGE.replace(
+    "<html><head><title>Harbour news</title>",
+    "<html lang='en'><head><title>Harbour news</title>"
+    "<link rel='canonical' href='https://harbour.example/boats'>"
+    "<meta name='author' content='Ann Quay'><meta name='description' content='Boats, at dawn'>")
+
+
+def _run(*args: str, stdin: bytes | None = None, cwd: Path | None = None
+         ) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run([sys.executable, "-m", "sitesift", *args], input=stdin, cwd=cwd,
+                          capture_output=True, timeout=120, check=False)
+
+
+class _Pages(_Site):
+    """test_cli_front's pages, and PAGE at /boats."""
+
+    def do_GET(self) -> None:
+        if self.path == "/boats":
+            self._send(200, PAGE.encode(), "text/html; charset=utf-8")
+        else:
+            super().do_GET()
+
+
+@pytest.fixture
+def site() -> Iterator[str]:
+    with loopback_server(_Pages, http.server.ThreadingHTTPServer) as address:
+        yield address
+
+
+@pytest.mark.parametrize("kind", ["file", "stdin", "url"])
+def test_one_input_and_out_file_writes_that_file(kind: str, tmp_path: Path, site: str
+                                                 ) -> None:
+    page = tmp_path / "p.html"
+    page.write_text(PAGE)
+    given = {"file": str(page), "stdin": "-", "url": f"{site}/boats"}[kind]
+    proc = _run("clean", given, "-o", "out.txt", "-q", stdin=PAGE.encode(), cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr.decode()
+    out = tmp_path / "out.txt"
+    assert out.is_file() and out.read_text().startswith("Boats sail at dawn")
+    assert not proc.stdout
+    # an existing folder, or a name ending in /, is a folder whatever the inputs
+    (tmp_path / "existing").mkdir()
+    for folder in ("existing", "new/"):
+        proc = _run("clean", given, "-o", folder, "-q", stdin=PAGE.encode(), cwd=tmp_path)
+        assert proc.returncode == 0, proc.stderr.decode()
+        written = tmp_path / folder
+        assert (written / "manifest.jsonl").is_file()
+        assert len([p for p in written.iterdir() if p.suffix == ".txt"]) == 1
+
+
+def test_out_file_in_any_format_and_several_inputs_want_a_folder(tmp_path: Path) -> None:
+    page = tmp_path / "p.html"
+    page.write_text(PAGE)
+    assert main(["clean", str(page), "--format", "json", "-o", str(tmp_path / "r.json"),
+                 "-q"]) == 0
+    assert json.loads((tmp_path / "r.json").read_text())["text"].startswith("Boats")
+    # several inputs (or a folder input): -o names a folder, and a file there is refused
+    assert main(["clean", str(page), str(page), "-o", str(tmp_path / "two.txt"), "-q"]) == 0
+    assert (tmp_path / "two.txt" / "manifest.jsonl").is_file()
+    assert main(["clean", str(tmp_path / "two.txt"), "-o", str(tmp_path / "d.txt"),
+                 "-q"]) in (0, 1)
+    assert (tmp_path / "d.txt").is_dir()
+    refused(["clean", str(page), str(page), "-o", str(tmp_path / "r.json")], "is a file")
+
+
+def test_a_page_that_fails_writes_no_out_file(tmp_path: Path) -> None:
+    empty = tmp_path / "empty.html"
+    empty.write_text("   ")
+    proc = _run("clean", str(empty), "-o", "out.txt", cwd=tmp_path)
+    assert proc.returncode == 1 and not (tmp_path / "out.txt").exists()
+    assert proc.stderr.decode().count("empty.html") == 1
+
+
+@pytest.mark.parametrize("kind", ["stdin", "file", "url"])
+def test_an_error_line_names_the_input_once(kind: str, tmp_path: Path, site: str) -> None:
+    page = tmp_path / "blank.html"
+    page.write_text(" \n ")
+    given = {"stdin": "-", "file": str(page), "url": f"{site}/missing"}[kind]
+    proc = _run("clean", given, stdin=b"  \n")
+    err = proc.stderr.decode().strip()
+    assert proc.returncode == 1, err
+    name = {"stdin": "stdin", "file": str(page), "url": given}[kind]
+    assert err.count(name) == 1, err
+
+
+def test_a_binary_file_fails_alike_whatever_its_name(tmp_path: Path) -> None:
+    blob = bytes(range(256)) * 8
+    codes = {}
+    for name in ("x.bin", "x.html", "x", "x.txt"):
+        (tmp_path / name).write_bytes(blob)
+        proc = _run("clean", name, cwd=tmp_path)
+        codes[name] = proc.returncode
+        assert proc.stderr.decode().count(name) == 1, proc.stderr.decode()
+    assert set(codes.values()) == {1}, codes  # an input that is not a page: it failed
+    proc = _run("clean", "x.bin", "x.html", "-o", "out", "-q", cwd=tmp_path)
+    assert proc.returncode == 1
+    errors = (tmp_path / "out" / "errors.jsonl").read_text().splitlines()
+    assert len(errors) == 2
+
+
+@pytest.mark.parametrize("fmt", ["text", "markdown", "html", "json"])
+def test_metadata_is_written_in_every_format(fmt: str, tmp_path: Path) -> None:
+    page = tmp_path / "p.html"
+    page.write_text(PAGE)
+    proc = _run("clean", str(page), "--format", fmt, "--metadata")
+    assert proc.returncode == 0, proc.stderr.decode()
+    out = proc.stdout.decode()
+    if fmt == "text":
+        head, _, body = out.partition("\n\n")
+        assert head.splitlines()[:2] == ["title: Harbour news", "author: Ann Quay"]
+        assert "url: https://harbour.example/boats" in head.splitlines()
+        assert body.startswith("Boats sail at dawn")
+    elif fmt == "markdown":
+        assert out.startswith('---\ntitle: "Harbour news"\nauthor: "Ann Quay"\n')
+        assert "\n---\n\n# Boats sail at dawn" in out
+    elif fmt == "html":
+        assert '<meta name="author" content="Ann Quay">' in out
+        assert '<link rel="canonical" href="https://harbour.example/boats">' in out
+        assert '<html lang="en">' in out
+    else:
+        assert json.loads(out)["meta"]["metadata"]["author"] == "Ann Quay"
+    plain = _run("clean", str(page), "--format", fmt).stdout.decode()
+    assert "Ann Quay" not in plain  # without --metadata: the content alone
+
+
+def test_the_json_record_says_which_evidence_cleaned_the_page(tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]
+                                                             ) -> None:
+    pages = SAMPLE_SITE / "pages"
+    assert main(["clean", str(pages / "hg-001.html"), "--format", "json"]) == 0
+    alone = json.loads(capsys.readouterr().out)
+    assert alone["meta"]["evidence"] == "page"
+    out = tmp_path / "out"
+    assert main(["clean", str(pages), "--format", "json", "-o", str(out), "-q"]) == 0
+    together = json.loads((out / "hg-001.json").read_text())
+    assert together["meta"]["evidence"] == "site (30 pages)"
+    out = tmp_path / "alone"
+    assert main(["clean", str(pages), "--format", "json", "-o", str(out), "-q", "--set",
+                 "site=false"]) == 0
+    assert json.loads((out / "hg-001.json").read_text())["meta"]["evidence"] == "page"
+    helped = re.sub(r"\s+", " ", _commands()["clean"].format_help())
+    assert "meta.evidence" in helped and "differently alone and in its folder" in helped

@@ -112,13 +112,16 @@ def test_bad_model_files_are_refused(tmp_path: Path) -> None:
     assert not (tmp_path / "o").exists()
 
 
-def test_out_naming_a_file_is_refused(tmp_path: Path) -> None:
+def test_out_naming_a_file_is_refused_for_several_pages(tmp_path: Path) -> None:
     page = tmp_path / "p.html"
     page.write_text(PAGE)
     taken = tmp_path / "taken"
     taken.write_text("x")
-    refused(["clean", str(page), "--out", str(taken)], "is a file")
+    refused(["clean", str(page), str(page), "--out", str(taken)], "is a file")
     assert taken.read_text() == "x"
+    # one page: -o FILE writes that file, in place of what it held
+    assert main(["clean", str(page), "--out", str(taken), "-q"]) == 0
+    assert taken.read_text().startswith("Boats sail at dawn")
 
 
 def test_exit_status_says_whether_inputs_failed(tmp_path: Path,

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import html as htmllib
+import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 CONTENT = "content"
 NOISE = "noise"
+# The metadata `Result.html(metadata=True)` puts in <meta> tags, and the attribute naming each.
+_HTML_META = {"author": "name", "date": "name", "description": "name", "sitename": "property"}
 
 
 @dataclass(slots=True)
@@ -23,7 +26,7 @@ class Block:
     path: str = ""      # readable address of the block's element
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, repr=False)
 class Result:
     """A cleaned page."""
 
@@ -82,19 +85,36 @@ class Result:
             return held
         lines: list[str] = []
         for b in self.content:
+            text = _markdown_text(b.text)
             if len(b.tag) == 2 and b.tag[0] == "h" and b.tag[1].isdigit():
-                lines.append("#" * int(b.tag[1]) + " " + b.text)
+                lines.append("#" * int(b.tag[1]) + " " + text)
             elif b.tag == "li":
-                lines.append("- " + b.text)
+                lines.append("- " + text)
             elif b.tag == "blockquote":
-                lines.append("> " + b.text)
+                lines.append("> " + text)
             else:
-                lines.append(b.text)
+                lines.append(text)
         return "\n\n".join(lines)
 
     def front_matter(self) -> str:
-        """YAML front matter of the metadata (`meta["metadata"]`, else the title and URL
-        known): `---`, one `key: "value"` line per known field, `---`, a blank line."""
+        """YAML front matter of the metadata (`metadata_fields()`): `---`, one
+        `key: "value"` line per known field, `---`, a blank line."""
+        lines = ["---"]
+        lines += [f"{key}: {_yaml_string(value)}" for key, value in self.metadata_fields().items()]
+        return "\n".join([*lines, "---", "", ""])
+
+    def header(self) -> str:
+        """The metadata as a header block for plain text (`--metadata --format text`): one
+        `key: value` line per known field (`metadata_fields()`, whitespace in a value folded
+        to one space), then a blank line; the text follows it."""
+        lines = [f"{key}: {' '.join(value.split())}"
+                 for key, value in self.metadata_fields().items()]
+        return "\n".join([*lines, "", ""]) if lines else ""
+
+    def metadata_fields(self) -> dict[str, str]:
+        """The page's metadata (`meta["metadata"]`, else the title and URL known) as the
+        renderings show it: title, author, date, sitename, url, language, description, the
+        fields that are known."""
         held = self.meta.get("metadata")
         data = held if isinstance(held, dict) else {}
         fields = {
@@ -106,17 +126,24 @@ class Result:
             "language": data.get("language"),
             "description": data.get("description"),
         }
-        lines = ["---"]
-        lines += [f"{key}: {_yaml_string(value)}" for key, value in fields.items()
-                  if isinstance(value, str) and value]
-        return "\n".join([*lines, "---", "", ""])
+        return {key: value for key, value in fields.items() if isinstance(value, str) and value}
 
-    def html(self) -> str:
+    def html(self, metadata: bool = False) -> str:
         """The main content as a small, clean HTML document: the structure renderer's
-        fragment where made, else headings, paragraphs and list items from the blocks."""
-        out = ["<!DOCTYPE html>", '<html><head><meta charset="utf-8">']
+        fragment where made, else headings, paragraphs and list items from the blocks.
+        `metadata`: the page's metadata in the head (`<html lang>`, `<meta>` tags for the
+        author, date, site name and description, `<link rel=canonical>`)."""
+        known = self.metadata_fields() if metadata else {}
+        lang = f' lang="{htmllib.escape(known["language"])}"' if "language" in known else ""
+        out = ["<!DOCTYPE html>", f'<html{lang}><head><meta charset="utf-8">']
         if self.title:
             out.append(f"<title>{htmllib.escape(self.title)}</title>")
+        for key, attr in _HTML_META.items():
+            if key in known:
+                out.append(f'<meta {attr}="{key if attr == "name" else "og:site_name"}" '
+                           f'content="{htmllib.escape(known[key])}">')
+        if "url" in known:
+            out.append(f'<link rel="canonical" href="{htmllib.escape(known["url"])}">')
         out.append("</head><body>")
         held = self.structured.get("html")
         if held is not None:
@@ -134,6 +161,16 @@ class Result:
             out.append("</ul>")
         out.append("</body></html>")
         return "\n".join(out)
+
+    def __repr__(self) -> str:
+        """Short, for a REPL: the method, the page's id or URL, how many blocks and how
+        many of them content, and the first words of the text (`.blocks` holds them all)."""
+        words = self.text.split()
+        start = " ".join(words[:12]) + (" ..." if len(words) > 12 else "")
+        where = f" id={self.id!r}" if self.id else ""
+        where += f" url={self.url!r}" if self.url else ""
+        return (f"<Result method={self.method!r}{where} blocks={len(self.blocks)} "
+                f"content={len(self.content)} words={len(words)} text={start!r}>")
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -159,3 +196,14 @@ def _yaml_string(value: str) -> str:
         else:
             out.append(ch)
     return '"' + "".join(out) + '"'
+
+
+# What could start markdown markup inside a line: escapes, code, emphasis, links and
+# images, raw HTML and autolinks, entities.
+_MARKDOWN_SPECIAL = re.compile(r"[\\`*_\[\]<>&]")
+
+
+def _markdown_text(text: str) -> str:
+    """A block's text as markdown text: what could start markup backslash-escaped, so the
+    page's text stays text (no raw HTML, link or entity a renderer would act on)."""
+    return _MARKDOWN_SPECIAL.sub(lambda m: "\\" + m.group(), text)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import os
 import sys
 import time
 from collections.abc import Iterable, Iterator
@@ -25,6 +26,7 @@ from sitesift.cli.common import (
     add_quiet,
     add_workers,
     checked_cleaner,
+    error_line,
     expand_inputs,
     fail,
     holding,
@@ -32,11 +34,13 @@ from sitesift.cli.common import (
     note,
     numbered,
     out_folder,
+    outcome_error,
     parse_set,
     render_result,
     run_settings,
     set_keys,
     unwritable,
+    write_file,
     write_outcomes,
 )
 from sitesift.errors import SettingsError
@@ -51,8 +55,15 @@ def add_parsers(sub: Any, methods: list[str]) -> None:
     p = sub.add_parser(
         "clean", help="clean pages: files, folders, datasets, URLs or stdin",
         description="Clean pages and write their main content. With one input and no --out "
-                    "the result goes to stdout; with --out, one file per page (named "
-                    "from its id; manifest.jsonl maps ids to files) and errors.jsonl. "
+                    "the result goes to stdout, with -o FILE to that file; with several "
+                    "inputs (or -o DIR/), one file per page in the folder (named from its "
+                    "id; manifest.jsonl maps ids to files) and errors.jsonl. Site "
+                    "evidence: the default cleaner compares the pages of a site group "
+                    "cleaned together (a folder's, a dataset's, several files of one "
+                    "site), and what repeats across them reads as template; a lone page "
+                    "has none, so one page may come out differently alone and in its "
+                    "folder (a byline, say). The JSON's meta.evidence says which: \"page\" "
+                    "or \"site (N pages)\"; --set site=false cleans every page alone. "
                     "Exit 0: every input gave a result; 1: some failed (see the summary "
                     "and errors.jsonl); 2: the command could not run as given; 3: the "
                     "machine stopped it (a full disk, a path it cannot write).")
@@ -60,8 +71,11 @@ def add_parsers(sub: Any, methods: list[str]) -> None:
                    help="a page file, a folder of pages, a dataset folder (index.jsonl + "
                         "pages/), a text file listing page paths, a glob, an http(s) URL, or "
                         "- for stdin (also when no INPUT is given)")
-    p.add_argument("-o", "--out", help="folder for one file per page and errors.jsonl "
-                                       "(needed for more than one page)")
+    p.add_argument("-o", "--out", metavar="FILE|DIR",
+                   help="with one page (a page file, a URL or stdin): the file to write it "
+                        "to, unless OUT is a folder or ends in /; otherwise (several inputs, "
+                        "a folder, a dataset, a list, a glob) the folder for one file per "
+                        "page, manifest.jsonl and errors.jsonl")
     p.add_argument("--method", default="default", choices=methods,
                    help="the cleaner; `sitesift methods` describes each")
     p.add_argument("--format", default="text", choices=sorted(FORMATS),
@@ -83,8 +97,10 @@ def add_parsers(sub: Any, methods: list[str]) -> None:
     p.add_argument("--model", help="a fitted model file (`sitesift fit`) to clean with")
     p.add_argument("--metadata", action="store_true",
                    help="also read each page's metadata (title, author, date, site name, "
-                        "language, canonical URL, description) into the JSON's "
-                        "meta.metadata; costs time")
+                        "language, canonical URL, description) and write it: json in "
+                        "meta.metadata, markdown as YAML front matter, text as a header "
+                        "block (one `key: value` line each, then a blank line), html as "
+                        "<meta> tags; costs time")
     p.add_argument("--front-matter", action="store_true",
                    help="with --format markdown: lead each page with its metadata as YAML "
                         "front matter between --- lines (implies --metadata)")
@@ -158,7 +174,9 @@ def _sources(command: str, inputs: list[str], grouping: str
     from sitesift.errors import InputError
     from sitesift.inputs import collect_sources
     from sitesift.io.fetch import fetch, is_url
-    from sitesift.jobs.grouping import host_of
+    from sitesift.jobs.grouping import group_key, host_of
+    from sitesift.jobs.source import error_source
+    from sitesift.reading import text_name
 
     groups: dict[str, list[Source]] = {}
     failed: list[Outcome] = []
@@ -190,7 +208,16 @@ def _sources(command: str, inputs: list[str], grouping: str
         else:
             try:
                 found = collect_sources(Path(value), grouping)
-            except (InputError, OSError) as exc:
+            except InputError as exc:
+                if not _page_or_list(value):  # a WARC, a FIFO: how it was called is wrong
+                    raise fail(command, error_line(str(exc), value)) from None
+                # a file that is neither a page nor a list of them (binary, say) fails as
+                # a page named so would: an error record, exit status 1
+                name = text_name(value)
+                add(group_key({"id": name, "site": "unknown"}, grouping),
+                    error_source(name, str(exc).removeprefix(f"{name}: ")))
+                continue
+            except OSError as exc:
                 raise fail(command, f"{value}: {exc}") from None
             for group, members in found.items():
                 for s in members:
@@ -217,13 +244,51 @@ def cmd_clean(args: argparse.Namespace) -> int:
         checked_cleaner(command, args.method, params)
     guards = limits(args)
     inputs = expand_inputs(command, args.inputs)
+    if args.out and _to_file(args.out, args.inputs, inputs):
+        from sitesift.io.sinks import hold_file
+
+        target = Path(args.out)
+        if problem := unwritable(target):
+            raise fail(command, f"--out {args.out}: {problem}")
+        with hold_file(target, command):  # no other run writes this file meanwhile
+            return _clean(args, inputs, None, params, output, guards, target)
     out = out_folder(command, args.out) if args.out else None
     with holding(out, command):  # no other run writes into --out meanwhile
         return _clean(args, inputs, out, params, output, guards)
 
 
+def _to_file(out: str, given: list[str], inputs: list[str]) -> bool:
+    """Whether `--out` names the file for one page: one INPUT (not a glob) that is one page
+    (a page file, a URL, stdin), and `out` is no folder and does not end in a separator."""
+    from sitesift.io.fetch import is_url
+
+    if Path(out).is_dir() or out.endswith(("/", os.sep)) or len(given) > 1 \
+            or len(inputs) != 1 or (given and given[0] != inputs[0]):
+        return False
+    value = inputs[0]
+    return value == STDIN or is_url(value) or _page_or_list(value, one_page=True)
+
+
+def _page_or_list(value: str, *, one_page: bool = False) -> bool:
+    """Whether the file `value` is read as a page or a list of them (not a WARC, a JSONL
+    file, a folder or a FIFO); `one_page`: as one page, or as neither (a binary file)."""
+    from sitesift.errors import InputError
+    from sitesift.io.listing import input_kind, listed_files
+
+    path = Path(value)
+    try:
+        kind = input_kind(path) if path.is_file() else None
+        if kind == "page" or (kind == "list" and not one_page):
+            return True
+        return kind == "list" and listed_files(path) == [path]
+    except InputError:  # a file that is neither: it fails as one page
+        return True
+
+
 def _clean(args: argparse.Namespace, inputs: list[str], out: Path | None,
-           params: dict[str, Any], output: Output, guards: Limits) -> int:
+           params: dict[str, Any], output: Output, guards: Limits,
+           target: Path | None = None) -> int:
+    """Clean the inputs into the folder `out`, the file `target`, or stdout."""
     from sitesift.batch import SitePolicy, WarningTally, run_groups
 
     command = "clean"
@@ -231,7 +296,7 @@ def _clean(args: argparse.Namespace, inputs: list[str], out: Path | None,
     pages = sum(len(m) for m in groups.values())
     if out is None and pages + len(prefailed) != 1:
         raise fail(command, f"{pages + len(prefailed)} pages: give -o/--out DIR for more "
-                            "than one (stdout takes one page)")
+                            "than one (stdout or -o FILE takes one page)")
     tally = WarningTally()
     if out is None:
         # (no page: the one input was a URL that could not be fetched)
@@ -239,14 +304,19 @@ def _clean(args: argparse.Namespace, inputs: list[str], out: Path | None,
                     if pages == 1 else list(prefailed))
         (outcome,) = _tallied(args, tally, outcomes)
         if outcome.result is None:
-            print(f"sitesift clean: {outcome.id}: {outcome.error}", file=sys.stderr)
+            print(f"sitesift clean: {outcome_error(outcome)}", file=sys.stderr)
             return SOME_FAILED
-        sys.stdout.write(render_result(outcome.result, args.format, args.front_matter) + "\n")
+        body = render_result(outcome.result, args.format, output.metadata) + "\n"
+        if target is None:
+            sys.stdout.write(body)
+        else:
+            write_file(target, body)
+            note(args, f"sitesift clean: {outcome.id} -> {target}")
         return OK
     policy = SitePolicy(args.method, params, model=args.model, output=output)
     stream = itertools.chain(prefailed, run_groups(groups, policy, run_settings(args, guards)))
     ok, failed = write_outcomes(_tallied(args, tally, stream), out, args.format,
-                                args.front_matter)
+                                output.metadata)
     inputs_n = pages + len(prefailed)
     # the accounting, also under --quiet: what exit status 1 refers to
     print(f"sitesift clean: {inputs_n} inputs = {ok} pages cleaned + {failed} errors (see "
@@ -337,7 +407,7 @@ def _fit(args: argparse.Namespace, params: dict[str, Any]) -> int:
     report = fit_sources(sources, SitePolicy(args.method, params), args.out,
                          RunSettings(limits=limits(args)))
     for outcome in report.errors:
-        print(f"sitesift fit: skipped {outcome.id}: {outcome.error}", file=sys.stderr)
+        print(f"sitesift fit: skipped {outcome_error(outcome)}", file=sys.stderr)
     fitted = report.fitted
     for warning in fitted.warnings:
         print(f"sitesift fit: warning: {warning}", file=sys.stderr)

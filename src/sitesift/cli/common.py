@@ -396,19 +396,51 @@ def numbered(name: str, taken: Container[str]) -> str:
     return f"{name}~{k}"
 
 
-def render_result(result: Any, fmt: str, front_matter: bool = False) -> str:
-    """The result in `fmt`; `front_matter`: markdown led by the metadata as YAML."""
+def render_result(result: Any, fmt: str, metadata: bool = False) -> str:
+    """The result in `fmt`; `metadata`: with the page's metadata (`--metadata`): YAML front
+    matter before the markdown, a header block before the text, `<meta>` tags in the
+    HTML's head (JSON: `meta.metadata`, always there when it was read)."""
     if fmt == "json":
         return json.dumps(result.to_dict(), ensure_ascii=False, indent=1)
     if fmt == "markdown":
-        return str(result.markdown(front_matter=True) if front_matter else result.markdown())
+        return str(result.markdown(front_matter=metadata))
     if fmt == "html":
-        return str(result.html())
-    return str(result.text)
+        return str(result.html(metadata=metadata))
+    return str(result.header() + result.text if metadata else result.text)
+
+
+def write_file(path: Path, body: str) -> None:
+    """Write `body` to `path` whole or not at all (a temporary file beside it, renamed)."""
+    temp = path.with_name(f".{path.name}.{os.getpid()}.part")
+    # (mode 0o666 less the umask, as a file written in place would have)
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(body)
+        os.replace(temp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise
+
+
+def error_line(reason: str, *names: str | None) -> str:
+    """`NAME: REASON`, the input named once: a reason that already starts with one of its
+    names (its id, path or URL: the reader's own words) is not led by the first again."""
+    known = [n for n in names if n]
+    if any(reason.startswith(f"{n}: ") for n in known) or not known:
+        return reason
+    return f"{known[0]}: {reason}"
+
+
+def outcome_error(outcome: Outcome) -> str:
+    """The failed input and why, naming it once (`error_line`)."""
+    source = outcome.source
+    return error_line(str(outcome.error), outcome.id, source.get("path"), source.get("url"))
 
 
 def write_outcomes(outcomes: Iterable[Outcome], out: Path, fmt: str,
-                   front_matter: bool = False) -> tuple[int, int]:
+                   metadata: bool = False) -> tuple[int, int]:
     """One file per page (`output_name`), errors.jsonl with one record per failed input,
     and manifest.jsonl with one line per input: its id and its file, or its error."""
     out.mkdir(parents=True, exist_ok=True)
@@ -430,7 +462,7 @@ def write_outcomes(outcomes: Iterable[Outcome], out: Path, fmt: str,
                 continue
             ok += 1
             name = output_name(page_id, FORMATS[fmt])
-            body = render_result(outcome.result, fmt, front_matter)
+            body = render_result(outcome.result, fmt, metadata)
             (out / name).write_text(body + "\n", "utf-8")
             manifest.write(_line({**record, "file": name}))
     return ok, failed

@@ -326,7 +326,17 @@ class DefaultCleaner(ParamsCleaner[DefaultParams]):
                         verdicts=Verdicts(npage, kept))
         if npage.revealed:
             result.meta["revealed"] = "content shown from <noscript> / hidden elements"
+        result.meta["evidence"] = self.evidence_used()
         return check_page(page, result)
+
+    def evidence_used(self) -> str:
+        """Which evidence the cut read, for a result's meta: `page` (the page alone: no fit,
+        a fit on one page, or `site=false`), or `site (N pages)` (the site's evidence from N
+        fitted pages; a fitted page leaves itself out of its counts). One page may come out
+        differently alone and among its site's pages (`sitesift clean --help`)."""
+        if self.evidence is None:
+            return "page"
+        return f"site ({self.evidence.n_pages} pages)"
 
     def probabilities(self, page: Page) -> tuple[list[str], np.ndarray]:
         """The page's block texts (as `clean` reads the page) and each block's content
