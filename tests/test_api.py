@@ -205,3 +205,51 @@ def test_nothing_heavy_nor_numpy_until_a_page_is_cleaned() -> None:
         "from sitesift.methods.base import get_class, method_names\n"
         "for name in method_names(): get_class(name)\n"
         "import sitesift.batch, sitesift.inputs, sitesift.model_io, sitesift.api") == []
+
+
+def test_repr_is_short_and_says_what_the_result_is() -> None:
+    result = sitesift.clean(HTML, url="https://harbour.example/pier")
+    shown = repr(result)
+    assert len(shown) < 400 and shown.startswith("<Result method='default'")
+    assert "url='https://harbour.example/pier'" in shown
+    assert f"blocks={len(result.blocks)}" in shown
+    assert f"content={len(result.content)}" in shown
+    assert "Pier to be rebuilt" in shown and STORY not in shown  # the first words only
+    many = sitesift.clean(HTML.replace(f"<p>{STORY}</p>", f"<p>{STORY}</p>" * 400))
+    assert len(repr(many)) < 400
+
+
+@pytest.mark.parametrize("address", ["https://example.org/x", "http://example.org",
+                                     "  www.example.org/a  ", b"https://example.org/x"])
+def test_an_address_is_refused_saying_how_to_fetch_it(address: str | bytes) -> None:
+    with pytest.raises(InputError, match="is an address, not a page's HTML: fetch"):
+        sitesift.clean(address)
+
+
+def test_a_file_name_is_refused_saying_how_to_read_it(tmp_path: Path) -> None:
+    path = tmp_path / "page.html"
+    path.write_text(HTML)
+    with pytest.raises(InputError, match=r"is a file's name.*Page\.from_file"):
+        sitesift.clean(str(path))
+    assert sitesift.clean(sitesift.Page.from_file(path)).text == sitesift.clean(HTML).text
+    assert "plain words" in sitesift.clean("plain words").text  # text is not an address
+
+
+def test_the_url_is_the_declared_one_as_on_the_command_line(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from sitesift.cli import main
+
+    declared = HTML.replace("<head>", '<head><link rel="canonical" '
+                                      'href="https://harbour.example/pier">')
+    path = tmp_path / "page.html"
+    path.write_text(declared)
+    assert main(["clean", str(path), "--format", "json"]) == 0
+    from_cli = json.loads(capsys.readouterr().out)["url"]
+    assert from_cli == "https://harbour.example/pier"
+    for given in (declared, declared.encode(), sitesift.Page.from_file(path)):
+        assert sitesift.clean(given).url == from_cli
+    assert sitesift.clean(declared, url="https://other.example/").url == \
+        "https://other.example/"  # a url given wins
+    assert sitesift.clean(HTML).url is None  # none declared, none given

@@ -13,6 +13,7 @@ clean one page without a fit, ModelError for a model file that cannot be used.
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -69,18 +70,57 @@ def clean(html: str | bytes | bytearray | memoryview | Page, *, url: str | None 
 def as_page(html: str | bytes | bytearray | memoryview | Page, *,
             url: str | None = None) -> Page:
     """A Page of decoded HTML, of raw bytes (decoded), or the Page given (with `url` when
-    one is given); anything else is an InputError."""
+    one is given). Without a `url`, the page's is the one it declares (canonical link or
+    og:url), as `sitesift clean page.html` takes it (`io.listing.declared_in`). An address
+    or a file's name where the HTML should be, or anything else, is an InputError."""
     if isinstance(html, Page):
+        url = url or html.url or _declared(html.html)
         if url is None or url == html.url:
             return html
         return Page(html.html, url, html.site, html.id, html.encoding, dict(html.meta),
                     cut_title=html.cut_title)
-    if isinstance(html, str):
-        return Page.from_html(html, url=url)
-    if isinstance(html, bytes | bytearray | memoryview):
-        return Page.from_bytes(bytes(html), url=url)
+    if isinstance(html, str | bytes | bytearray | memoryview):
+        data = html if isinstance(html, str) else bytes(html)
+        _not_an_address(data)
+        url = url or _declared(data)
+        return (Page.from_html(data, url=url) if isinstance(data, str)
+                else Page.from_bytes(data, url=url))
     raise InputError(f"a page is HTML as str or bytes, or a sitesift.Page; got "
                      f"{type(html).__name__}")
+
+
+_HEAD = 65536  # where a page's declared URL is looked for, as for a page file
+_ADDRESS = re.compile(r"(?:[a-z][a-z0-9+.-]*://|www\.)\S+", re.I)
+
+
+def _declared(html: str | bytes) -> str | None:
+    from sitesift.io.listing import declared_in
+
+    head = html[:_HEAD]
+    return declared_in(head if isinstance(head, bytes) else head.encode("utf-8", "replace"))
+
+
+def _not_an_address(html: str | bytes) -> None:
+    """An InputError for a URL or a file's name given where the page's HTML goes (its text
+    would come back as the page's), saying how to get the page."""
+    if len(html) > 4096:
+        return
+    text = (html if isinstance(html, str) else html.decode("latin-1")).strip()
+    if "<" in text or "\n" in text or not text:
+        return
+    if _ADDRESS.fullmatch(text):
+        raise InputError(
+            f"{text!r} is an address, not a page's HTML: fetch the page first, e.g. from "
+            "sitesift.io.fetch import fetch; got = fetch(url); sitesift.clean("
+            "sitesift.Page.from_bytes(got.data, url=got.url, content_type=got.content_type)) "
+            "(`sitesift clean URL` fetches it)")
+    try:
+        named = Path(text).is_file()
+    except (OSError, ValueError):  # too long a name, a NUL: not a file's name
+        named = False
+    if named:
+        raise InputError(f"{text!r} is a file's name, not a page's HTML: "
+                         "sitesift.clean(sitesift.Page.from_file(path)) reads the file")
 
 
 def _cleaner(method: str, params: dict[str, Any]) -> Cleaner:

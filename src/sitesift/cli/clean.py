@@ -174,6 +174,7 @@ def _sources(command: str, inputs: list[str], grouping: str
     from sitesift.errors import InputError
     from sitesift.inputs import collect_sources
     from sitesift.io.fetch import fetch, is_url
+    from sitesift.io.listing import declared_in
     from sitesift.jobs.grouping import group_key, host_of
     from sitesift.jobs.source import error_source
     from sitesift.reading import text_name
@@ -193,7 +194,8 @@ def _sources(command: str, inputs: list[str], grouping: str
             if sys.stdin is None or sys.stdin.isatty():
                 raise fail(command, "no INPUT given and nothing piped to stdin")
             data = sys.stdin.buffer.read()
-            add("stdin", Source("stdin", "", {}, data=data))
+            # (the URL the page declares, as a page file's: `io.listing.declared_in`)
+            add("stdin", Source("stdin", "", {"url": declared_in(data[:65536])}, data=data))
         elif is_url(value):
             try:
                 got = fetch(value)

@@ -124,6 +124,12 @@ def declared_url(path: Path, limit: int = 65536) -> str | None:
         head = read_head(path, limit, gunzip=gzipped(path))
     except InputError:
         return None
+    return declared_in(head)
+
+
+def declared_in(head: bytes) -> str | None:
+    """The URL a page's first bytes declare for it (canonical link or og:url), or None: what
+    a page file's URL is (`declared_url`), and a page's from `sitesift.clean` or stdin."""
     match = _DECLARED.search(head)
     if not match:
         return None
