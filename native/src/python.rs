@@ -666,9 +666,12 @@ fn stage_times(
 /// (without revealing script-gated content), and `kept` maps node ids to verdicts (true:
 /// content, false: noise; an element without one takes its parent's, and the page is
 /// content where nothing says otherwise). Links and images resolve against `url` and the
-/// page's `<base href>`.
+/// page's `<base href>`. With `tags` (the tags of the method's tree in preorder, its
+/// virtual root first) the keys of `kept` are preorder positions in that tree, and a page
+/// whose tree here differs from it is refused (ValueError): a verdict is never applied to
+/// another node than the one the method judged.
 #[pyfunction]
-#[pyo3(signature = (html, kept, formats, links=false, images=false, positions=false, url=None))]
+#[pyo3(signature = (html, kept, formats, links=false, images=false, tags=None, url=None))]
 #[allow(clippy::too_many_arguments)]
 fn render_html(
     py: Python<'_>,
@@ -677,7 +680,7 @@ fn render_html(
     formats: Vec<String>,
     links: bool,
     images: bool,
-    positions: bool,
+    tags: Option<Vec<PyBackedStr>>,
     url: Option<String>,
 ) -> PyResult<Vec<String>> {
     let formats = formats
@@ -690,6 +693,19 @@ fn render_html(
             .html_child("body")
             .ok_or("no document body after parsing")?;
         let view = crate::dom::build_view(&arena, body);
+        let positions = tags.is_some();
+        if let Some(tags) = &tags {
+            // tags[0] is the method's virtual root; the rest must be this tree's preorder
+            let ours = view
+                .preorder
+                .iter()
+                .map(|&e| view.elems[e as usize].tag.as_str());
+            if tags.len() != view.preorder.len() + 1
+                || !ours.zip(&tags[1..]).all(|(a, b)| a == &**b)
+            {
+                return Err("the method's tree differs from this reading of the page");
+            }
+        }
         let mut k = vec![None; view.elems.len()];
         for (&nid, &v) in &kept {
             // a node id, or with `positions` the node's place in preorder (0: the root)

@@ -18,7 +18,7 @@ from sitesift.jobs.grouping import SITE, Grouping, group_rows
 from sitesift.jobs.policy import SitePolicy
 from sitesift.jobs.run import LOCAL, RunSettings
 from sitesift.metrics import token_prf
-from sitesift.output import Output
+from sitesift.output import SCORED
 
 Scorer = Callable[[Path, Outcome, str, str], dict[str, Any]]
 """(corpus root, outcome, output text, gold text) -> the score fields of the page's row."""
@@ -78,7 +78,7 @@ def evaluate(datasets: Iterable[Path], methods: Iterable[str], *, grouping: Grou
         groups = dataset_groups(root, grouping, ids=ids)
         for method in methods:
             policy = SitePolicy(method, (params or {}).get(method) or {},
-                                output=Output(noise=False), folds=folds,
+                                output=SCORED, folds=folds,
                                 fallback=None)  # a method's figures are its own
             for outcome in run_groups(groups, policy, run):
                 gold = read_gold(root, outcome.id) or ""

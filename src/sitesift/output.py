@@ -52,27 +52,40 @@ class Output:
             raise SettingsError(f"title={self.title!r}: use one of {', '.join(TITLE_MODES)}")
 
     @property
+    def made(self) -> tuple[str, ...]:
+        """The renderings `finish` makes: those asked for, and the text in every case."""
+        return self.renderings if "text" in self.renderings else ("text", *self.renderings)
+
+    @property
     def needs_title(self) -> bool:
         return self.title == "keep"
 
 
 BLOCKS = Output()
-"""The labelled blocks alone, noise included: nothing rendered, no metadata."""
+"""The labelled blocks, noise included, and the text: no other rendering, no metadata."""
+
+SCORED = Output(noise=False)
+"""What `evaluate` and `bench` score: the text alone, as `clean --format text` writes it
+with its default flags (`finish` renders the text whatever the output)."""
 
 
 def finish(result: Result, page: Page, output: Output) -> Result:
-    """Add to `result` what `output` asks for; the method's node verdicts, which only the
-    renderer reads, are dropped (a result travels on without them)."""
+    """Add to `result` what `output` asks for, and its text as `clean` writes it: the one
+    finishing step of every path (`clean`, the crawl, `evaluate`, `bench`, `report`,
+    `sitesift.clean`), so a figure is the score of the text a user receives. The method's
+    node verdicts, which only the renderer reads, are dropped (a result travels on
+    without them)."""
     meta = None
     if output.metadata:
         from sitesift.metadata import extract_metadata
 
         meta = extract_metadata(page.html, page.url).to_dict()
         result.meta["metadata"] = meta
-    if output.renderings:
-        from sitesift.verdicts import add_structure
+    from sitesift.verdicts import add_structure
 
-        add_structure(result, page, output)
+    # the text is always rendered, asked for or not: `result.text` is then the text that
+    # `clean` writes, whatever reads it (evaluate, bench, report, the crawl's record)
+    add_structure(result, page, output, output.made)
     if output.needs_title:
         from sitesift.metadata import extract_title
 
@@ -116,4 +129,4 @@ def _leads_with(result: Result, title: str) -> bool:
     return False
 
 
-__all__ = ["BLOCKS", "RENDERINGS", "TITLE_MODES", "Output", "finish", "keep_title"]
+__all__ = ["BLOCKS", "RENDERINGS", "SCORED", "TITLE_MODES", "Output", "finish", "keep_title"]

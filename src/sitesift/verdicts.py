@@ -97,6 +97,48 @@ def render_blocks(root: DomNode, verdicts: dict[int, Verdict], default: Verdict 
     return blocks
 
 
+def block_runs(node: DomNode, verdicts: dict[int, Verdict]) -> list[tuple[str, list[DomNode]]]:
+    """The blocks `render_blocks` makes of `node`'s text under its own verdict, each with
+    the nodes that hold it: a verdict on those nodes relabels that block and nothing else,
+    in the blocks and in the structure renderer alike. What a deeper verdict decides is
+    left out; an inline element holding a block or a verdict splits the run where it
+    stands (its parts are runs of their own)."""
+    runs: list[tuple[str, list[DomNode]]] = []
+    containers = [node]
+    while containers:
+        box = containers.pop()
+        kids = box.children
+        if not any(isinstance(k, DomNode) for k in kids):
+            text = " ".join("".join(k for k in kids if isinstance(k, str)).split())
+            if text:
+                runs.append((text, [box]))
+            continue
+        segments: list[tuple[list[str], list[DomNode]]] = [([], [])]
+        for kid in kids:
+            parts, held = segments[-1]
+            if isinstance(kid, str):
+                parts.append(kid)
+            elif kid.nid in verdicts:
+                segments.append(([], []))  # decided on its own
+            elif kid.tag in BLOCK_TAGS or _splits(kid, verdicts):
+                segments.append(([], []))
+                containers.append(kid)
+            else:
+                parts.extend(kid.texts())
+                held.append(kid)
+        for parts, held in segments:
+            text = " ".join("".join(parts).split())
+            if text and held:
+                runs.append((text, held))
+    return runs
+
+
+def _splits(node: DomNode, verdicts: dict[int, Verdict]) -> bool:
+    """Whether a block element or a verdict below `node` breaks its text into blocks."""
+    return any(n is not node and (n.tag in BLOCK_TAGS or n.nid in verdicts)
+               for n in node.iter())
+
+
 def _path(node: DomNode, cache: dict[int, str]) -> str:
     """`body/div#main/p`: the node's readable address, memoised along the way up."""
     found = cache.get(node.nid)
@@ -117,39 +159,48 @@ def _path(node: DomNode, cache: dict[int, str]) -> str:
     return path
 
 
-def render_verdicts(page: Any, verdicts: dict[int, Verdict], output: Any) -> list[str]:
-    """The page's content with its structure in each of `output.renderings` (markdown, HTML,
-    text) by the native core's renderer (`native/src/structure.rs`), for the node verdicts
-    of any method. The core reads the same visible tree as `sitesift.dom`, so the verdicts
-    go over by the nodes' preorder positions (ids depend on the order a method read the
-    tree in). Raises NativeMissing where the core is not built."""
+def render_verdicts(page: Any, verdicts: dict[int, Verdict], output: Any,
+                    renderings: list[str]) -> list[str]:
+    """The page's content with its structure in each of `renderings` (markdown, HTML, text)
+    by the native core's renderer (`native/src/structure.rs`), for the node verdicts of any
+    method. The core parses the page again (html5ever; this tree is Lexbor's), so the
+    verdicts go over by the nodes' preorder positions (ids depend on the order a method
+    read the tree in), beside this tree's tags: a page whose two readings differ is
+    refused (ValueError), never rendered with verdicts on the wrong nodes. Raises
+    NativeMissing where the core is not built."""
     from sitesift.native import core
 
-    position = {node.nid: i for i, node in enumerate(page.root.iter())}  # 0: the root
+    nodes = list(page.root.iter())  # 0: the virtual root
+    position = {node.nid: i for i, node in enumerate(nodes)}
     kept = {position[nid]: v.label != NOISE for nid, v in verdicts.items() if nid in position}
-    return list(core().render_html(page.html, kept, list(output.renderings),
-                                   links=output.links, images=output.images, positions=True,
+    return list(core().render_html(page.html, kept, renderings, links=output.links,
+                                   images=output.images, tags=[n.tag for n in nodes],
                                    url=page.url))
 
 
-def add_structure(result: Any, page: Any, output: Any) -> Any:
-    """`result.structured`: its content in each of `output.renderings` (a
-    `sitesift.output.Output`), from the verdicts its method left on it: node verdicts
-    (`render_verdicts`) or the native core's (`sitesift.native.Verdicts`). A method that
-    decides on text rather than nodes leaves none and keeps its block-built renderings;
-    so does an installation without the native core."""
+def add_structure(result: Any, page: Any, output: Any,
+                  renderings: tuple[str, ...] | None = None) -> Any:
+    """`result.structured`: its content in each of `renderings` (default
+    `output.renderings`; `output` a `sitesift.output.Output`), from the verdicts its method
+    left on it: node verdicts (`render_verdicts`) or the native core's
+    (`sitesift.native.Verdicts`). A method that decides on text rather than nodes leaves
+    none and keeps its block-built renderings; so does an installation without the native
+    core, and a page the core reads as another tree than the method's (`render_verdicts`):
+    every rendering then comes from the blocks, so the text is still the one the method
+    decided on."""
     from sitesift.native import NativeMissing
 
-    wanted = [r for r in output.renderings if r not in result.structured]
+    wanted = [r for r in (output.renderings if renderings is None else renderings)
+              if r not in result.structured]
     verdicts = result.verdicts
     if not wanted or verdicts is None:
         return result
     try:
         if isinstance(verdicts, dict):
-            got = render_verdicts(page, verdicts, output)
+            got = render_verdicts(page, verdicts, output, wanted)
         else:
             got = verdicts.render(wanted, links=output.links, images=output.images)
-    except NativeMissing:
+    except (NativeMissing, ValueError):
         return result
     result.structured.update(zip(wanted, got, strict=True))
     return result
@@ -159,5 +210,5 @@ def content_text(blocks: list[Block]) -> str:
     return "\n".join(b.text for b in blocks if b.label == CONTENT)
 
 
-__all__ = ["CONTENT", "KEEP", "NOISE", "Verdict", "add_structure", "content_text",
+__all__ = ["CONTENT", "KEEP", "NOISE", "Verdict", "add_structure", "block_runs", "content_text",
            "render_blocks", "render_verdicts"]

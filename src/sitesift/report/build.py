@@ -27,6 +27,7 @@ from sitesift.jobs.run import LOCAL, RunSettings
 from sitesift.jobs.source import Source
 from sitesift.methods.base import Cleaner, get_cleaner
 from sitesift.metrics import token_prf
+from sitesift.output import BLOCKS, finish
 from sitesift.page import Page
 from sitesift.report import chart
 from sitesift.report.views import mark_page, removed_share
@@ -158,6 +159,7 @@ def _site(site: str, sources: list[Source], methods: Sequence[str],
                         result = view.marks.result
                     else:
                         result = cleaner.clean(page)
+                    result = finish(result, page, BLOCKS)  # the text `clean` writes
                 except Exception as exc:  # recorded and shown: the report's edge
                     view.error = f"{method} failed: {reason_of(exc)}"
             row: dict[str, Any] = {"site": site, "id": src.id, "method": method,

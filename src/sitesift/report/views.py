@@ -50,7 +50,8 @@ def mark_page(cleaner: Cleaner, page: Page) -> PageMarks:
     if verdicts is not None and type(cleaner).clean is Cleaner.clean:
         # the base class renders the verdicts: do it here rather than score twice
         blocks = render_blocks(page.root, verdicts, KEEP)
-        result = Result(blocks, cleaner.name, page.id, page.url, page.site, page.title)
+        result = Result(blocks, cleaner.name, page.id, page.url, page.site, page.title,
+                        verdicts=verdicts)
     else:
         result = cleaner.clean(page)
     out = PageMarks(result, node_verdicts=verdicts is not None)

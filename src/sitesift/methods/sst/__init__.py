@@ -8,7 +8,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from sitesift.dom import BLOCK_TAGS
 from sitesift.errors import ModelError
 from sitesift.methods.base import NodeScores, ParamsCleaner, register, seeded_sample
 from sitesift.methods.shared.presets import check_preset
@@ -32,7 +31,7 @@ from sitesift.methods.sst.tree import (
 from sitesift.page import Page
 from sitesift.result import NOISE, Result
 from sitesift.text import normalise_line
-from sitesift.verdicts import KEEP, Verdict, render_blocks
+from sitesift.verdicts import KEEP, Verdict, block_runs, render_blocks
 from sitesift.weak import check_page
 
 LOCAL_NOISE = "SST locally noisy block inside a meaningful node"
@@ -40,23 +39,19 @@ LOCAL_NOISE = "SST locally noisy block inside a meaningful node"
 
 def _with_local_noise(page: Page, verdicts: NodeScores, local: dict[int, frozenset[str]]
                       ) -> NodeScores:
-    """The verdicts with a noise verdict on each block element below a kept meaningful
-    node whose text is one of that node's locally noisy lines, so the structure renderer
-    (which reads node verdicts) leaves out what the blocks label noise."""
+    """The verdicts with a noise verdict on the nodes of each block of a kept meaningful
+    node whose text is one of that node's locally noisy lines (`block_runs`), so the
+    blocks and the structure renderer, which both read node verdicts, leave out the same
+    text."""
     out = dict(verdicts)
     for node in page.root.iter():
         lines = local.get(node.nid)
         if not lines:
             continue
-        stack = list(node.elements())
-        while stack:
-            element = stack.pop()
-            if element.nid in verdicts:
-                continue  # a verdict of its own: the map decided there
-            if element.tag in BLOCK_TAGS and normalise_line(element.text()) in lines:
-                out[element.nid] = Verdict(NOISE, 0.0, LOCAL_NOISE, final=True)
-            else:
-                stack.extend(element.elements())
+        for text, nodes in block_runs(node, verdicts):
+            if normalise_line(text) in lines:
+                for held in nodes:
+                    out[held.nid] = Verdict(NOISE, 0.0, LOCAL_NOISE, final=True)
     return out
 
 
@@ -239,14 +234,10 @@ class SiteStyleTree(ParamsCleaner[SSTParams]):
 
     def clean(self, page: Page, *, noise: bool = True) -> Result:
         verdicts, local = self._map(page)
-        blocks = render_blocks(page.root, verdicts, KEEP, noise=noise, with_paths=noise)
         if local:
-            for block in blocks:
-                lines = local.get(block.nid)
-                if lines and block.label != NOISE and normalise_line(block.text) in lines:
-                    block.label = NOISE
-                    block.reason = LOCAL_NOISE
             verdicts = _with_local_noise(page, verdicts, local)
+        # the blocks from the same verdicts the structure renderer reads
+        blocks = render_blocks(page.root, verdicts, KEEP, noise=noise, with_paths=noise)
         return check_page(page, Result(blocks, self.name, page.id, page.url, page.site,
                                        page.title, verdicts=verdicts))
 
