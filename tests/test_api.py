@@ -168,6 +168,21 @@ def test_fit_site_save_model_load_model_round_trip(tmp_path: Path) -> None:
     assert sitesift.load_model(str(path)).to_state() == model.to_state()
 
 
+def test_a_fitted_model_cleans_through_the_finishing_step_clean_writes_with() -> None:
+    """`sitesift.clean(page, model=model)`: the text as `sitesift clean --model` writes it
+    (an ordered list numbered), not the bare blocks of `model.clean(page)`."""
+    pages = [page(h, f"p{i}") for i, h in enumerate(TOY + SITE)]
+    model = sitesift.fit_site(pages, threshold=0.25)
+    new = page('<body><div class="nav">home news</div><div class="main"><ol><li>zeta</li>'
+               "<li>eta</li></ol></div></body>")
+    assert model.clean(new).text == "zeta\neta"
+    result = sitesift.clean(new, model=model)
+    assert result.text == "1. zeta\n2. eta"
+    assert result.markdown() == "1. zeta\n2. eta"
+    with pytest.raises(SettingsError, match="threshold: a fitted model keeps"):
+        sitesift.clean(new, model=model, threshold=0.5)
+
+
 def test_the_table_of_builtin_methods_is_what_the_modules_register() -> None:
     base._load_builtin_methods()
     registered = {name: cls.__module__ for name, cls in base._REGISTRY.items()

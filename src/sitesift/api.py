@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from sitesift.errors import InputError, NotFittedError
+from sitesift.errors import InputError, NotFittedError, SettingsError
 from sitesift.methods.base import Cleaner, get_cleaner
 from sitesift.output import RENDERINGS, Output, finish
 from sitesift.page import Page
@@ -30,7 +30,8 @@ CACHED_CLEANERS = 16
 
 def clean(html: str | bytes | bytearray | memoryview | Page, *, url: str | None = None,
           method: str = "default", metadata: bool = False, links: bool = False,
-          images: bool = False, title: str = "model", **params: Any) -> Result:
+          images: bool = False, title: str = "model", model: Cleaner | None = None,
+          **params: Any) -> Result:
     """Clean one page: its main text (`.text`), markdown (`.markdown()`), HTML (`.html()`),
     labelled blocks (`.blocks`) and a JSON-ready dict (`.to_dict()`). The text, markdown
     and HTML keep the content's structure: headings, paragraphs, lists, tables, code with
@@ -49,7 +50,10 @@ def clean(html: str | bytes | bytearray | memoryview | Page, *, url: str | None 
 
     A method that learns from many pages of a site (sst, cst, template, ibdf,
     infodiscoverer) cannot clean a lone page: that is a NotFittedError saying to fit it with
-    `fit_site`. The default method cleans a lone page as it is.
+    `fit_site`, then pass the fitted `model` (from `fit_site` or `load_model`; it replaces
+    `method` and `params`). The default method cleans a lone page as it is. Whatever cleans
+    it, the result is finished as `sitesift clean` finishes it (`sitesift.output.finish`):
+    its text is the text the command writes.
 
     `metadata=True` also reads the page's own declarations (JSON-LD, Open Graph and meta
     tags, `<html lang>`, canonical link; htmldate for the date) into
@@ -57,12 +61,16 @@ def clean(html: str | bytes | bytearray | memoryview | Page, *, url: str | None 
     description (`sitesift.metadata`); `result.markdown(front_matter=True)` shows them.
     """
     output = Output(RENDERINGS, links=links, images=images, title=title, metadata=metadata)
-    cleaner = _cleaner(method, params)
+    if model is not None and params:
+        raise SettingsError(f"{', '.join(sorted(params))}: a fitted model keeps the settings "
+                            "it was fitted with; give them to fit_site")
+    cleaner = _cleaner(method, params) if model is None else model
     if not cleaner.fitted:
         raise NotFittedError(
-            f"{method} learns from many pages of one site and cannot clean a lone page: fit "
-            f"it first, model = sitesift.fit_site(pages, method={method!r}), then "
-            "model.clean(page); or use a page-level method (the default cleans one page)")
+            f"{cleaner.name} learns from many pages of one site and cannot clean a lone page: "
+            f"fit it first, model = sitesift.fit_site(pages, method={cleaner.name!r}), then "
+            "sitesift.clean(page, model=model); or use a page-level method (the default "
+            "cleans one page)")
     page = as_page(html, url=url)
     return finish(cleaner.clean(page), page, output)
 
