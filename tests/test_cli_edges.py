@@ -223,3 +223,24 @@ def test_the_json_record_says_which_evidence_cleaned_the_page(tmp_path: Path,
     assert json.loads((out / "hg-001.json").read_text())["meta"]["evidence"] == "page"
     helped = re.sub(r"\s+", " ", _commands()["clean"].format_help())
     assert "meta.evidence" in helped and "differently alone and in its folder" in helped
+
+
+def test_methods_default_describes_every_setting_with_its_values(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from dataclasses import fields
+
+    from sitesift.methods.default import CONVENTIONS, DefaultParams
+
+    assert main(["methods", "default"]) == 0
+    lines = {line.split()[1].split("=")[0]: line for line in capsys.readouterr().out.splitlines()
+             if line.startswith("  --set ")}
+    assert list(lines) == [f.name for f in fields(DefaultParams)]  # each setting, in order
+    for name, line in lines.items():
+        default, _, about = line.removeprefix(f"  --set {name}=").partition("  ")
+        assert default and len(about.strip()) > 20, line  # its default, values and a line
+        if name in CONVENTIONS:
+            assert f"[{'|'.join(CONVENTIONS[name])}]" in about
+            assert default == CONVENTIONS[name][0]
+    assert "[precision|balanced|recall]" in lines["preset"]
+    assert "[true|false]" in lines["site"]
+    assert "or null" in lines["threshold"]

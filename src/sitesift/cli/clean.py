@@ -38,7 +38,6 @@ from sitesift.cli.common import (
     parse_set,
     render_result,
     run_settings,
-    set_keys,
     unwritable,
     write_file,
     write_outcomes,
@@ -129,19 +128,26 @@ def add_parsers(sub: Any, methods: list[str]) -> None:
 
 
 def describe(method: str) -> str:
-    """The method's first docstring line and its settings with their defaults."""
-    from sitesift.methods.base import get_class
+    """The method's first docstring paragraph and its settings: each with its default, the
+    values it takes and one line on what it does (`methods.base.settings_help`)."""
+    from sitesift.methods.base import get_class, settings_help
 
     cls = get_class(method)
-    doc = (cls.__doc__ or "").strip().split("\n\n")[0].replace("\n", " ")
-    keys = set_keys(method)
+    doc = " ".join((cls.__doc__ or "").strip().split("\n\n")[0].split())
     lines = [f"{method}: {doc}"]
     kind = "site-level (fitted on pages of a site)" if cls.site_level else "page-level"
     lines.append(f"  {kind}{'; renders pages in Chromium' if cls.needs_browser else ''}")
-    for key, value in keys.items():
-        lines.append(f"  --set {key}={_show(value)}")
-    if not keys:
+    settings = settings_help(method)
+    if not settings:
         lines.append("  (no settings)")
+        return "\n".join(lines)
+    lines.append("  settings (--set KEY=VALUE; shown with its default), the values each "
+                 "takes, what it does:")
+    shown = [f"--set {s.name}={_show(s.default)}" for s in settings]
+    width = max((len(text) for text in shown if len(text) <= 32), default=0)  # (long: apart)
+    for text, s in zip(shown, settings, strict=True):
+        about = "  ".join(part for part in (f"[{s.values}]" if s.values else "", s.doc) if part)
+        lines.append(f"  {text:<{width}}  {about}".rstrip())
     return "\n".join(lines)
 
 

@@ -7,9 +7,11 @@ The CLI, the evaluation and the batch jobs only ever see this interface.
 
 from __future__ import annotations
 
+import itertools
 import random
+import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, fields, is_dataclass, replace
+from dataclasses import asdict, dataclass, fields, is_dataclass, replace
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar, cast
 
 from sitesift.browser.chromium import styles_meta
@@ -245,6 +247,67 @@ def _setting_names(factory: Callable[..., Any]) -> list[str] | None:
         return [f.name for f in fields(params_type)]
     named, any_more = _keywords(factory)
     return None if any_more else named
+
+
+_DOC_LINE = 160  # the longest line `sitesift methods` shows for a setting
+
+
+@dataclass(frozen=True, slots=True)
+class SettingHelp:
+    """One `--set` key of a method, as `sitesift methods NAME` shows it."""
+
+    name: str
+    default: Any
+    values: str  # what it takes: `precision|balanced|recall`, `a number in (0, 1)`, ...
+    doc: str     # one line: the first sentence of its docstring
+
+
+def settings_help(name: str) -> list[SettingHelp]:
+    """Each setting of the named method with its default, its values and one line on what
+    it does, all from where the setting is declared: the field of its params dataclass
+    (values: the field's `metadata["values"]`, else what its type allows; the line: the
+    docstring under the field). A method without such a dataclass shows its defaults."""
+    defaults = get_cleaner(name).get_params()
+    params_type = getattr(get_class(name), "params_type", None)
+    declared = {f.name: f for f in fields(params_type)} if is_dataclass(params_type) else {}
+    docs = _field_docs(params_type) if declared else {}
+    out = []
+    for key, default in defaults.items():
+        spec = declared.get(key)
+        values = spec.metadata.get("values") if spec is not None else None
+        if isinstance(values, tuple | list):
+            values = "|".join(map(str, values))
+        typed = str(spec.type) if spec is not None else ""
+        if values is None:
+            values = "true|false" if typed.startswith("bool") else ""
+        if "None" in typed.split(" | ")[1:]:
+            values = f"{values}, or null" if values else "or null"
+        out.append(SettingHelp(key, default, str(values), docs.get(key, "")))
+    return out
+
+
+def _field_docs(params_type: Any) -> dict[str, str]:
+    """Each field's docstring (the string under it in the class body), its first sentence
+    on one line; {} where the source cannot be read."""
+    import ast
+    import inspect
+    import textwrap
+
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(params_type)))
+    except (OSError, TypeError, SyntaxError):
+        return {}
+    body = tree.body[0].body if tree.body and isinstance(tree.body[0], ast.ClassDef) else []
+    docs = {}
+    for stmt, after in itertools.pairwise(body):
+        if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) \
+                and isinstance(after, ast.Expr) and isinstance(after.value, ast.Constant) \
+                and isinstance(after.value.value, str):
+            line = " ".join(after.value.value.split())
+            line = re.split(r"(?<=[.!?:])\s(?=[A-Z(`\"])", line, maxsplit=1)[0]
+            docs[stmt.target.id] = line if len(line) <= _DOC_LINE else \
+                line[:_DOC_LINE - 4].rsplit(" ", 1)[0] + " ..."
+    return docs
 
 
 def _keywords(factory: Callable[..., Any]) -> tuple[list[str], bool]:

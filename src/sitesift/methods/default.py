@@ -128,7 +128,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
 from sitesift.errors import InputError, ModelError
@@ -158,6 +158,13 @@ holds the same; a test holds them equal)."""
 KEPT = "no verdict: kept"
 
 
+def _switch(name: str) -> Any:
+    """A convention switch's field: its default (the first of its values) and its values,
+    from `CONVENTIONS`."""
+    values = CONVENTIONS[name]
+    return field(default=values[0], metadata={"values": values})
+
+
 def _reason(score: float, section: str | None, content: bool) -> str:
     """`default: p=0.91`, or with the convention that decided the block against the model:
     `default: p=0.91, captions=drop`."""
@@ -179,33 +186,51 @@ def read_page(page: Page, *, reveal: bool = True) -> Any:
 class DefaultParams:
     """The default cleaner's settings (`--set default.NAME=VALUE`), checked when made."""
 
-    preset: str = "balanced"
-    """Which of the model's thresholds cuts: precision, balanced or recall."""
-    threshold: float | None = None
-    """A cut of its own in (0, 1) instead of the preset's."""
-    model: str | None = None
+    preset: str = field(default="balanced", metadata={"values": model_file.PRESETS})
+    """Which of the model's thresholds cuts: best F0.5, best mean F1, or best F2."""
+    threshold: float | None = field(default=None, metadata={"values": "a number in (0, 1)"})
+    """A cut of its own instead of the preset's."""
+    model: str | None = field(default=None, metadata={"values": "a model file's path"})
     """Model file (default: $SITESIFT_DEFAULT_MODEL, else the bundled model)."""
     site: bool = True
-    """Learn the site's evidence from the pages `fit` gets (False: every page alone)."""
-    relative: float = model_file.RELATIVE
+    """Learn the site's evidence from the pages `fit` gets (false: every page alone)."""
+    relative: float = field(default=model_file.RELATIVE,
+                            metadata={"values": "a number in [0, 1]; 0: off"})
     """Unsure pages: the cut scales with the page's best block (`extractor.model.page_cut`)."""
-    comments: str = "auto"
-    captions: str = "auto"
-    bylines: str = "auto"
-    dates: str = "auto"
-    records: str = "keep"
-    listings: str = "keep"
-    slideshows: str = "drop"
-    consent: str = "drop"
-    articles: str = "keep"
-    teasers: str = "drop"
-    unseen: str = "keep"
-    notices: str = "drop"
-    choices: str = "drop"
-    reviews: str = "drop"
-    dialogs: str = "drop"
-    hidden: str = "drop"
-    """Conventions set against the model (`CONVENTIONS`: each switch and its values)."""
+    # The conventions set against the model (`CONVENTIONS`: each switch and its values,
+    # the default first; the module's docstring tells each in full).
+    comments: str = _switch("comments")
+    """The page's comment section (named for comments by class, id, role or itemprop)."""
+    captions: str = _switch("captions")
+    """Photo captions and credits (`<figcaption>`, a class or id naming a caption)."""
+    bylines: str = _switch("bylines")
+    """Bylines and author boxes (a class, id, itemprop or rel naming an author)."""
+    dates: str = _switch("dates")
+    """Dates (`<time>`, a class or id naming a date, dateline or timestamp)."""
+    records: str = _switch("records")
+    """Alike records (a thread's posts) take the verdicts of those the model kept."""
+    listings: str = _switch("listings")
+    """A page without prose keeps its largest run of alike records (a shop's category)."""
+    slideshows: str = _switch("slideshows")
+    """A numbered slideshow (`1/44`, `3 of 18`) beside the main text."""
+    consent: str = _switch("consent")
+    """A cookie-consent dialog (OneTrust, Cookiebot, Didomi, `cookie-banner`, ...)."""
+    articles: str = _switch("articles")
+    """Where the kept text holds no prose, the `<article>` of the main block keeps its prose."""
+    teasers: str = _switch("teasers")
+    """On a story, a run of headline-and-teaser records linking the site's other stories."""
+    unseen: str = _switch("unseen")
+    """On a page unlike any the model trained on, the blocks it half-believes are kept."""
+    notices: str = _switch("notices")
+    """Ad-slot labels ("Advertisement") and a footer's copyright notice."""
+    choices: str = _switch("choices")
+    """The options of a drop-down list (a `<select>`'s)."""
+    reviews: str = _switch("reviews")
+    """On a product page, the customer reviews."""
+    dialogs: str = _switch("dialogs")
+    """A modal dialog's text (`modal`, `popup`, `lightbox`, role `dialog`)."""
+    hidden: str = _switch("hidden")
+    """Text a hiding utility class hides (`hidden`, `d-none`, `is-hidden`, ...)."""
 
     def __post_init__(self) -> None:
         preset, threshold, relative, model = self.preset, self.threshold, self.relative, self.model
@@ -235,7 +260,8 @@ class DefaultParams:
 @register
 class DefaultCleaner(ParamsCleaner[DefaultParams]):
     """Learned two-stage block classifier with site evidence when pages of the site are
-    at hand."""
+    at hand. Each convention switch (comments ... hidden) is `auto` (the model decides)
+    or set against the model: `drop` takes what it names out, `keep` keeps it."""
 
     name = "default"
     site_level = True
