@@ -244,3 +244,12 @@ def test_methods_default_describes_every_setting_with_its_values(
     assert "[precision|balanced|recall]" in lines["preset"]
     assert "[true|false]" in lines["site"]
     assert "or null" in lines["threshold"]
+
+
+def test_a_setting_beside_a_model_file_is_refused(tmp_path: Path) -> None:
+    model = tmp_path / "site.sst.json"
+    assert main(["fit", str(SAMPLE_SITE / "pages"), "-o", str(model), "-q"]) == 0
+    page = SAMPLE_SITE / "pages" / "hg-001.html"
+    refused(["clean", str(page), "--model", str(model), "--set", "threshold=0.1"],
+            "--set threshold: --model .* the settings it was fitted with")
+    refused(["clean", str(page), "--model", str(model), "--set", "nosuch=1"], "--set nosuch")

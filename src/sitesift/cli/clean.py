@@ -248,6 +248,10 @@ def cmd_clean(args: argparse.Namespace) -> int:
             load_model(args.model)
         except (ModelError, OSError) as exc:
             raise fail(command, f"--model {args.model}: {exc}") from None
+        if params:  # the model file holds its method's settings: one would go unread
+            raise fail(command, f"--set {next(iter(params))}: --model {args.model} cleans "
+                                "with the settings it was fitted with (set them at `sitesift "
+                                "fit`)")
     else:
         checked_cleaner(command, args.method, params)
     guards = limits(args)
