@@ -86,3 +86,33 @@ def test_an_object_shows_its_fallback_only_where_a_browser_would() -> None:
     texts = [b.text for b in render_blocks(page(html).root, {})]
     assert texts == ["This video is unavailable.", "Caption of the video", "activex fallback"]
 
+
+
+def test_node_verdicts_reach_the_renderer_on_the_nodes_the_method_judged() -> None:
+    """The structure renderer reads its own parse of the page; the verdicts go over by
+    preorder position, checked against the method's tree: a tree that differs is refused
+    (so `add_structure` keeps the block-built text) rather than rendered with verdicts on
+    other nodes."""
+    from sitesift.output import BLOCKS
+    from sitesift.verdicts import add_structure, block_runs, render_verdicts
+
+    p = page(HTML)
+    nodes = {n.tag: n for n in p.root.iter()}
+    verdicts = {nodes["ul"].nid: Verdict(NOISE, 0.0, "list"),
+                nodes["table"].nid: Verdict(NOISE, 0.0, "table")}
+    (text,) = render_verdicts(p, verdicts, BLOCKS, ["text"])
+    assert "one" not in text and "cell a" not in text and "First bold" in text
+    blocks = render_blocks(p.root, verdicts)
+    assert [b.text for b in blocks if b.label == CONTENT] == [
+        "Title here", "First boldword and a link.", "line", "break"]
+
+    other = page("<body><p>First</p><div>a different tree</div></body>")
+    result = Result(render_blocks(other.root, {}), "m", verdicts={})
+    other.html = HTML  # the method judged another tree than the renderer reads
+    add_structure(result, other, BLOCKS, ("text",))
+    assert result.structured == {}
+    assert result.text == "First\na different tree"
+    # the runs of a node: what a verdict on their nodes relabels
+    runs = block_runs(nodes["p"], {})
+    assert [(t, [n.tag for n in held]) for t, held in runs] == [
+        ("First boldword and a link.", ["#text", "b", "#text", "a", "#text"])]
