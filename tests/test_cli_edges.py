@@ -144,6 +144,8 @@ def test_out_file_in_any_format_and_several_inputs_want_a_folder(tmp_path: Path)
                  "-q"]) in (0, 1)
     assert (tmp_path / "d.txt").is_dir()
     refused(["clean", str(page), str(page), "-o", str(tmp_path / "r.json")], "is a file")
+    refused(["clean", str(page), "-o", str(page)], "the page's own file")
+    assert page.read_text() == PAGE
 
 
 def test_a_page_that_fails_writes_no_out_file(tmp_path: Path) -> None:

@@ -260,6 +260,9 @@ def cmd_clean(args: argparse.Namespace) -> int:
         from sitesift.io.sinks import hold_file
 
         target = Path(args.out)
+        if target.exists() and inputs[0] != STDIN and Path(inputs[0]).exists() \
+                and target.samefile(inputs[0]):
+            raise fail(command, f"--out {args.out}: is the page's own file")
         if problem := unwritable(target):
             raise fail(command, f"--out {args.out}: {problem}")
         with hold_file(target, command):  # no other run writes this file meanwhile
