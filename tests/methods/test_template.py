@@ -96,7 +96,8 @@ def test_local_groups_recurring_fingerprints(site: list[Page], min_pages: int,
 
 def test_reason_names_the_shingle_group(site: list[Page]) -> None:
     verdicts = get_cleaner("template").fit(site).score(site[2])
-    assert [v.reason for v in verdicts.values()] == ["template pagelet (shingle on 3 of 3 pages)"]
+    assert [v.reason for v in verdicts.values()] == [
+        "template pagelet (shingle of 3 pagelets on 3 pages)"]
 
 
 @pytest.mark.parametrize(("fold", "grouped"), [(True, True), (False, False)],
@@ -184,14 +185,16 @@ def _state() -> tuple[dict[str, Any], dict[str, Any]]:
         (lambda p, s: s.update(n_pages=-1), "n_pages"),
         (lambda p, s: s.update(algorithm="other"), "unknown algorithm"),
         (lambda p, s: s.update(templates={"a": 1}), "'templates' must be a list"),
-        (lambda p, s: s["templates"].append([1, 99]), "bad template entry"),
+        (lambda p, s: (p.update(count="pages"), s["templates"].append([1, 99])),
+         "bad template entry"),
+        (lambda p, s: s["templates"].append([1, 1]), "bad template entry"),
         (lambda p, s: s["templates"].append([-5, 2]), "bad template entry"),
         (lambda p, s: s.update(urls=[1, 2]), "'urls' must be a list of strings"),
         (lambda p, s: s["groups"][0].update(members=[999]), "URL indices"),
         (lambda p, s: s["components"].append([1, 99]), "bad component"),
     ],
     ids=["k-zero", "unknown-param", "bad-algorithm-param", "negative-pages",
-         "bad-algorithm-state", "templates-not-list", "count-above-pages",
+         "bad-algorithm-state", "templates-not-list", "count-above-pages", "count-below-two",
          "negative-fingerprint", "urls-not-strings", "member-out-of-range",
          "component-group-missing"],
 )

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from sitesift.errors import ModelError
 from sitesift.methods.base import get_cleaner
 from sitesift.methods.template import ANY_KIND, TemplateCleaner, TemplateParams, pagelets
 from sitesift.model_io import load_model, save_model
@@ -78,9 +79,9 @@ def test_unknown_pagelet_rule_is_refused() -> None:
 def test_paper_preset_sets_every_paper_choice_and_explicit_settings_win() -> None:
     paper = get_cleaner("template", preset="paper").get_params()
     assert {k: paper[k] for k in ("pagelets", "eligible", "k", "min_pages", "algorithm",
-                                  "fold_digits", "preset")} == {
+                                  "fold_digits", "count", "preset")} == {
         "pagelets": "paper", "eligible": [ANY_KIND], "k": 3, "min_pages": 2,
-        "algorithm": "local", "fold_digits": False, "preset": "paper"}
+        "algorithm": "local", "fold_digits": False, "count": "pagelets", "preset": "paper"}
     mixed = TemplateCleaner(preset="paper", k=2, fold_digits=True).params
     assert (mixed.k, mixed.fold_digits, mixed.pagelets) == (2, True, "paper")
     assert TemplateParams.from_preset("default") == TemplateParams()
@@ -104,3 +105,58 @@ def test_a_model_saved_before_the_pagelets_switch_keeps_the_lowest_rule() -> Non
     loaded = TemplateCleaner.from_state(params, model.to_state())
     assert loaded.params.pagelets == "lowest"
     assert "Copyright" in loaded.clean(_site()[0]).text
+
+
+PROMO = '<div class="promo">Subscribe to our weekly harbour newsletter today</div>'
+
+
+def _site_with_a_twice_repeated_box() -> list[Page]:
+    """Three pages of one site; only the second holds the promo box, twice (top and bottom)."""
+    pages = []
+    for i, text in enumerate(STORIES):
+        promo = PROMO if i == 1 else ""
+        pages.append(Page.from_html(f'<body>{NAV}{promo}<div class="main"><p>{text}</p></div>'
+                                    f'{promo}{COPYRIGHT}</body>', id=f"p{i}"))
+    return pages
+
+
+@pytest.mark.parametrize(
+    ("settings", "dropped"),
+    [({"preset": "paper"}, True),            # the paper counts the group's pagelets: 2
+     ({}, True),                             # the default counts pagelets too
+     ({"preset": "paper", "count": "pages"}, False),   # one page holds the group: kept
+     ({"count": "pages"}, False)],
+    ids=["paper", "default", "paper-pages", "pages"],
+)
+def test_a_pagelet_repeated_within_one_page_is_a_template_when_pagelets_count(
+        settings: dict[str, str], dropped: bool) -> None:
+    site = _site_with_a_twice_repeated_box()
+    model = TemplateCleaner(**settings).fit(site)
+    result = model.clean(site[1])
+    assert ("weekly harbour newsletter" not in result.text) is dropped
+    assert "epsilon zeta eta theta" in result.text  # unique content is kept either way
+    noise = [v.reason for v in model.score(site[1]).values()]
+    unit = "pages)" if settings.get("count") == "pages" else "pagelets on 3 pages)"
+    assert all(reason.endswith(unit) for reason in noise)
+
+
+def test_a_model_saved_before_the_count_switch_counts_pages() -> None:
+    # A file written before issue 52 holds [fingerprint, pages] and no `count`.
+    model = TemplateCleaner(count="pages").fit(_site_with_a_twice_repeated_box())
+    params = model.get_params()
+    del params["count"]
+    loaded = TemplateCleaner.from_state(params, model.to_state())
+    assert loaded.params.count == "pages"
+    assert "weekly harbour newsletter" in loaded.clean(_site_with_a_twice_repeated_box()[1]).text
+    # A pagelet count may exceed the pages; a page count may not.
+    state = TemplateCleaner(preset="paper").fit(_site()).to_state()
+    state["templates"] = [[fp, 9] for fp, _ in state["templates"]]
+    paper = TemplateCleaner(preset="paper").get_params()
+    assert TemplateCleaner.from_state(paper, state).templates_
+    with pytest.raises(ModelError, match="fingerprint, pages"):
+        TemplateCleaner.from_state({**paper, "count": "pages"}, state)
+
+
+def test_unknown_count_is_refused() -> None:
+    with pytest.raises(ValueError, match="count must be one of pagelets, pages"):
+        TemplateCleaner(count="sites")

@@ -15,8 +15,10 @@ cleaning each site separately as that paper did:
   set are joined into one number (`sitesift.shingles`): identical and nearly identical
   pagelets share it.
 - **Local template detection** (the algorithm the SST paper ran): duplicate pages are
-  dropped, pagelets are grouped by fingerprint, and a group found on at least `min_pages`
-  pages of the site is a template; its pagelets are removed.
+  dropped, pagelets are grouped by fingerprint, and a group of at least `min_pages`
+  pagelets is a template (`count="pagelets"`, the paper's: a pagelet repeated within one
+  page is one too) or, with `count="pages"`, a group found on at least `min_pages` pages of
+  the site; its pagelets are removed.
 - **Global template detection** (`algorithm="global"`, `template/components.py`): a template
   group must also be connected in the site's hyperlink graph, built from the pages' hrefs
   resolved against their URLs (`sitesift.links`). When the pages of a site do not link to
@@ -63,11 +65,12 @@ ANY_KIND = "*"
 # The kinds that could be pagelets before issue 33 (`--set eligible=[...]`).
 KINDS_2002 = PAPER_KINDS + MODERN_KINDS
 PAGELET_RULES = ("lowest", "paper")
+COUNTS = ("pagelets", "pages")
 # What each preset changes from the field defaults (the fields' docstrings say why).
 PRESETS: dict[str, dict[str, Any]] = {
     "default": {},
     "paper": {"pagelets": "paper", "eligible": (ANY_KIND,), "k": 3, "min_pages": 2,
-              "algorithm": "local", "fold_digits": False},
+              "algorithm": "local", "fold_digits": False, "count": "pagelets"},
 }
 
 
@@ -78,15 +81,15 @@ class TemplateParams:
     k: int = 3
     """Hyperlinks that split a region: the setting the SST paper reports as the template
     method's best on its data (section 5; our seed's copy lost its digits, 3 is taken
-    from the published paper). Paper preset: 3. With the paper's pagelets, k = 2 is
-    slightly better (cleanportaleval .869, big9 .874 against .864, .872; k = 4: .862,
-    .870; k = 5: .858, .864)."""
+    from the published paper). Paper preset: 3. With the paper's pagelets and count,
+    k = 2 is slightly better (cleanportaleval .868, big9 .878 against .863, .875; k = 4:
+    .861, .873; k = 5: .858, .867)."""
     eligible: tuple[str, ...] = (ANY_KIND,)
     """Element kinds that can be pagelets; `*` is every tag node, the SST paper's "HTML
     elements in the parse tree are tag nodes in the DOM tree" (paper preset: `*`).
     `KINDS_2002` lists Bar-Yossef & Rajagopalan's kinds (tables, lists, paragraphs, ...)
-    with their modern heirs (div, nav, ...): with the paper's pagelets .858 / .862 on
-    cleanportaleval / big9 against .864 / .872 for `*`."""
+    with their modern heirs (div, nav, ...): with the paper's pagelets .857 / .864 on
+    cleanportaleval / big9 against .863 / .875 for `*`."""
     shingle_width: int = 4
     """Words per shingle, w (stated in neither paper's text we have; paper preset keeps
     4: under the lowest pagelets w = 2, 3, 4, 6, 8 measured within .002 of each other)."""
@@ -100,9 +103,20 @@ class TemplateParams:
     template apart (our choice; the paper's shingles are of the text as it is, so the
     paper preset sets False)."""
     min_pages: int = 2
-    """Pages a fingerprint group (local) or a linked component (global) must span: the
-    local algorithm's 'at least two occurrences', a group of two pagelets with one shingle
-    is a template (paper preset: 2)."""
+    """How large a template group is at least: its pagelets or its pages (local, as
+    `count` says), or the pages of a linked component (global). 2 is the local algorithm's
+    'at least two occurrences': a group of two pagelets with one shingle is a template
+    (paper preset: 2)."""
+    count: str = "pagelets"
+    """What the local rule counts in a fingerprint group. 'pagelets' (default and paper
+    preset): its pagelets, as Bar-Yossef & Rajagopalan's local algorithm and the SST paper
+    ("a group of shingles", two or more, is template) do, so a pagelet repeated within one
+    page (a menu at the top and the bottom) is template even if no other page holds it.
+    'pages' (the rule before issue 52): the distinct pages holding the group, so such a
+    pagelet is kept. Global mode counts pages whatever this says (a component of linked
+    pages). Measured with the other defaults (cleanportaleval / big9 with site groups /
+    dragnet's sites of >= 5 pages; docs/paper-modes.md): pagelets .863 / .875 / .801,
+    pages .864 / .872 / .799."""
     algorithm: str = "local"
     """'local' (the SST paper's choice: "application of the local template detection
     algorithm"; paper preset: local) or 'global' (hyperlink connectivity). Global found
@@ -116,7 +130,7 @@ class TemplateParams:
     'lowest' (the default before issue 33): the eligible elements holding >= k links with
     no such element below them (Bar-Yossef & Rajagopalan's patent, claim 4); regions with
     fewer than k links are never pagelets and always kept. With the other defaults:
-    cleanportaleval .864 against .756, big9 (site groups) .872 against .804. An element of
+    cleanportaleval .863 against .756, big9 (site groups) .875 against .806. An element of
     a kind not in `eligible` is never a pagelet; under 'paper' the question then passes to
     its children."""
     preset: str = "default"
@@ -133,6 +147,9 @@ class TemplateParams:
     def __post_init__(self) -> None:
         object.__setattr__(self, "eligible", tuple(self.eligible))
         check_preset("template", PRESETS, self.preset)
+        if self.count not in COUNTS:
+            raise ValueError(f"template: count must be one of {', '.join(COUNTS)}, "
+                             f"got {self.count!r}")
         if self.pagelets not in PAGELET_RULES:
             raise ValueError(f"template: pagelets must be one of {', '.join(PAGELET_RULES)}, "
                              f"got {self.pagelets!r}")
@@ -226,7 +243,7 @@ class TemplateCleaner(ParamsCleaner[TemplateParams]):
 
     def __init__(self, params: TemplateParams | None = None, **overrides: Any) -> None:
         super().__init__(params, **overrides)
-        self.templates_: dict[int, int] | None = None  # fingerprint -> pages owning it
+        self.templates_: dict[int, int] | None = None  # fingerprint -> its group's size
         self.components_: Components | None = None     # global mode only
         self.algorithm_: str = self.params.algorithm
         self.fallback_: str | None = None
@@ -257,12 +274,19 @@ class TemplateCleaner(ParamsCleaner[TemplateParams]):
         # `Cleaner.fit`'s, for every site-level method: `pages` are distinct.
         p = self.params
         owners: dict[int, list[int]] = {}
+        occurrences: dict[int, int] = {}
         kept = list(pages)
         for j, page in enumerate(kept):
-            for fp in {fp for _, fp in self.fingerprints(page)}:
+            fps = [fp for _, fp in self.fingerprints(page)]
+            for fp in fps:
+                occurrences[fp] = occurrences.get(fp, 0) + 1
+            for fp in dict.fromkeys(fps):
                 owners.setdefault(fp, []).append(j)
         recurring = {fp: idx for fp, idx in owners.items() if len(idx) >= 2}
-        self.templates_ = {fp: len(idx) for fp, idx in recurring.items()}
+        if p.count == "pages":
+            self.templates_ = {fp: len(idx) for fp, idx in recurring.items()}
+        else:
+            self.templates_ = {fp: n for fp, n in occurrences.items() if n >= 2}
         self.n_pages_ = len(kept)
         self.algorithm_, self.fallback_, self.components_ = "local", None, None
         if p.algorithm == "global":
@@ -283,9 +307,11 @@ class TemplateCleaner(ParamsCleaner[TemplateParams]):
             size = self.components_.connected(fp, url, targets)
             return f"template pagelet (global: linked group of {size} pages)" if size else None
         count = self.templates_.get(fp, 0)  # local, or a page with no link data at all
-        if count >= self.params.min_pages:
+        if count < self.params.min_pages:
+            return None
+        if self.params.count == "pages":
             return f"template pagelet (shingle on {count} of {self.n_pages_} pages)"
-        return None
+        return f"template pagelet (shingle of {count} pagelets on {self.n_pages_} pages)"
 
     def score(self, page: Page) -> NodeScores:
         self.check_fitted()
@@ -314,8 +340,9 @@ class TemplateCleaner(ParamsCleaner[TemplateParams]):
     @classmethod
     def from_state(cls, params: dict[str, Any], state: dict[str, Any]) -> TemplateCleaner:
         # A model saved before `pagelets` existed was fitted on the lowest pagelets: its
-        # fingerprints only match pagelets cut the same way.
-        params = {"pagelets": "lowest", **params}
+        # fingerprints only match pagelets cut the same way. One saved before `count`
+        # existed counted each group's pages: its sizes are pages.
+        params = {"pagelets": "lowest", "count": "pages", **params}
         cleaner = cls(params_from_state(TemplateParams, "template", params))
         n_pages, algorithm = state.get("n_pages"), state.get("algorithm")
         if not is_int(n_pages) or n_pages < 0:
@@ -329,11 +356,16 @@ class TemplateCleaner(ParamsCleaner[TemplateParams]):
         if not isinstance(templates, list):
             raise ModelError("template state: 'templates' must be a list")
         found: dict[int, int] = {}
+        # A group's size is its pages (at most n_pages) or its pagelets (unbounded).
+        pages = cleaner.params.count == "pages"
+        most = n_pages if pages else MAX_FINGERPRINT
+        unit = "pages" if pages else "pagelets"
         for item in templates:
             if (not isinstance(item, list) or len(item) != 2 or not all(map(is_int, item))
-                    or not 0 <= item[0] <= MAX_FINGERPRINT or not 2 <= item[1] <= n_pages):
+                    or not 0 <= item[0] <= MAX_FINGERPRINT or not 2 <= item[1] <= most):
+                bound = " <= n_pages" if pages else ""
                 raise ModelError(f"template state: bad template entry {item!r} (want "
-                                 "[fingerprint, pages] with 2 <= pages <= n_pages)")
+                                 f"[fingerprint, {unit}] with 2 <= {unit}{bound})")
             found[item[0]] = item[1]
         cleaner.templates_ = found
         cleaner.n_pages_, cleaner.algorithm_, cleaner.fallback_ = n_pages, algorithm, fallback
