@@ -45,7 +45,9 @@ def test_min_gap_reaches_the_structure() -> None:
 
 def test_presets() -> None:
     paper = get_cleaner("vips", preset="paper").get_params()
-    assert (paper["max_link_share"], paper["min_gap"], paper["pdoc"]) == (1.0, None, 8)
+    assert (paper["max_link_share"], paper["min_gap"], paper["pdoc"]) == (1.0, 1.0, 8)
+    assert get_cleaner("vips").get_params()["min_gap"] is None
+    assert get_cleaner("vips", preset="paper", min_gap=None).get_params()["min_gap"] is None
     assert get_cleaner("vips", preset="paper", max_link_share=0.5).get_params()[
         "max_link_share"] == 0.5
     assert get_cleaner("vips").get_params()["max_link_share"] == 0.5

@@ -26,9 +26,10 @@ exceeds `max_link_share` are dropped as well. Everything else is noise.
 in every mode, with nothing of ours after it but the choice of the part kept, which no
 paper gives (seed 002: VIPS "divides the page finely but does not process the noise
 further"; seed 001 ranks its blocks against a query): no leaf of that part is dropped for
-its links. Choices the paper leaves open are named in the fields: the PDoC (each
-application sets its own), the thresholds of rules 8 and 9, the separator weight scale, and
-whether blocks that touch are separated (`min_gap`).
+its links, and blocks that touch are not separated, since a separator is a visible line
+(`min_gap=1`). Choices the paper leaves open are named in the fields: the PDoC (each
+application sets its own), the thresholds of rules 8 and 9 and the separator weight
+scale.
 """
 
 from __future__ import annotations
@@ -51,7 +52,7 @@ from sitesift.verdicts import Verdict
 # What each preset changes from the field defaults (the fields' docstrings say why).
 PRESETS: dict[str, dict[str, Any]] = {
     "default": {},
-    "paper": {"max_link_share": 1.0},
+    "paper": {"max_link_share": 1.0, "min_gap": 1.0},
 }
 
 @dataclass(frozen=True, slots=True)
@@ -78,8 +79,9 @@ class VIPSParams:
     """Separators: None (ours), blocks that touch are split by a separator of zero
     thickness; a number: blocks closer than that many px are one run, no separator between
     them. The paper's separator detection splits a separator at each block it contains,
-    which leaves zero-thickness separators between touching blocks, and does not say
-    whether those count, so the preset keeps None."""
+    which leaves zero-thickness separators between touching blocks, but its separators are
+    lines that "visually cross no block" in the pool, and a line of no thickness is not
+    seen. Paper preset: 1, one screen pixel (measured in docs/paper-modes.md)."""
     width: int = 1280
     height: int = 1024
     timeout: float = 30.0
