@@ -171,8 +171,9 @@ def test_an_error_line_names_the_input_once(kind: str, tmp_path: Path, site: str
 def test_a_binary_file_fails_alike_whatever_its_name(tmp_path: Path) -> None:
     blob = bytes(range(256)) * 8
     codes = {}
-    for name in ("x.bin", "x.html", "x", "x.txt"):
-        (tmp_path / name).write_bytes(blob)
+    for name in ("x.bin", "x.html", "x", "x.txt", "utf8.dat"):
+        # (utf8.dat: binary that is valid UTF-8, no list of page paths either)
+        (tmp_path / name).write_bytes(b"\x00\x01\x02binary" if name == "utf8.dat" else blob)
         proc = _run("clean", name, cwd=tmp_path)
         codes[name] = proc.returncode
         assert proc.stderr.decode().count(name) == 1, proc.stderr.decode()

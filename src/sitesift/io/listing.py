@@ -45,6 +45,7 @@ _DECLARED = re.compile(
 )
 _LEADING = b"\xef\xbb\xbf \t\r\n"  # a BOM and blanks before a page's first '<'
 MAX_LIST_BYTES = 64 * 1024 * 1024  # a list of page paths: a million long paths
+_CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\x7f]")  # what no text list of paths holds
 
 
 def input_kind(path: str | Path) -> str:
@@ -145,9 +146,11 @@ def listed_files(path: Path) -> list[Path | Unlisted]:
         if read_head(path, 1024, gunzip=False).lstrip(_LEADING).startswith(b"<"):
             return [_named(path)]
         listing = read_bounded(path, MAX_LIST_BYTES, gunzip=False).decode("utf-8")
+        if _CONTROL.search(listing):  # UTF-8, but binary: no list of paths holds a NUL
+            raise UnicodeError
     except InputError as exc:
         raise InputError(f"{text_name(path)}: {exc}") from None
-    except UnicodeDecodeError:
+    except UnicodeError:
         raise InputError(f"{text_name(path)}: neither a page (.html, .htm, ...; or starting "
                          "with '<') nor a UTF-8 list of page paths") from None
     return [path.parent / line.strip() for line in listing.splitlines()
