@@ -25,8 +25,23 @@
 //! page's own kinds (`h1`-`h6`, `p`, `ul`/`ol`/`li`, `pre`/`code`, `table`/`tr`/`th`/`td`
 //! with their spans, `blockquote`, `em`, `strong`, `a`, `img`, `br`, `hr`), no attributes
 //! but `href`, `src`, `alt`, `start`, `colspan`, `rowspan` and a code block's language.
+//! The renderer writes every tag itself, so no element or attribute of the page (a script,
+//! an `on*` handler, a style, a frame, a form, svg or math) ever reaches the output.
+//!
+//! Addresses (`href`, `src`) are safe to show in a browser: each is read as a browser
+//! reads it (WHATWG URL parsing, after what browsers strip: C0 controls and spaces at the
+//! ends, tabs and line breaks anywhere) and kept only when its scheme is allowed
+//! (`LINK_SCHEMES`, `IMAGE_SCHEMES`); a `javascript:`, `vbscript:` or `data:` address in
+//! any spelling, and one that does not parse, is dropped with its markup, its text kept.
+//! What is written is what was checked: the parsed address as the URL standard writes it,
+//! or a relative one as the browser will read it (in markdown led by `./` where its first
+//! segment holds more than letters, digits and `-._~`, so that no later decoding of
+//! entities or escapes can make a scheme of it). A page's base (its URL, its `<base
+//! href>`) counts only when it is http or https: a `javascript:` or `data:` base is
+//! ignored, as browsers ignore it.
 
 use std::cell::Cell;
+use std::sync::LazyLock;
 
 use url::Url;
 
@@ -98,16 +113,95 @@ impl Options {
 }
 
 /// The address relative links of a page resolve against: its `<base href>` resolved
-/// against its URL, else its URL; None where neither parses.
+/// against its URL, else its URL; None where neither parses as an http or https address
+/// (a `javascript:`, `data:` or `file:` base is no base).
 pub fn base_url(url: Option<&str>, base_href: Option<&str>) -> Option<Url> {
-    let page = url.and_then(|u| Url::parse(u.trim_matches(is_space)).ok());
+    let web = |u: Url| BASE_SCHEMES.contains(&u.scheme()).then_some(u);
+    let page = url
+        .and_then(|u| Url::parse(u.trim_matches(is_space)).ok())
+        .and_then(web);
     match base_href.map(|h| h.trim_matches(is_space)) {
         Some(h) if !h.is_empty() => match &page {
-            Some(p) => p.join(h).ok().or(page),
-            None => Url::parse(h).ok(),
+            Some(p) => p.join(h).ok().and_then(web).or(page),
+            None => Url::parse(h).ok().and_then(web),
         },
         _ => page,
     }
+}
+
+/// The schemes a kept link may have: the web's, mail, and ftp (no browser runs an ftp
+/// address, and an old page's download links keep their place). Any other scheme
+/// (`javascript:`, `vbscript:`, `data:`, `file:`, an app's own) drops the link, its text kept.
+const LINK_SCHEMES: &[&str] = &["http", "https", "mailto", "ftp"];
+/// The schemes a kept image may have: an image is fetched, from the web only (no `data:`
+/// image: an inline placeholder is no address to keep, and `data:` carries documents too).
+const IMAGE_SCHEMES: &[&str] = &["http", "https"];
+/// The schemes a page's base may have.
+const BASE_SCHEMES: &[&str] = &["http", "https"];
+
+/// Where a relative address without a base is checked: any relative reference resolves
+/// against it to an https address, one that cannot be resolved (a bad host) fails.
+static RELATIVE_PROBE: LazyLock<Url> =
+    LazyLock::new(|| Url::parse("https://relative.invalid/").expect("a valid probe"));
+
+/// `raw` as a browser reads it before parsing: C0 controls and spaces stripped at either
+/// end, tabs and line breaks anywhere (the WHATWG URL parser's first steps), and, as
+/// before, other white space at the ends.
+fn browser_stripped(raw: &str) -> String {
+    raw.trim_matches(|c: char| c <= ' ' || is_space(c))
+        .chars()
+        .filter(|c| !matches!(c, '\t' | '\n' | '\r'))
+        .collect()
+}
+
+/// Whether the first segment of a relative address (up to its first `/`, `?` or `#`) is
+/// only unreserved characters (letters, digits, `-._~`): then no decoding of entities,
+/// backslash escapes or percent escapes can make a scheme of it.
+fn plain_segment(relative: &str) -> bool {
+    let first = relative.split(['/', '?', '#']).next().unwrap_or("");
+    first
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_' | '~'))
+}
+
+/// The address `raw` (an `href` or `src` of the page) as it is safe to write: resolved
+/// against `base` where there is one, kept only when its scheme is one of `schemes`. None:
+/// empty, unparsable, or of another scheme. Without a base a relative address stays
+/// relative (as the browser will read it: `browser_stripped`); in markdown it is led by
+/// `./` unless its first segment is plain (`plain_segment`), so that no markdown
+/// renderer's decoding of entities or escapes in it can make a scheme of it.
+fn safe_address(raw: &str, base: Option<&Url>, schemes: &[&str], fmt: Format) -> Option<String> {
+    let raw = browser_stripped(raw);
+    if raw.is_empty() {
+        return None;
+    }
+    let parsed = match base {
+        Some(base) => base.join(&raw),
+        None => Url::parse(&raw),
+    };
+    let written = match parsed {
+        Ok(url) => {
+            if !schemes.contains(&url.scheme()) {
+                return None;
+            }
+            String::from(url)
+        }
+        Err(url::ParseError::RelativeUrlWithoutBase) => {
+            if RELATIVE_PROBE.join(&raw).is_err() {
+                return None;
+            }
+            if fmt == Format::Markdown && !plain_segment(&raw) {
+                format!("./{raw}")
+            } else {
+                raw
+            }
+        }
+        Err(_) => return None,
+    };
+    Some(match fmt {
+        Format::Markdown => md_destination(&written),
+        _ => written,
+    })
 }
 
 const LIST_TAGS: &[&str] = &["ul", "ol", "menu", "dir"];
@@ -524,27 +618,10 @@ impl<'a> Md<'a> {
             .unwrap_or(parent)
     }
 
-    /// An address of the page resolved against its base; None for `javascript:`, and for
-    /// `data:` unless `data` (an inline image is no address to keep).
-    fn address(&self, raw: &str, data: bool) -> Option<String> {
-        let raw = raw.trim_matches(is_space);
-        let lower = raw.get(..11).unwrap_or(raw).to_ascii_lowercase();
-        if raw.is_empty()
-            || lower.starts_with("javascript:")
-            || (!data && lower.starts_with("data:"))
-        {
-            return None;
-        }
-        let resolved = match &self.opts.base {
-            Some(base) => base
-                .join(raw)
-                .map_or_else(|_| raw.to_string(), String::from),
-            None => raw.to_string(),
-        };
-        Some(match self.fmt {
-            Format::Markdown => md_destination(&resolved),
-            _ => resolved,
-        })
+    /// An address of the page resolved against its base and safe to write
+    /// (`safe_address`); None where it is not kept.
+    fn address(&self, raw: &str, schemes: &[&str]) -> Option<String> {
+        safe_address(raw, self.opts.base.as_ref(), schemes, self.fmt)
     }
 
     fn flush(&self, acc: &mut Inline, out: &mut Vec<Block>) {
@@ -898,7 +975,7 @@ impl<'a> Md<'a> {
         }
         let src = ["src", "data-src", "data-lazy-src"]
             .iter()
-            .find_map(|a| self.attr(e, a).and_then(|s| self.address(s, false)));
+            .find_map(|a| self.attr(e, a).and_then(|s| self.address(s, IMAGE_SCHEMES)));
         let Some(src) = src else { return };
         if self.fmt == Format::Html {
             return acc.put(&format!(
@@ -970,7 +1047,10 @@ impl<'a> Md<'a> {
                     ("strong" | "b", _) => acc.wrap("<strong>", inner, "</strong>"),
                     _ => {
                         let href = (content && self.opts.links)
-                            .then(|| self.attr(e, "href").and_then(|h| self.address(h, false)))
+                            .then(|| {
+                                self.attr(e, "href")
+                                    .and_then(|h| self.address(h, LINK_SCHEMES))
+                            })
                             .flatten();
                         match (href, fmt) {
                             (Some(h), Format::Markdown) => acc.wrap("[", inner, &format!("]({h})")),
@@ -1569,6 +1649,160 @@ mod tests {
         assert_eq!(
             base_url(Some("https://ex.org/p"), Some("http://[bad")).map(String::from),
             Some("https://ex.org/p".to_string())
+        );
+    }
+
+    /// Classic filter-evasion spellings of a scripting address (as they stand in a page's
+    /// source), each inside an `href` and a `src`.
+    const EVASIONS: &[&str] = &[
+        "javascript:alert(1)",
+        "JaVaScRiPt:alert(1)",
+        "java&#x09;script:alert(1)",
+        "java&#x0A;script:alert(1)",
+        "java&#x0D;script:alert(1)",
+        "java\tscript:alert(1)",
+        "java\nscript:alert(1)",
+        " \t javascript:alert(1)",
+        "&#14;javascript:alert(1)",
+        "&#x01;&#x1f; javascript:alert(1)",
+        "&#106;&#97;&#118;&#97;&#115;&#99;&#114;&#105;&#112;&#116;&#58;alert(1)",
+        "&#0000106&#0000097&#0000118&#0000097&#0000115&#0000099&#0000114&#0000105&#0000112&#0000116&#0000058alert(1)",
+        "&#x6A&#x61&#x76&#x61&#x73&#x63&#x72&#x69&#x70&#x74&#x3A;alert(1)",
+        "javascript&colon;alert(1)",
+        "javascript&amp;#58;alert(1)",
+        "java\0script:alert(1)",
+        "vbscript:msgbox(1)",
+        "livescript:alert(1)",
+        "javascript://%0aalert(1)",
+        "data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==",
+        "DATA:text/html,<script>alert(1)</script>",
+        "data:image/svg+xml,<svg onload=alert(1)>",
+        "file:///etc/passwd",
+    ];
+
+    /// Every `href="..."` and `src="..."` value in rendered HTML, unescaped.
+    fn html_addresses(out: &str) -> Vec<String> {
+        let mut found = Vec::new();
+        for key in ["href=\"", "src=\""] {
+            for (at, _) in out.match_indices(key) {
+                let rest = &out[at + key.len()..];
+                let value = &rest[..rest.find('"').unwrap()];
+                found.push(
+                    value
+                        .replace("&quot;", "\"")
+                        .replace("&lt;", "<")
+                        .replace("&gt;", ">")
+                        .replace("&amp;", "&"),
+                );
+            }
+        }
+        found
+    }
+
+    /// Every `](...)` destination in rendered markdown.
+    fn md_addresses(out: &str) -> Vec<String> {
+        out.match_indices("](")
+            .map(|(at, _)| {
+                let rest = &out[at + 2..];
+                rest[..rest.find(')').unwrap()].to_string()
+            })
+            .collect()
+    }
+
+    /// The scheme a browser reads in `address` on a page at an https address.
+    fn browser_scheme(address: &str) -> String {
+        let page = Url::parse("https://reader.example/view").unwrap();
+        page.join(address)
+            .map_or("-".to_string(), |u| u.scheme().to_string())
+    }
+
+    #[test]
+    fn scripting_addresses_in_any_spelling_are_dropped_with_their_markup() {
+        let page_urls = [None, Some("https://ex.org/a/"), Some("javascript:alert(1)")];
+        let bases = [
+            None,
+            Some("javascript:alert(1)//"),
+            Some("data:text/html,x"),
+        ];
+        for raw in EVASIONS {
+            let page = format!(
+                "<p>see <a href=\"{raw}\">one</a> <img src=\"{raw}\" alt=\"two\"> \
+                 <a href=\"{raw}\"><img src=\"{raw}\" alt=\"three\"></a></p>"
+            );
+            for url in page_urls {
+                for base_href in bases {
+                    for format in [Format::Html, Format::Markdown] {
+                        let opts = Options::for_page(format, true, true, url, base_href);
+                        let out = md_with(&page, &[], opts);
+                        let found = match format {
+                            Format::Html => html_addresses(&out),
+                            _ => md_addresses(&out),
+                        };
+                        for a in found {
+                            let scheme = browser_scheme(&a);
+                            assert!(
+                                scheme == "https",
+                                "{raw:?} (url {url:?}, base {base_href:?}) wrote {a:?}: {out}"
+                            );
+                        }
+                        assert!(out.contains("one"), "{out}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn only_allowed_schemes_pass_and_what_is_written_is_what_was_checked() {
+        let base = base_url(Some("https://ex.org/a/p.html"), None);
+        let (html, md) = (Format::Html, Format::Markdown);
+        // (address, against the base, in format, written or None)
+        let cases: &[(&str, bool, Format, Option<&str>)] = &[
+            ("b.html", true, html, Some("https://ex.org/a/b.html")),
+            ("//cdn.org/x", true, html, Some("https://cdn.org/x")),
+            (" mailto:a@b.org ", true, html, Some("mailto:a@b.org")),
+            ("ftp://f.org/x", true, html, Some("ftp://f.org/x")),
+            ("HTTP://EX.ORG", true, html, Some("http://ex.org/")),
+            ("java\tscript:x", true, html, None),
+            ("\u{1}javascript:x", true, html, None),
+            ("tel:123", true, html, None),
+            ("http://exa mple.org/", true, html, None), // no valid host
+            // without a base: relative addresses stay relative, absolute ones are checked
+            ("b.html", false, html, Some("b.html")),
+            ("/b c.html", false, md, Some("/b%20c.html")),
+            ("#top", false, md, Some("#top")),
+            ("vbscript:x", false, html, None),
+            // a relative address a markdown renderer could decode into a scheme: led by ./
+            (
+                "javascript&#58;alert(1)",
+                false,
+                md,
+                Some("./javascript&#58;alert%281%29"),
+            ),
+            (
+                "javascript&#58;alert(1)",
+                false,
+                html,
+                Some("javascript&#58;alert(1)"),
+            ),
+        ];
+        for &(raw, based, fmt, want) in cases {
+            let b = if based { base.as_ref() } else { None };
+            let got = safe_address(raw, b, LINK_SCHEMES, fmt);
+            assert_eq!(got.as_deref(), want, "{raw:?}");
+        }
+        let mail = safe_address("mailto:a@b.org", base.as_ref(), IMAGE_SCHEMES, html);
+        assert_eq!(mail, None);
+        // a scripting or data base is no base; the page's URL stands
+        let based = |url: Option<&str>, href: &str| base_url(url, Some(href)).map(String::from);
+        let page = Some("https://ex.org/p");
+        assert_eq!(based(page, "javascript:alert(1)//").as_deref(), page);
+        assert_eq!(based(page, "javascript://%0aalert(1)//").as_deref(), page);
+        assert_eq!(based(None, "data:text/html,x"), None);
+        assert_eq!(base_url(Some("javascript:x"), None), None);
+        assert_eq!(
+            based(page, "http://cdn.ex.org/").as_deref(),
+            Some("http://cdn.ex.org/")
         );
     }
 
