@@ -61,9 +61,10 @@ def test_paper_keeps_only_blocks_unique_to_one_page() -> None:
 def test_paper_preset_sets_every_paper_choice_and_explicit_settings_win(
         tmp_path: Path) -> None:
     paper = get_cleaner("ibdf", preset="paper").get_params()
-    assert {k: paper[k] for k in ("tags", "threshold", "stop_words", "links", "preset")} == {
-        "tags": PAPER_TAGS, "threshold": 1.0, "stop_words": False, "links": True,
-        "preset": "paper"}
+    assert {k: paper[k] for k in ("tags", "threshold", "stop_words", "stemmer", "images",
+                                  "links", "preset")} == {
+        "tags": PAPER_TAGS, "threshold": 1.0, "stop_words": False, "stemmer": None,
+        "images": True, "links": False, "preset": "paper"}
     mixed = IBDFCleaner(preset="paper", threshold=0.7).params
     assert (mixed.threshold, mixed.tags, mixed.preset) == (0.7, PAPER_TAGS, "paper")
     assert IBDFParams.from_preset("default") == IBDFParams()
@@ -73,3 +74,36 @@ def test_paper_preset_sets_every_paper_choice_and_explicit_settings_win(
     loaded = load_model(save_model(model, tmp_path / "site.ibdf.json"))
     assert loaded.get_params() == model.get_params()
     assert loaded.clean(page(SITE[1])).text == "bbb bbx"
+
+
+LINKED = ('<body><p>Elections <a href="/vote/2024">results</a> tonight '
+          '<img src="/img/ballot-7.png"></p></body>')
+
+
+@pytest.mark.parametrize(
+    ("settings", "vector"),
+    [({"preset": "paper"}, {"elections", "results", "tonight", "img:/img/ballot-#.png"}),
+     ({}, {"elections", "results", "tonight", "img:/img/ballot-#.png"}),
+     ({"preset": "paper", "stemmer": "english", "links": True},
+      {"elect", "result", "tonight", "img:/img/ballot-#.png", "a:/vote/#"}),
+     ({"images": False, "links": True, "stemmer": "english"},
+      {"elect", "result", "tonight", "a:/vote/#"})],
+    ids=["paper", "default", "paper-with-ours", "links-no-images"],
+)
+def test_paper_vectors_hold_the_words_as_written_and_images_but_no_link_targets(
+        settings: dict[str, object], vector: set[str]) -> None:
+    model = _fit(**settings)
+    leaves = [leaf for leaf, *_ in model.judge(page(LINKED))[1]]
+    assert [set(model._vector(leaf)) for leaf in leaves] == [vector]
+
+
+def test_a_model_saved_before_the_feature_switches_keeps_its_vectors() -> None:
+    # A file written before issue 52 has no `stemmer` nor `images`; its `links` switched
+    # image sources and link targets together, and its terms were stemmed.
+    for links in (True, False):
+        model = _fit(links=links, images=links, stemmer="english")
+        params = model.get_params()
+        del params["stemmer"], params["images"]
+        loaded = IBDFCleaner.from_state(params, model.to_state())
+        assert (loaded.params.stemmer, loaded.params.images) == ("english", links)
+        assert loaded.clean(page(SITE[1])).to_dict() == model.clean(page(SITE[1])).to_dict()

@@ -37,7 +37,8 @@ PAPER_TAGS = ("table", "tr", "td th", "p", "hr", "ul")
 # What each preset changes from the field defaults (the fields' docstrings say why).
 PRESETS: dict[str, dict[str, Any]] = {
     "default": {},
-    "paper": {"tags": PAPER_TAGS, "threshold": 1.0, "stop_words": False, "links": True},
+    "paper": {"tags": PAPER_TAGS, "threshold": 1.0, "stop_words": False, "stemmer": None,
+              "images": True, "links": False},
 }
 
 
@@ -64,18 +65,33 @@ class IBDFParams:
     0.8 -> 0.88 / 0.89 / 0.86 on cleanportaleval, 0.88 / 0.89 / 0.89 on big9, 0.818 / 0.816
     on dragnet. Paper preset: 1.0, the seed's rule -- "the blocks that occur in multiple
     pages are redundant blocks and block which appears in one page is a content block" --
-    since IBDF is 1 exactly when |S| = 1. Measured with site groups (cleanportaleval /
-    big9; the big9 figures above predate its 40-page site groups): 0.6 -> 0.891 / 0.850,
-    0.7 -> 0.899 / 0.863, 0.8 -> 0.873 / 0.877, 0.9 and 1.0 -> 0.873 / 0.893; the paper's
-    rule wins where a site group holds 40 pages (big9) and loses on cleanportaleval."""
+    since IBDF is 1 exactly when |S| = 1. Measured with site groups and issue 52's vectors
+    (cleanportaleval / big9; the big9 figures above predate its 40-page site groups): 0.6
+    -> 0.893 / 0.853, 0.7 -> 0.901 / 0.867, 0.8 -> 0.874 / 0.880, 0.9 and 1.0 -> 0.874 /
+    0.896; the paper's rule wins where a site group holds 40 pages (big9) and loses on
+    cleanportaleval."""
     stop_words: bool = False
     """Drop stop words from the terms (True) or keep every term (False: the paper's terms;
     dropping them loses 0.005 to 0.008 F1). Paper preset: False."""
-    links: bool = True
-    """Image sources and link targets (digits folded) are features besides the terms, as in
-    the paper's vectors (without them: +0.003 F1 on big9 and cleanportaleval, equal on
-    dragnet). Paper preset: True (the seed names images among a block's features; link
-    targets ride with them in one switch)."""
+    stemmer: str | None = None
+    """How a word becomes a term: None (default and paper preset), the word as written
+    (lowercased): the seed's vectors are of terms and images, and it names no stemming
+    (InfoDiscoverer, not ContentExtractor, stems); or a snowballstemmer algorithm
+    ("english", Porter2: the default before issue 52, so "election" and "elections" are
+    one term). Measured (cleanportaleval / big9 with site groups / dragnet's sites of >= 5
+    pages): None .901 / .867 / .817, "english" .901 / .867 / .816; in the paper preset
+    equal (.865 / .884)."""
+    images: bool = True
+    """Image sources (digits folded) are features besides the terms, as in the paper's
+    vectors ("number of images, number of terms"; a block's features are "text, images,
+    applets, JavaScript"). Paper preset: True."""
+    links: bool = False
+    """Link targets (digits folded) are features too (True: the default before issue 52,
+    so a menu of one-word links is told apart by where it points). False (default and
+    paper preset): the seed names no link targets among the features. Measured
+    (cleanportaleval / big9 with site groups / dragnet's sites of >= 5 pages): False .901 /
+    .867 / .816, True .899 / .863 / .816. A model file keeps the value it was fitted
+    with."""
     preset: str = "default"
     """'default' (the values above) or 'paper': ContentExtractor as the survey describes it
     (PRESETS; each field's docstring gives its paper value). `IBDFCleaner(preset=...)` /
@@ -124,16 +140,19 @@ class IBDFCleaner(ParamsCleaner[IBDFParams]):
       the next tags: TR, TD/TH (each cell a block), P, HR (a separator: the runs between
       rules are the blocks), UL/OL/DL, the modern containers, LI (DEFAULT_TAGS). A block of
       tag t is first cut again at nested t. The finest blocks are compared.
-    - Block feature vector: binary, over terms (every word, stemmed; numbers included),
-      image sources and link targets. Scripts, applets and styles never reach sitesift's
-      DOM (hidden parts are dropped at parsing), so they are not features.
+    - Block feature vector: binary, over terms (every word as written, lowercased,
+      numbers included; stemmed with `stemmer`) and image sources (`images`); link
+      targets too with `links=True`.
+      Scripts, applets and styles never reach sitesift's DOM (hidden parts are dropped at
+      parsing), so they are not features.
     - Block similarity: the cosine of two binary vectors, |A & B| / sqrt(|A| |B|); blocks
       are alike at `similarity` or more.
     - IBDF: S = the pages holding a block alike; IBDF = log(N / |S|) / log N (`ibdf`), a
       decreasing function of |S| as in the paper, scaled to [0, 1]. Blocks below
       `threshold` occur on too many pages: redundant. Blocks without features are kept.
       `preset="paper"` (`--set preset=paper`): threshold 1, so only a block on one page is
-      content, as the seed says, and the seed's partitioning tags (PRESETS).
+      content, as the seed says, the seed's partitioning tags, and vectors of the words
+      as written and image sources, no link targets (PRESETS).
     - The model stores every distinct block vector of the fitted pages with the pages it
       was on; a page outside the fit is one more page (N + 1, and |S| counts it).
     - Storage (the paper's benefit: only content blocks need storing):
@@ -167,12 +186,15 @@ class IBDFCleaner(ParamsCleaner[IBDFParams]):
 
     def _keywords(self) -> Keywords:
         if self._kw is None:
-            self._kw = Keywords(stop_words=self.params.stop_words, numbers=True)
+            self._kw = Keywords(stop_words=self.params.stop_words, numbers=True,
+                                stemmer=self.params.stemmer)
         return self._kw
 
     def _leaves(self, page: Page, keywords: Keywords) -> tuple[Block, list[Block]]:
         tree = partition(page.root, parse_levels(self.params.tags))
-        add_features(tree, keywords, extras=self.params.links)
+        p = self.params
+        add_features(tree, keywords, extras=p.images or p.links, images=p.images,
+                     links=p.links)
         return tree, list(tree.leaves())
 
     def _vector(self, block: Block) -> frozenset[str]:
@@ -286,6 +308,9 @@ class IBDFCleaner(ParamsCleaner[IBDFParams]):
     @classmethod
     def from_state(cls, params: dict[str, Any], state: dict[str, Any]) -> IBDFCleaner:
         name = cls.name
+        # A model saved before issue 52 stemmed its terms, and its `links` switched image
+        # sources and link targets together: its vectors were made that way.
+        params = {"stemmer": "english", "images": params.get("links", True), **params}
         cleaner = cls(params_from_state(IBDFParams, name, params))
         n = get_int(state, "n_pages", name)
         vocab = get_list(state, "features", name, str)

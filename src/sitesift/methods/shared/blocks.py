@@ -10,9 +10,11 @@ of level k). A region with no tag of any level left is a leaf. Runs are lists of
 subtrees (not always of one parent: a run ends where the next cut element begins, at any
 depth), so a verdict on a run is a verdict on each of its nodes.
 
-Features follow the papers: stemmed keywords without stop words (snowballstemmer's English
-stemmer, the Porter family the papers used, and scikit-learn's English stop-word list),
-plus image sources and link targets for IBDFCleaner's block feature vectors.
+Features (`Keywords`): InfoDiscoverer's are stemmed keywords without stop words
+(snowballstemmer's English or Porter stemmer, the family its paper names, and scikit-learn's
+English stop-word list); IBDFCleaner's block feature vectors take its own term settings
+(every word as written by default) plus image sources and, when asked, link targets
+(`ibdf.IBDFParams`).
 """
 
 from __future__ import annotations
@@ -133,15 +135,17 @@ class Keywords:
     """Text -> stemmed keywords without stop words; remembers stems it has seen."""
 
     def __init__(self, *, stop_words: bool = True, numbers: bool = False,
-                 stemmer: str = "english") -> None:
+                 stemmer: str | None = "english") -> None:
         """`stemmer`: a snowballstemmer algorithm: "english" (Porter2, ours) or "porter"
-        (Porter's 1980 stemmer, which InfoDiscoverer's paper names)."""
+        (Porter's 1980 stemmer, which InfoDiscoverer's paper names); None: no stemming,
+        each lowercased word is its own term."""
         import snowballstemmer
 
         self.stop: frozenset[str] = text_stop_words() if stop_words else frozenset()
         self.numbers = numbers
         self._stems: dict[str, str | None] = {}  # the stemmer is slow: one call per word
-        self._stem = snowballstemmer.stemmer(stemmer).stemWord
+        self._stem = (snowballstemmer.stemmer(stemmer).stemWord if stemmer is not None
+                      else str)
 
     def __call__(self, text: str) -> list[str]:
         out: list[str] = []
@@ -162,9 +166,11 @@ class Keywords:
         return str(self._stem(token))
 
 
-def add_features(tree: Block, keywords: Keywords, *, extras: bool = False) -> None:
-    """Fill `terms`, `size` (and `extras`: image sources, link targets) of every block;
-    inner blocks sum their children, which cover them (each DOM node is read once)."""
+def add_features(tree: Block, keywords: Keywords, *, extras: bool = False,
+                 images: bool = True, links: bool = True) -> None:
+    """Fill `terms`, `size` (and `extras`: image sources unless `images` is False, link
+    targets unless `links` is False) of every block; inner blocks sum their children,
+    which cover them (each DOM node is read once)."""
     blocks = list(tree.walk())
     for block in reversed(blocks):  # children before parents
         if block.children:
@@ -178,17 +184,17 @@ def add_features(tree: Block, keywords: Keywords, *, extras: bool = False) -> No
         for node in block.nodes:
             texts.extend(node.texts())
             if extras:
-                block.extras.update(_extras(node.iter()))
+                block.extras.update(_extras(node.iter(), images, links))
         text = " ".join(texts)
         block.terms.update(keywords(text))
         block.size = len(" ".join(text.split()).encode("utf-8", "surrogatepass"))
 
 
-def _extras(nodes: Iterable[DomNode]) -> Iterator[str]:
+def _extras(nodes: Iterable[DomNode], images: bool, links: bool) -> Iterator[str]:
     # digits folded: archive captures and session ids put different numbers in the same
     # template link on every page
     for node in nodes:
-        if node.src:
+        if images and node.src:
             yield "img:" + _DIGITS.sub("#", node.src.strip())
-        if node.href:
+        if links and node.href:
             yield "a:" + _DIGITS.sub("#", node.href.strip())
