@@ -113,3 +113,23 @@ def test_paper_preset_cleans_a_table_site() -> None:
 def test_bad_paper_settings_rejected(bad: dict[str, object]) -> None:
     with pytest.raises(ValueError):
         get_cleaner("sst", **bad)
+
+
+def test_featureless_nodes_are_left_out_of_compimp_in_the_paper_preset_too() -> None:
+    # docs/paper-modes.md: an element node without any feature on any page is empty, out
+    # of its style node's mean CompImp, neither noisy nor meaningful, and kept (ours, the
+    # paper's leaf formula has no value for it), in every mode.
+    site = [f'<body><div class="nav">home news</div><div class="main"><p>{w}</p></div>'
+            '<div class="gap"><span></span></div></body>' for w in ("alpha", "beta", "gamma")]
+    sst = get_cleaner("sst", preset="paper")
+    assert isinstance(sst, SiteStyleTree)
+    sst.fit([page(h, f"p{i}") for i, h in enumerate(site)])
+    assert sst.tree_ is not None
+    (top,) = sst.tree_.styles.values()
+    body = top.elements[0]
+    (style,) = body.styles.values()
+    nav, main, gap = style.elements
+    assert gap.label == EMPTY and nav.label != EMPTY and main.label != EMPTY
+    assert style.comp_imp == (nav.comp_imp + main.comp_imp) / 2  # gap not in the mean
+    verdicts = sst.score(page(site[0]))
+    assert any("SST empty node" in v.reason for v in verdicts.values())
