@@ -282,3 +282,20 @@ def test_the_checks_catch_what_they_look_for() -> None:
     assert unsafe_in_markdown("[one](./javascript&#58;alert) [two](/x) [m](mailto:a@b)") == []
     assert browser_scheme("\x01 java\tscript:x") == "javascript"
     assert browser_scheme("java\ufffdscript:x") == ""
+
+
+@pytest.mark.parametrize("canonical", ["java\tscript:alert(1)", " javascript:alert(1)",
+                                       "JaVaScRiPt:alert(1)", "data:text/html,<b>x</b>",
+                                       "vbscript:msgbox(1)", "\x01javascript:alert(1)"])
+def test_the_head_links_only_a_web_canonical_address(canonical: str) -> None:
+    """`--metadata` puts the page's declared canonical address in the head: only an http(s)
+    one, as a browser reads it."""
+    from sitesift.result import Result
+
+    def head(url: str) -> str:
+        result = Result([], "m", meta={"metadata": {"canonical_url": url}})
+        return result.html(metadata=True).split("</head>")[0]
+
+    assert "canonical" not in head(canonical)
+    assert '<link rel="canonical" href="https://example.org/a?b=1&amp;c=2">' in head(
+        "https://example.org/a?b=1&c=2")

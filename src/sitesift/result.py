@@ -142,7 +142,7 @@ class Result:
             if key in known:
                 out.append(f'<meta {attr}="{key if attr == "name" else "og:site_name"}" '
                            f'content="{htmllib.escape(known[key])}">')
-        if "url" in known:
+        if "url" in known and _is_web_address(known["url"]):
             out.append(f'<link rel="canonical" href="{htmllib.escape(known["url"])}">')
         out.append("</head><body>")
         held = self.structured.get("html")
@@ -178,6 +178,20 @@ class Result:
             "title": self.title, "text": self.text, "meta": self.meta,
             "blocks": [asdict(b) for b in self.blocks],
         }
+
+
+# What a browser strips from an address before reading its scheme (WHATWG URL parsing):
+# C0 controls and spaces at either end, tabs and line breaks anywhere.
+_URL_EDGES = "".join(map(chr, range(0x21)))
+_URL_INNER = re.compile(r"[\t\n\r]")
+
+
+def _is_web_address(url: str) -> bool:
+    """Whether `url` is an absolute http(s) address as a browser reads it: the only kind
+    the head of the clean HTML links (the body's links pass the native renderer's
+    allowlist, `native/src/structure.rs`)."""
+    cleaned = _URL_INNER.sub("", url.strip(_URL_EDGES)).lower()
+    return cleaned.startswith(("http://", "https://"))
 
 
 def _yaml_string(value: str) -> str:
