@@ -9,6 +9,14 @@ Two layers, because a timer cannot interrupt C code:
   past the unit's budget plus a grace period (stuck in a parser), or dies (a failed
   allocation in C, a segfault), is killed and restarted, and the caller learns which unit
   it was working on, so that unit alone can be recorded as an error and the task retried.
+
+A timer's exception lands wherever the page happens to be: in the middle of an `import` (the
+module is dropped from `sys.modules`, but the submodules it had already imported stay, and
+the next import of it fails: scipy.ndimage's "name '_ndimage_api' is not defined") or of a
+library's own bookkeeping. So a worker whose page (or fit) a time limit interrupted is not
+trusted with another: it finishes the unit's record, then stops before the next unit
+(`Retire`) and a fresh worker takes the rest of its task; and the job loads what its
+methods import lazily before any page's clock starts (`Cleaner.warm`).
 """
 
 from __future__ import annotations
@@ -67,6 +75,16 @@ class Limits:
                              f"not {self.memory_mb!r}")
 
 
+_INTERRUPTED: list[str] = []  # what a time limit interrupted in this process, in order
+
+
+def interrupted() -> str | None:
+    """Why this process's code was interrupted by a time limit (`time_limit`), if it ever
+    was: the exception may have landed anywhere, in an import or in a library's state, so a
+    worker that answers here is retired rather than trusted with another page."""
+    return _INTERRUPTED[-1] if _INTERRUPTED else None
+
+
 @contextlib.contextmanager
 def time_limit(seconds: float, what: str = "page") -> Iterator[None]:
     """Raise PageTimeout in this block after `seconds` (main thread only; elsewhere no-op)."""
@@ -80,6 +98,7 @@ def time_limit(seconds: float, what: str = "page") -> Iterator[None]:
     def expire(signum: int, frame: object) -> None:
         nonlocal expired
         expired = True
+        _INTERRUPTED.append(message)  # before the raise: whatever catches it, it is known
         raise PageTimeout(message)
 
     previous = signal.signal(signal.SIGALRM, expire)
@@ -197,10 +216,23 @@ class Busy:
 @dataclass(frozen=True, slots=True)
 class Lost:
     """Supervisor -> caller: the task's worker failed while busy with `busy` (None: between
-    units); what it had sent before stays valid."""
+    units); what it had sent before stays valid. `retired`: it did not fail but stopped
+    itself after a time limit interrupted `busy`, whose outcome it had sent (`Retire`)."""
 
     busy: Busy | None
     reason: str
+    retired: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Retire:
+    """Worker -> supervisor: a time limit interrupted `busy` in this worker (`reason`), so
+    it stops, after the unit's outcome and before the next unit: `complete` if its task
+    has nothing left, else a fresh worker is to take the rest."""
+
+    busy: Busy | None
+    reason: str
+    complete: bool
 
 
 class End:
@@ -232,8 +264,17 @@ def _worker_main(conn: Connection, handler_ref: str, config_blob: bytes, limits:
         if task is None:
             return
         try:
+            busy: Busy | None = None  # the unit the handler is on
             for message in handler(task, config, limits):
+                if isinstance(message, Busy):
+                    if (why := interrupted()) is not None:  # the last unit was cut short
+                        conn.send(Retire(busy, why, complete=False))
+                        return
+                    busy = message
                 conn.send(message)
+            if (why := interrupted()) is not None:
+                conn.send(Retire(busy, why, complete=True))
+                return
             conn.send(END)
         except MemoryError:  # the heap is not to be trusted now: a fresh worker takes over
             conn.send(Lost(None, f"out of memory (limit {limits.memory_mb} MiB)"))
@@ -260,8 +301,9 @@ class Supervisor(Generic[T]):
     `prepare_worker()` beside the handler runs first, before the memory limit is set.
 
     `run` yields (task, message) for every message a handler yields, (task, END) when a task
-    is done, and (task, Lost) when its worker died or hung; the caller may then `retry` a
-    changed task (it runs next). Busy messages are consumed here: they set the deadline.
+    is done, and (task, Lost) when its worker died or hung, or retired after a time limit
+    (`Lost.retired`); the caller may then `retry` a changed task (it runs next). Busy
+    messages are consumed here: they set the deadline.
     """
 
     def __init__(self, handler: str, config: object, workers: int, limits: Limits,
@@ -275,6 +317,7 @@ class Supervisor(Generic[T]):
         self.keep_workers = keep_workers
         self._pool: list[_Worker[T]] = []
         self._retries: deque[T] = deque()
+        self.retired = 0  # workers stopped after a time limit, for the record
         self._ctx = mp.get_context("spawn")  # no inherited threads, locks or BLAS pools
 
     def close(self) -> None:
@@ -392,6 +435,13 @@ class Supervisor(Generic[T]):
                 self._stop(worker, kill=False)
                 pool.remove(worker)
                 yield task, lost
+                return
+            elif isinstance(message, Retire):  # it stops: a time limit cut a unit short
+                self._stop(worker, kill=False)
+                pool.remove(worker)
+                self.retired += 1
+                yield task, (END if message.complete
+                             else Lost(message.busy, message.reason, retired=True))
                 return
             elif isinstance(message, End):
                 worker.task = None

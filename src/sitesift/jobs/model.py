@@ -55,6 +55,10 @@ def fit_unit(fold: int) -> int:
     return -1 - fold  # Busy units: pages are 0.., a fold's fit (or loading the model) below 0
 
 
+WARM_UP = "warm-up"  # the stage of loading a cleaner's lazy parts (`site.warm`)
+WARM_UNIT = -(1 << 30)  # its unit: no page and no fit, so a loss in it blames neither
+
+
 def parse_order(task: SiteTask) -> list[int]:
     """The pages a fit reads, those not yet tried first: a retry then meets the next poison
     page before it reads again the pages an earlier try read without harm, so that each

@@ -20,8 +20,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from sitesift.errors import SitesiftError
-from sitesift.guards import END, Lost, Supervisor
-from sitesift.jobs.model import parse_order
+from sitesift.guards import END, Busy, Lost, Supervisor
+from sitesift.jobs.model import WARM_UP, parse_order
 from sitesift.jobs.outcome import Fitted, Kept, Out, Outcome, SiteDone
 from sitesift.jobs.source import each
 from sitesift.jobs.task import SiteTask
@@ -38,12 +38,18 @@ def after_loss(task: SiteTask, lost: Lost, done: set[int], unread: set[int],
     """The task to retry after its worker died or hung (None: give the rest up). A loss
     that blames a page or a fit removes it from the retry: progress. One that blames
     nothing is blind; MAX_BLIND_LOSSES in a row end the site, a row being broken by a
-    blamed loss or by outcomes sent since the last try."""
+    blamed loss or by outcomes sent since the last try. A worker retired after a time
+    limit (`Lost.retired`) failed at nothing: it recorded the unit cut short (a page's
+    error; a fit's failure, which the retry keeps as a worker's death is kept) before it
+    stopped, and the rest goes on in a fresh worker."""
     busy = lost.busy
-    blamed = busy is not None and (busy.unit not in task.poison if busy.unit >= 0
-                                   else -1 - busy.unit not in task.fit_failed)
+    if lost.retired and busy is not None and busy.unit >= 0:
+        return _after_retire(task, busy, done, unread, kept)
+    blamed = busy is not None and busy.stage != WARM_UP and (
+        busy.unit not in task.poison if busy.unit >= 0
+        else -1 - busy.unit not in task.fit_failed)
     moved = len(done) > len(task.done)
-    blind = 0 if blamed else 1 if moved else task.blind_losses + 1
+    blind = 0 if blamed or lost.retired else 1 if moved else task.blind_losses + 1
     if blind >= MAX_BLIND_LOSSES:
         return None
     retry = replace(task, done=frozenset(done), unread=frozenset(unread),
@@ -60,6 +66,22 @@ def after_loss(task: SiteTask, lost: Lost, done: set[int], unread: set[int],
         if busy.unit in order:
             retry.parsed = task.parsed | frozenset(order[:order.index(busy.unit)])
     return retry
+
+
+def _after_retire(task: SiteTask, busy: Busy, done: set[int], unread: set[int],
+                  kept: dict[int, Kept] | None) -> SiteTask:
+    """The retry after a worker retired because a time limit cut page `busy.unit` short.
+    Its worker recorded the page (an error record; one read for the fit left out of it), so
+    nothing is blamed and the rest goes on as that worker would have: a page cut short while
+    read for the fit stays out of the fit (`unread`), one cut short while cleaned stays in
+    it (the model is the one an uninterrupted run fits)."""
+    if busy.stage == "parse":
+        unread = unread | {busy.unit}
+        order = parse_order(task)  # the pages read before it were harmless: read them last
+        if busy.unit in order:
+            task = replace(task, parsed=task.parsed | frozenset(order[:order.index(busy.unit)]))
+    return replace(task, done=frozenset(done), unread=frozenset(unread),
+                   kept={**task.kept, **(kept or {})}, blind_losses=0, tries=task.tries + 1)
 
 
 def drive(supervisor: Supervisor[SiteTask], tasks: Iterable[SiteTask],

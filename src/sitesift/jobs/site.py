@@ -18,6 +18,8 @@ from sitesift.errors import ModelError, reason_of
 from sitesift.guards import Busy, Limits, PageTimeout, time_limit
 from sitesift.jobs.model import (
     NO_FIT,
+    WARM_UNIT,
+    WARM_UP,
     Fit,
     Run,
     failed,
@@ -31,9 +33,10 @@ from sitesift.jobs.outcome import Fitted, Kept, Out, Outcome, SiteDone
 from sitesift.jobs.page import clean_source, held
 from sitesift.jobs.policy import FIT_MAX_BYTES
 from sitesift.jobs.pool import prepare_worker  # noqa: F401 - run beside the handler
-from sitesift.jobs.source import each
+from sitesift.jobs.source import Source, each
 from sitesift.jobs.task import SiteTask
-from sitesift.methods.base import Cleaner, get_cleaner
+from sitesift.methods.base import Cleaner, get_cleaner, warm_bytes
+from sitesift.output import Output
 from sitesift.page import Page
 
 Message = Busy | Out | Fitted | Kept | SiteDone
@@ -144,6 +147,7 @@ def _site_level(run: Run, todo: list[int], cleaner: Cleaner) -> Iterator[Message
             yield SiteDone(task.site, len(task.pages), stored.name, "stored", None,
                            stored.fit_warnings)
             return
+    yield from warm(run, cleaner)  # its `imports`: a fit's are under a clock too
     pages = yield from read_fit_pages(run)
     fit_on = {i: p for i, p in pages.items() if len(p.html) <= FIT_MAX_BYTES}
     if policy.fallback_sites and len(fit_on) < policy.min_site_pages:
@@ -206,12 +210,35 @@ def _clean_kept(run: Run, todo: list[int], folds: int) -> Iterator[Message]:
                    last.fit_warnings if last is not None else ())
 
 
+_WARMED: set[tuple[type[Cleaner], bool, Output]] = set()  # in this worker process
+
+
+def warm(run: Run, cleaner: Cleaner) -> Iterator[Busy]:
+    """Before a guarded worker's first page with a kind of cleaner, outside any page's
+    clock: `Cleaner.warm` (its lazy imports, its model file, a clean of a bundled page),
+    then that page through the job's own step (decoding, the finishing step's imports).
+    A time limit that lands in an import leaves a half-imported module that fails every
+    later page of the worker; this takes the imports out of the pages' time. Announced as
+    a unit that blames nothing (`WARM_UNIT`), under the fit's time limit."""
+    fitted = not cleaner.site_level or cleaner.fitted
+    key = (type(cleaner), fitted, run.task.policy.output)
+    if run.page_s <= 0 or key in _WARMED:  # in this process, unguarded: no clock
+        return
+    yield Busy(WARM_UNIT, WARM_UP, run.fit_s)
+    cleaner.warm()
+    if fitted:
+        clean_source(cleaner, "", Source("warm-up", "", data=warm_bytes()), None,
+                     run.task.policy.output, passthrough=run.keep)
+    _WARMED.add(key)
+
+
 def _clean(run: Run, indices: Iterable[int], cleaner: Cleaner, cache: dict[int, Page] | None = None,
            fit: Fit = NO_FIT, fallback: Callable[[], Cleaner] | None = None
            ) -> Iterator[Busy | Out]:
     """Clean `indices` in order (those this try has not sent yet), each under its own guard:
     a page held from the fit is cleaned as it is, any other read first."""
     task, cache = run.task, cache if cache is not None else {}
+    yield from warm(run, cleaner)
     for i, src in each(task.pages, [i for i in indices if i not in run.sent]):
         if i in task.poison:
             yield run.error(i, src, "killed a worker")  # worded by its poison entry

@@ -7,6 +7,8 @@ The CLI, the evaluation and the batch jobs only ever see this interface.
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import itertools
 import random
 import re
@@ -49,6 +51,35 @@ class Cleaner:
     fit_warnings: tuple[str, ...] = ()
     """What the last `fit` warned of (`sitesift.weak.check_fit`): too few pages, pages of
     several sites. The batch and the crawl carry these to their outcomes and site records."""
+    imports: ClassVar[tuple[str, ...]] = ()
+    """Modules the method imports inside its functions (NumPy parts, SciPy, scikit-learn,
+    Playwright, ...), which `warm` imports."""
+
+    def warm(self) -> None:
+        """Load now what this cleaner would load on its first page: the modules it names in
+        `imports`, and, for a cleaner that can clean (page-level, or fitted), whatever a
+        clean of a small bundled page loads (its model file, lazy imports, a browser).
+        Nothing here fails: a page meets any error itself.
+
+        The batch calls this in each worker before any page's clock starts, because a time
+        limit that interrupts an import leaves a half-imported module behind, and a
+        library's first import can take seconds on a busy machine."""
+        import importlib
+        import warnings
+
+        for name in self.imports:
+            with contextlib.suppress(ImportError):
+                importlib.import_module(name)
+        if self.site_level and not self.fitted:
+            return
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                self.clean(warm_page())
+        except MemoryError:
+            raise
+        except Exception:  # a page meets its own errors
+            pass
 
     def fit(self, pages: Sequence[Page]) -> Cleaner:
         """Learn from pages of one site; page-level methods learn nothing.
@@ -155,6 +186,23 @@ def seeded_sample(items: Sequence[T], size: int, seed: int) -> list[T]:
     if len(items) <= size:
         return list(items)
     return random.Random(seed).sample(list(items), size)
+
+
+WARM_PAGE = "data/sample_site/pages/hg-001.html"
+WARM_URL = "https://www.harbourgazette.example/warm-up"
+
+
+@functools.cache
+def warm_bytes() -> bytes:
+    """A small page of the bundled sample site (what `Cleaner.warm` cleans)."""
+    from importlib import resources
+
+    return resources.files("sitesift").joinpath(WARM_PAGE).read_bytes()
+
+
+def warm_page() -> Page:
+    """That page, parsed anew for each cleaner (one may mark the pages it cleans)."""
+    return Page.from_bytes(warm_bytes(), url=WARM_URL, id="warm-up")
 
 
 C = TypeVar("C", bound=type[Cleaner])
