@@ -10,9 +10,16 @@ import pytest
 
 from sitesift.methods.base import get_cleaner
 from sitesift.methods.isotonic import IsotonicCleaner, IsotonicParams
-from sitesift.methods.isotonic.distinct import smooth_tree_values
+from sitesift.methods.isotonic.distinct import (
+    _add_up,
+    _costs,
+    _levels,
+    _rows,
+    _shortest_path,
+    smooth_tree_values,
+)
 from sitesift.methods.isotonic.features import node_table
-from sitesift.methods.isotonic.regression import is_monotone, objective, smooth_tree
+from sitesift.methods.isotonic.regression import _checked, is_monotone, objective, smooth_tree
 from sitesift.page import Page
 
 # 0 -> 1, 2; 1 -> 3, 4: a low root over two high subtrees.
@@ -112,3 +119,54 @@ def test_paper_mode_smooths_the_raw_scores() -> None:
     assert y is not None
     assert set(y.tolist()) <= set(x.tolist())  # the lemma: no grid in between
     assert is_monotone(table.parents, y)
+
+
+def _search_every_value(parents: list[int], scores: np.ndarray, c: float,
+                        weights: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """The shortest path as it was before issue 52: every value below v[q] tried, the
+    closure DP on gathered rows. D(q) and the value below each."""
+    par, x, w = _checked(parents, scores, c, weights)
+    v = np.unique(x)
+    levels = _levels(par)
+    below = np.array([float(np.sum(w * np.maximum(u - x, 0.0))) for u in v])
+    best, prev = np.empty(v.size), np.full(v.size, -1, dtype=np.int64)
+    for q in range(v.size):
+        best[q] = below[q] + c
+        if q:
+            inside, outside = _costs(x, w, v[:q], v[q])
+            whole, kids, total = inside, np.zeros_like(inside), np.zeros(q)
+            for level in levels:
+                here = level.nodes
+                low = np.minimum(outside[here] + kids[here], whole[here])
+                _add_up(kids, level, low)
+                _add_up(whole, level, whole[here])
+                total += low[level.roots].sum(axis=0)
+            cand = best[:q] + total + c
+            p = int(np.argmin(cand))
+            if cand[p] < best[q]:
+                best[q], prev[q] = cand[p], p
+    return best, prev
+
+
+def test_the_pruned_search_finds_what_the_search_over_every_value_finds_to_the_bit() -> None:
+    """`_shortest_path` tries only the values below that no larger one has beaten (F is
+    Monge): the same D(q) and the same value below, bit for bit, ties included (rounded
+    scores make many), on trees deep and wide, forests, weights or none."""
+    rng = np.random.default_rng(52)
+    for trial in range(24):
+        n = int(rng.integers(2, 260))
+        deep = trial % 3 == 0
+        parents = [-1] + [int(rng.integers(max(0, i - 3) if deep else 0, i))
+                          if rng.random() > 0.02 else -1 for i in range(1, n)]
+        x = rng.random(n)
+        if trial % 2:
+            x = np.round(x, 1 + trial % 3)
+        w = None if trial % 4 < 2 else rng.random(n) * 5
+        c = float(rng.choice([0.0, 0.05, 0.5, 2.0]))
+        want_best, want_prev = _search_every_value(parents, x, c, w)
+        par, xs, ws = _checked(parents, x, c, w)
+        v = np.unique(xs)
+        below = np.array([float(np.sum(ws * np.maximum(u - xs, 0.0))) for u in v])
+        best, prev = _shortest_path(_rows(_levels(par), xs, ws), v, below, c)
+        assert np.array_equal(best, want_best), trial
+        assert np.array_equal(prev, want_prev), trial
