@@ -120,7 +120,9 @@ def test_fit_command_reports_its_accounting(light: Path, tmp_path: Path,
                 ) == 0
     err = capsys.readouterr().err
     assert "8 inputs = 6 pages fitted on + 2 errors" in err
-    assert "skipped empty:" in err and "skipped binary:" in err
+    # each skipped input named once, by its file
+    assert "skipped " + str(light / "empty.html") + ": empty input" in err
+    assert "skipped " + str(light / "binary.html") + ": binary input" in err
 
 
 def test_clean_command_accounts_for_every_input(light: Path, tmp_path: Path,
