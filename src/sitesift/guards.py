@@ -353,7 +353,9 @@ class Supervisor(Generic[T]):
     def _death(self, worker: _Worker[T], killed: bool, full: bool = False,
                early: bool = False) -> str:
         busy = worker.busy
-        what = f"{busy.stage} of unit {busy.unit}" if busy else "between pages"
+        # a negative unit is no page nor fit (the warm-up, `jobs.model.WARM_UNIT`)
+        what = ("between pages" if busy is None else busy.stage if busy.unit < 0
+                else f"{busy.stage} of unit {busy.unit}")
         if early:
             return (f"out of memory: {what} kept the worker at its memory limit of "
                     f"{self.limits.memory_mb} MiB for {self.limits.grace_seconds:g} s; stopped")
