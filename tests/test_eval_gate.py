@@ -68,6 +68,7 @@ class HalfDrop(AllText):
         for i, block in enumerate(result.content):
             if i % 2:
                 block.label = NOISE
+        result.verdicts = None  # it decides on blocks, not nodes: its text is theirs
         return result
 
 

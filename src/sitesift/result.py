@@ -45,6 +45,9 @@ class Result:
     # The method's verdicts on the page's nodes, for the structure renderer in the process
     # that cleaned the page (`sitesift.output.finish` drops them before a result travels
     # on): a {node id: Verdict} dict, or the native core's (`sitesift.native.Verdicts`).
+    # The renderings follow them, not the blocks: a method that relabels its blocks after
+    # deciding on nodes turns the relabelling into verdicts (the Site Style Tree's locally
+    # noisy blocks, `verdicts.block_runs`), or leaves None here and its text is its blocks'.
     verdicts: Any = field(default=None, repr=False, compare=False)
 
     @property
