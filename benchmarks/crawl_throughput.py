@@ -1,21 +1,39 @@
-"""End-to-end crawl throughput: local job with 1 and 2 workers, Spark with 1 and 2 cores.
+"""End to end on modern pages: crawl, clean DIR and the bench on the same pages, one run.
 
-    python benchmarks/crawl_throughput.py [--warcs DIR] [--datasets webkb swde-book ...]
-                                          [--workers 1 2] [--spark-cores 1 2] [--no-spark]
-                                          [--method default] [--fallback default]
+    python benchmarks/crawl_throughput.py [--per-corpus 200] [--seed 0]
+                                          [--datasets dragnet big9 wcxb l3s-gn1 chaos]
+                                          [--workers 2 1] [--spark] [--no-bench]
+                                          [--peers resiliparse] [--method default]
+                                          [--fallback default] [--keep DIR] [--out FILE.json]
 
-Builds the WARCs with benchmarks/make_warc.py where missing (DIR, default
-/tmp/sitesift-warc), then runs each configuration in a fresh process, timing the whole job:
-reading the WARCs, grouping by site, fitting, cleaning and writing the results (Spark: from
-a running session, and separately with the session start). Reported per configuration:
-pages, seconds, pages/s, pages/s per core, the speed-up over one core, pages per CPU-second
-(all the run's processes: a figure that other load on the machine does not dilute), and
-peak memory: the largest resident set of the run's own process and of its workers
-(ru_maxrss of waited-for children; for Spark, VmHWM of the living JVM and Python workers).
-Targets: issue 10 (`--method sst --fallback alltext`): >= 100 pages/s per core, >= 1.7x
-from 1 to 2 cores; issue 27 (`--method default`, the crawl's default): >= 150 pages/s per
-core with 2 workers. Numbers from a
-machine shared with other work are noisy: the load average before each run is shown.
+The yardstick of issue 53. Its input is a fixed, seeded sample of modern pages from the
+shared corpora (../shared/datasets): per corpus, whole sites in a seeded order until
+`--per-corpus` pages (the last site cut short), so the crawl meets sites as it would on
+the full corpus. The sample is written as slices of the corpora (index.jsonl of the chosen
+rows, their pages and gold linked in) and, by benchmarks/make_warc.py, as one WARC per
+corpus. Then, each in a fresh process and on those same pages:
+
+- `sitesift crawl WARCS --method default --workers N` for each `--workers` (2, then 1);
+- `sitesift crawl ... --engine spark --workers 2` with `--spark` (it needs Java);
+- `sitesift clean SLICES -o OUT --workers 1` (the slices are dataset folders: site groups
+  from their index, as the bench has them);
+- `sitesift bench SLICES --methods default --peers resiliparse --workers 1`: the per-page
+  median and mean CPU ms of each method from its pages.jsonl (sitesift's: parse, clean and
+  the page's share of its site's fit); the peer where installed.
+
+For the commands: wall seconds and the CPU seconds of the whole process tree (user +
+system of every waited-for descendant: `getrusage(RUSAGE_CHILDREN)` in a small wrapper
+process, which leaves the wrapper out), CPU ms per page, pages/s per core (pages per
+CPU-second: a figure that other load on the machine does not dilute) and the peak
+resident set of the largest descendant. Each row's ratio is its CPU per page over the
+bench's mean for `default`. Issue 53's targets: crawl `--method default`, 2 workers,
+>= 150 pages/s per core; the crawl's and `clean DIR`'s CPU per page <= 1.25x the bench's
+mean for `default`; Spark within 1.3x of the local job's pages/s per core.
+
+Prints one markdown table (and the load average before each row); `--out` writes the rows
+and the run's settings as JSON. The old mix of whole corpora (80 % WebKB's small 1997
+pages, which flatters every path; the figures of docs/spark.md) is
+`--datasets webkb swde-book big9 dragnet cleanportaleval --per-corpus 0 --no-bench`.
 """
 
 from __future__ import annotations
@@ -23,154 +41,239 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
+import random
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
-DEFAULT = ["webkb", "swde-book", "big9", "dragnet", "cleanportaleval"]
+SHARED = HERE.parents[0].parent / "shared" / "datasets"
+DEFAULT = ["dragnet", "big9", "wcxb", "l3s-gn1", "chaos"]
+PER_CORPUS = 200
+TARGET_PPS = 150.0  # crawl, 2 workers: pages/s per core
+TARGET_RATIO = 1.25  # crawl and clean DIR: CPU per page over the bench's mean for default
+
+# Run in a fresh interpreter: runs argv, prints the CPU and peak RSS of its descendants.
+_WRAPPER = """
+import json, resource, subprocess, sys, time
+t = time.perf_counter()
+rc = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL).returncode
+wall = time.perf_counter() - t
+r = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(json.dumps({"rc": rc, "wall": wall, "cpu": r.ru_utime + r.ru_stime,
+                  "peak_mb": r.ru_maxrss / 1024}))
+"""
 
 
-def _descendants() -> tuple[float, float]:
-    """Peak RSS (MB, the largest) and CPU seconds (with their waited-for children) of this
-    process's living descendants: the JVM and the Python workers of a local Spark."""
-    parents: dict[int, int] = {}
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-            parents[int(stat.parent.name)] = int(fields[1])
-        except (OSError, IndexError, ValueError):
-            continue
-    mine: set[int] = set()
-    frontier = {os.getpid()}
-    while frontier:
-        frontier = {pid for pid, ppid in parents.items() if ppid in frontier} - mine
-        mine |= frontier
-    peak = cpu = 0.0
-    tick = os.sysconf("SC_CLK_TCK")
-    for pid in mine:
-        try:
-            status = Path(f"/proc/{pid}/status").read_text()
-            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        for line in status.splitlines():
-            if line.startswith("VmHWM:"):
-                peak = max(peak, int(line.split()[1]) / 1024)
-        cpu += sum(int(f) for f in fields[11:15]) / tick  # utime stime cutime cstime
-    return peak, cpu
+def sitesift_cmd() -> list[str]:
+    exe = Path(sys.executable).with_name("sitesift")
+    return [str(exe)] if exe.is_file() else [sys.executable, "-m", "sitesift"]
 
 
-def one(engine: str, cores: int, warcs: list[str], out: str, method: str,
-        fallback: str) -> dict[str, Any]:
-    """Run one configuration in this process; its figures."""
-    from sitesift.sitework import CrawlConfig
-
-    cfg = CrawlConfig(method=method, fallback=fallback)  # the configuration measured
-    started = time.perf_counter()
-    session_s = 0.0
-    living = (0.0, 0.0)
-    if engine == "local":
-        from sitesift.crawl import run_crawl
-        from sitesift.jobs.run import RunSettings
-
-        summary = run_crawl(warcs, out, cfg, run=RunSettings(cores))
-    else:
-        from sitesift.spark import local_session, run_spark
-
-        spark = local_session(cores)
-        session_s = time.perf_counter() - started
-        try:
-            summary = run_spark(spark, warcs, out, cfg, partitions=cores * 4)
-            living = _descendants()  # the JVM and Python workers, before they stop
-        finally:
-            spark.stop()
-    total = time.perf_counter() - started
-    own = resource.getrusage(resource.RUSAGE_SELF)
-    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime + living[1]
-    return {"engine": engine, "cores": cores, "pages": summary["pages"],
-            "results": summary["results"], "errors": summary["errors"],
-            "balanced": summary["balanced"], "seconds": total - session_s,
-            "with_session": total, "cpu": cpu, "peak_mb_self": own.ru_maxrss / 1024,
-            "peak_mb_children": max(kids.ru_maxrss / 1024, living[0])}
+def _has_gold(root: Path, page_id: str) -> bool:
+    return (root / "gold" / f"{page_id}.txt").is_file()
 
 
-def run(engine: str, cores: int, warcs: list[str], work: Path, method: str,
-        fallback: str) -> dict[str, Any]:
-    out = work / f"{engine}-{cores}"
-    shutil.rmtree(out, ignore_errors=True)
-    load = os.getloadavg()[0]
-    proc = subprocess.run(
-        [sys.executable, __file__, "--one", engine, str(cores), str(out), method, fallback,
-         *warcs],
-        capture_output=True, text=True, check=False)
-    if proc.returncode != 0:
-        raise SystemExit(f"{engine} x{cores} failed:\n{proc.stderr[-3000:]}")
-    row: dict[str, Any] = json.loads(proc.stdout.strip().splitlines()[-1])
-    row["load"] = load
-    return row
+def site_of(row: dict[str, Any]) -> str:
+    return str(row.get("site") or row.get("host") or row["id"])
 
 
-def table(rows: list[dict[str, Any]]) -> str:
-    base = {r["engine"]: r["pages"] / r["seconds"] for r in rows if r["cores"] == 1}
-    out = ["| engine | cores | pages | s | pages/s | pages/s/core | speed-up | pages per "
-           "CPU-s | peak MB (main / largest child) | s incl. session | load before |",
-           "|---|---|---|---|---|---|---|---|---|---|---|"]
+def sample_rows(root: Path, per_corpus: int, seed: int) -> list[dict[str, Any]]:
+    """Whole sites of `root` (pages with gold, index order kept within a site) in a seeded
+    order until `per_corpus` pages (0: every page)."""
+    rows = [json.loads(line) for line in (root / "index.jsonl").read_text().splitlines()
+            if line.strip()]
+    rows = [r for r in rows if _has_gold(root, r["id"])]
+    if per_corpus <= 0:
+        return rows
+    sites: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for r in rows:
-        pps = r["pages"] / r["seconds"]
-        speed = f"{pps / base[r['engine']]:.2f}x" if r["engine"] in base else ""
-        out.append(
-            f"| {r['engine']} | {r['cores']} | {r['pages']} | {r['seconds']:.1f} | {pps:.1f} "
-            f"| {pps / r['cores']:.1f} | {speed} | {r['pages'] / r['cpu']:.1f} | "
-            f"{r['peak_mb_self']:.0f} / {r['peak_mb_children']:.0f} | "
-            f"{r['with_session']:.1f} | {r['load']:.1f} |")
+        sites[site_of(r)].append(r)
+    order = sorted(sites)
+    random.Random(f"{seed}:{root.name}").shuffle(order)
+    chosen: list[dict[str, Any]] = []
+    for site in order:
+        chosen += sites[site][:per_corpus - len(chosen)]
+        if len(chosen) >= per_corpus:
+            break
+    return chosen
+
+
+def write_slice(src: Path, dst: Path, rows: list[dict[str, Any]]) -> None:
+    """A dataset folder of `rows`: their index lines, page and gold files linked in."""
+    for sub in ("pages", "gold"):
+        (dst / sub).mkdir(parents=True, exist_ok=True)
+    ids = {r["id"] for r in rows}
+    for sub in ("pages", "gold"):
+        for f in (src / sub).iterdir():
+            stems = {f.name[:i] for i, c in enumerate(f.name) if c == "."}
+            if stems & ids and not (dst / sub / f.name).exists():
+                (dst / sub / f.name).symlink_to(f.resolve())
+    (dst / "index.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+
+def build_input(work: Path, shared: Path, names: list[str], per_corpus: int,
+                seed: int) -> tuple[list[Path], list[Path], dict[str, int]]:
+    """The slices and their WARCs under `work`; pages per corpus."""
+    slices, counts = [], {}
+    for name in names:
+        src = shared / name
+        if not (src / "index.jsonl").is_file():
+            raise SystemExit(f"crawl_throughput: corpus {name!r} not found at {src}")
+        rows = sample_rows(src, per_corpus, seed)
+        write_slice(src, work / "slices" / name, rows)
+        slices.append(work / "slices" / name)
+        counts[name] = len(rows)
+    warc_dir = work / "warcs"
+    subprocess.run([sys.executable, str(HERE / "make_warc.py"), "--shared",
+                    str(work / "slices"), "--out", str(warc_dir), "--datasets", *names],
+                   check=True, stdout=subprocess.DEVNULL)
+    return slices, [warc_dir / f"{n}.warc.gz" for n in names], counts
+
+
+def measure(label: str, argv: list[str], pages: int) -> dict[str, Any]:
+    """Run `argv` in a wrapper; its figures over `pages`."""
+    load = os.getloadavg()[0]
+    proc = subprocess.run([sys.executable, "-c", _WRAPPER, *argv], capture_output=True,
+                          text=True, check=False)
+    if proc.returncode != 0 or not proc.stdout.strip():
+        raise SystemExit(f"{label} failed:\n{proc.stderr[-3000:]}")
+    got = json.loads(proc.stdout.strip().splitlines()[-1])
+    if got["rc"] not in (0, 1):  # 1: some pages gave an error record, counted below
+        raise SystemExit(f"{label}: exit {got['rc']}:\n{proc.stderr[-3000:]}")
+    return {"path": label, "command": " ".join(argv), "pages": pages,
+            "seconds": round(got["wall"], 2), "cpu_s": round(got["cpu"], 2),
+            "cpu_ms_per_page": round(1000 * got["cpu"] / max(pages, 1), 2),
+            "pages_per_core_s": round(pages / got["cpu"], 1) if got["cpu"] else None,
+            "peak_mb": round(got["peak_mb"]), "load": round(load, 2), "exit": got["rc"]}
+
+
+def crawl_pages(out: Path) -> int:
+    summary = json.loads((out / "summary.json").read_text())
+    return int(summary.get("results", summary.get("pages", 0)))
+
+
+def bench_rows(out: Path, cmd: list[str], pages: int) -> list[dict[str, Any]]:
+    """Per method of a bench run: median and mean CPU ms per page from pages.jsonl."""
+    cpu: dict[str, list[float]] = defaultdict(list)
+    for line in (out / "pages.jsonl").read_text().splitlines():
+        row = json.loads(line)
+        if "cpu_ms" in row and "method" in row:
+            cpu[row["method"]].append(float(row["cpu_ms"]))
+    return [{"path": f"bench {m} (per-page median / mean)", "command": " ".join(cmd),
+             "pages": len(v), "cpu_ms_per_page": round(statistics.fmean(v), 2),
+             "cpu_ms_median": round(statistics.median(v), 2),
+             "pages_per_core_s": round(1000 / statistics.fmean(v), 1)}
+            for m, v in cpu.items() if v]
+
+
+def table(rows: list[dict[str, Any]], ref: float | None) -> str:
+    out = ["| path | pages | wall s | CPU ms/page | pages/s per core | x bench mean (default) "
+           "| peak MB | load before |", "|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        cpu = (f"{r['cpu_ms_median']:.1f} / {r['cpu_ms_per_page']:.1f}"
+               if "cpu_ms_median" in r else f"{r['cpu_ms_per_page']:.1f}")
+        ratio = f"{r['cpu_ms_per_page'] / ref:.2f}x" if ref else ""
+        out.append(f"| {r['path']} | {r['pages']} | {r.get('seconds', '')} | {cpu} | "
+                   f"{r['pages_per_core_s']} | {ratio} | {r.get('peak_mb', '')} | "
+                   f"{r.get('load', '')} |")
     return "\n".join(out)
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    if argv[:1] == ["--one"]:
-        engine, cores, out, method, fallback, *warcs = argv[1:]
-        print(json.dumps(one(engine, int(cores), warcs, out, method, fallback)))
-        return 0
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--warcs", type=Path, default=Path("/tmp/sitesift-warc"))
     ap.add_argument("--datasets", nargs="+", default=DEFAULT)
-    ap.add_argument("--workers", nargs="*", type=int, default=[1, 2])
-    ap.add_argument("--spark-cores", nargs="+", type=int, default=[1, 2])
-    ap.add_argument("--no-spark", action="store_true")
-    ap.add_argument("--out", type=Path, help="keep the outputs here (default: a temp dir)")
-    ap.add_argument("--method", default="default", help="the crawl's --method (default: default)")
+    ap.add_argument("--shared", type=Path, default=SHARED)
+    ap.add_argument("--per-corpus", type=int, default=PER_CORPUS,
+                    help=f"pages per corpus, whole sites in a seeded order; 0: all "
+                         f"(default {PER_CORPUS})")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--workers", nargs="*", type=int, default=[2, 1],
+                    help="local crawls, one per worker count (default: 2 1)")
+    ap.add_argument("--spark", action="store_true",
+                    help="also crawl with --engine spark --workers 2 (needs Java)")
+    ap.add_argument("--no-clean", action="store_true", help="skip clean DIR")
+    ap.add_argument("--no-bench", action="store_true", help="skip sitesift bench")
+    ap.add_argument("--peers", default="resiliparse",
+                    help="the bench's peers beside default (default: resiliparse; none)")
+    ap.add_argument("--method", default="default", help="the crawl's --method")
     ap.add_argument("--fallback", default=None,
-                    help="the crawl's --fallback (default: the method where it cleans a page "
-                         "without a fit, else alltext)")
+                    help="the crawl's --fallback (default: the method where it is default, "
+                         "else alltext)")
+    ap.add_argument("--keep", type=Path, help="build and keep everything here "
+                                              "(default: a temp dir, removed)")
+    ap.add_argument("--out", type=Path, help="write the rows and settings as JSON here")
     args = ap.parse_args(argv)
-    missing = [d for d in args.datasets if not (args.warcs / f"{d}.warc.gz").is_file()]
-    if missing:
-        subprocess.run([sys.executable, str(HERE / "make_warc.py"), "--out", str(args.warcs),
-                        "--datasets", *missing], check=True)
-    warcs = [str(args.warcs / f"{d}.warc.gz") for d in args.datasets]
-    work = args.out or Path(tempfile.mkdtemp(prefix="sitesift-throughput-"))
-    rows = []
-    plan = [("local", n) for n in args.workers]
-    if not args.no_spark:
-        plan += [("spark", n) for n in args.spark_cores]
-    fallback = args.fallback or (args.method if args.method == "default" else "alltext")
-    for engine, cores in plan:
-        rows.append(run(engine, cores, warcs, work, args.method, fallback))
-        print(f"{engine} x{cores}: {rows[-1]['pages'] / rows[-1]['seconds']:.1f} pages/s",
-              file=sys.stderr)
-    print(f"datasets: {', '.join(args.datasets)}; --method {args.method} --fallback "
-          f"{fallback}; {os.cpu_count()} cores\n")
-    print(table(rows))
-    if args.out is None:
+    work = args.keep or Path(tempfile.mkdtemp(prefix="sitesift-throughput-"))
+    if args.keep:
         shutil.rmtree(work, ignore_errors=True)
+        work.mkdir(parents=True)
+    fallback = args.fallback or (args.method if args.method == "default" else "alltext")
+    try:
+        start = time.perf_counter()
+        slices, warcs, counts = build_input(work, args.shared, args.datasets,
+                                            args.per_corpus, args.seed)
+        pages = sum(counts.values())
+        print(f"input: {pages} pages ({', '.join(f'{k} {v}' for k, v in counts.items())}), "
+              f"built in {time.perf_counter() - start:.1f} s", file=sys.stderr)
+        ss = sitesift_cmd()
+        rows: list[dict[str, Any]] = []
+        runs = [(f"crawl --workers {n}", n, "local") for n in args.workers]
+        if args.spark:
+            runs.append(("crawl --engine spark --workers 2", 2, "spark"))
+        for label, n, engine in runs:
+            out = work / f"crawl-{engine}-{n}"
+            cmd = [*ss, "crawl", *map(str, warcs), "--out", str(out), "--method", args.method,
+                   "--fallback", fallback, "--workers", str(n), "-q"]
+            if engine == "spark":
+                cmd += ["--engine", "spark"]
+            row = measure(label, cmd, pages)
+            if engine == "local":
+                row["pages"] = crawl_pages(out)
+                row["cpu_ms_per_page"] = round(1000 * row["cpu_s"] / max(row["pages"], 1), 2)
+                row["pages_per_core_s"] = round(row["pages"] / row["cpu_s"], 1)
+            rows.append(row)
+            print(f"{label}: {row['cpu_ms_per_page']} CPU ms/page", file=sys.stderr)
+        if not args.no_clean:
+            cmd = [*ss, "clean", *map(str, slices), "-o", str(work / "clean") + "/",
+                   "--workers", "1", "-q"]
+            rows.append(measure("clean DIR -o OUT --workers 1", cmd, pages))
+            print(f"clean: {rows[-1]['cpu_ms_per_page']} CPU ms/page", file=sys.stderr)
+        ref = None
+        if not args.no_bench:
+            out = work / "bench"
+            cmd = [*ss, "bench", *map(str, slices), "--methods", "default", "--peers",
+                   args.peers, "--workers", "1", "--out", str(out), "--no-plots", "-q"]
+            whole = measure("bench, whole run (incl. peers)", cmd, pages)
+            per_method = bench_rows(out, cmd, pages)
+            rows += [*per_method, whole]
+            ref = next((r["cpu_ms_per_page"] for r in per_method
+                        if r["path"].startswith("bench default ")), None)
+        print(f"datasets: {', '.join(f'{k} {v}' for k, v in counts.items())} "
+              f"(--per-corpus {args.per_corpus} --seed {args.seed}); --method {args.method} "
+              f"--fallback {fallback}; {os.cpu_count()} cores\n")
+        print(table(rows, ref))
+        if ref:
+            crawl2 = next((r for r in rows if r["path"] == "crawl --workers 2"), None)
+            if crawl2:
+                print(f"\ntargets (issue 53): crawl 2 workers >= {TARGET_PPS:.0f} pages/s per "
+                      f"core: {crawl2['pages_per_core_s']}; crawl and clean DIR CPU/page <= "
+                      f"{TARGET_RATIO}x the bench's mean ({ref:.1f} ms)")
+        if args.out:
+            args.out.write_text(json.dumps(
+                {"datasets": counts, "per_corpus": args.per_corpus, "seed": args.seed,
+                 "method": args.method, "fallback": fallback, "cpus": os.cpu_count(),
+                 "date": time.strftime("%Y-%m-%d"), "bench_mean_ms": ref, "rows": rows},
+                indent=1) + "\n")
+    finally:
+        if args.keep is None:
+            shutil.rmtree(work, ignore_errors=True)
     return 0
 
 
