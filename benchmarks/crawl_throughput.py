@@ -14,7 +14,8 @@ rows, their pages and gold linked in) and, by benchmarks/make_warc.py, as one WA
 corpus. Then, each in a fresh process and on those same pages:
 
 - `sitesift crawl WARCS --method default --workers N` for each `--workers` (2, then 1);
-- `sitesift crawl ... --engine spark --workers 2` with `--spark` (it needs Java);
+- `sitesift crawl ... --engine spark --workers 2` with `--spark` (it needs Java; its wall
+  seconds include the session's start);
 - `sitesift clean SLICES -o OUT --workers 1` (the slices are dataset folders: site groups
   from their index, as the bench has them);
 - `sitesift bench SLICES --methods default --peers resiliparse --workers 1`: the per-page
@@ -22,8 +23,9 @@ corpus. Then, each in a fresh process and on those same pages:
   the page's share of its site's fit); the peer where installed.
 
 For the commands: wall seconds and the CPU seconds of the whole process tree (user +
-system of every waited-for descendant: `getrusage(RUSAGE_CHILDREN)` in a small wrapper
-process, which leaves the wrapper out), CPU ms per page, pages/s per core (pages per
+system of every descendant: `getrusage(RUSAGE_CHILDREN)` in a small wrapper process, a
+child subreaper that also waits for descendants their parent left, not counting itself),
+CPU ms per page, pages/s per core (pages per
 CPU-second: a figure that other load on the machine does not dilute) and the peak
 resident set of the largest descendant. Each row's ratio is its CPU per page over the
 bench's mean for `default`. Issue 53's targets: crawl `--method default`, 2 workers,
@@ -60,14 +62,30 @@ TARGET_PPS = 150.0  # crawl, 2 workers: pages/s per core
 TARGET_RATIO = 1.25  # crawl and clean DIR: CPU per page over the bench's mean for default
 
 # Run in a fresh interpreter: runs argv, prints the CPU and peak RSS of its descendants.
+# A child subreaper (Linux): descendants orphaned by their parent (a Spark JVM left to exit
+# on its own) are reparented to the wrapper and waited for too, for up to 60 s.
 _WRAPPER = """
-import json, resource, subprocess, sys, time
+import ctypes, json, os, resource, subprocess, sys, time
+try:
+    ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+except (AttributeError, OSError):
+    pass
 t = time.perf_counter()
 rc = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL).returncode
 wall = time.perf_counter() - t
+deadline, orphans = time.monotonic() + 60, 0
+while time.monotonic() < deadline:
+    try:
+        pid, _ = os.waitpid(-1, os.WNOHANG)
+    except ChildProcessError:
+        break
+    if pid:
+        orphans += 1
+    else:
+        time.sleep(0.05)
 r = resource.getrusage(resource.RUSAGE_CHILDREN)
 print(json.dumps({"rc": rc, "wall": wall, "cpu": r.ru_utime + r.ru_stime,
-                  "peak_mb": r.ru_maxrss / 1024}))
+                  "peak_mb": r.ru_maxrss / 1024, "orphans": orphans}))
 """
 
 
@@ -151,7 +169,8 @@ def measure(label: str, argv: list[str], pages: int) -> dict[str, Any]:
             "seconds": round(got["wall"], 2), "cpu_s": round(got["cpu"], 2),
             "cpu_ms_per_page": round(1000 * got["cpu"] / max(pages, 1), 2),
             "pages_per_core_s": round(pages / got["cpu"], 1) if got["cpu"] else None,
-            "peak_mb": round(got["peak_mb"]), "load": round(load, 2), "exit": got["rc"]}
+            "peak_mb": round(got["peak_mb"]), "load": round(load, 2), "exit": got["rc"],
+            "orphans_reaped": got["orphans"]}
 
 
 def crawl_pages(out: Path) -> int:
@@ -234,10 +253,9 @@ def main(argv: list[str] | None = None) -> int:
             if engine == "spark":
                 cmd += ["--engine", "spark"]
             row = measure(label, cmd, pages)
-            if engine == "local":
-                row["pages"] = crawl_pages(out)
-                row["cpu_ms_per_page"] = round(1000 * row["cpu_s"] / max(row["pages"], 1), 2)
-                row["pages_per_core_s"] = round(row["pages"] / row["cpu_s"], 1)
+            row["pages"] = crawl_pages(out)  # the results the job wrote
+            row["cpu_ms_per_page"] = round(1000 * row["cpu_s"] / max(row["pages"], 1), 2)
+            row["pages_per_core_s"] = round(row["pages"] / row["cpu_s"], 1)
             rows.append(row)
             print(f"{label}: {row['cpu_ms_per_page']} CPU ms/page", file=sys.stderr)
         if not args.no_clean:
