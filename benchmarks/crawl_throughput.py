@@ -104,12 +104,12 @@ def site_of(row: dict[str, Any]) -> str:
 
 def sample_rows(root: Path, per_corpus: int, seed: int) -> list[dict[str, Any]]:
     """Whole sites of `root` (pages with gold, index order kept within a site) in a seeded
-    order until `per_corpus` pages (0: every page)."""
+    order until `per_corpus` pages (0: every page of the corpus)."""
     rows = [json.loads(line) for line in (root / "index.jsonl").read_text().splitlines()
             if line.strip()]
-    rows = [r for r in rows if _has_gold(root, r["id"])]
     if per_corpus <= 0:
-        return rows
+        return rows  # the whole corpus, pages without gold too (the bench leaves those out)
+    rows = [r for r in rows if _has_gold(root, r["id"])]
     sites: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for r in rows:
         sites[site_of(r)].append(r)
