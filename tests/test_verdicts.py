@@ -109,7 +109,7 @@ def test_node_verdicts_reach_the_renderer_on_the_nodes_the_method_judged() -> No
     other = page("<body><p>First</p><div>a different tree</div></body>")
     result = Result(render_blocks(other.root, {}), "m", verdicts={})
     other.html = HTML  # the method judged another tree than the renderer reads
-    add_structure(result, other, BLOCKS, ("text",))
+    add_structure(result, other, BLOCKS)
     assert result.structured == {}
     assert result.text == "First\na different tree"
     # the runs of a node: what a verdict on their nodes relabels

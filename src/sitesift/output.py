@@ -85,7 +85,7 @@ def finish(result: Result, page: Page, output: Output) -> Result:
 
     # the text is always rendered, asked for or not: `result.text` is then the text that
     # `clean` writes, whatever reads it (evaluate, bench, report, the crawl's record)
-    add_structure(result, page, output, output.made)
+    add_structure(result, page, output)
     if output.needs_title:
         from sitesift.metadata import extract_title
 

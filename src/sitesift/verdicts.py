@@ -103,6 +103,7 @@ def block_runs(node: DomNode, verdicts: dict[int, Verdict]) -> list[tuple[str, l
     in the blocks and in the structure renderer alike. What a deeper verdict decides is
     left out; an inline element holding a block or a verdict splits the run where it
     stands (its parts are runs of their own)."""
+    splits = _splitting(node, verdicts)
     runs: list[tuple[str, list[DomNode]]] = []
     containers = [node]
     while containers:
@@ -120,7 +121,7 @@ def block_runs(node: DomNode, verdicts: dict[int, Verdict]) -> list[tuple[str, l
                 parts.append(kid)
             elif kid.nid in verdicts:
                 segments.append(([], []))  # decided on its own
-            elif kid.tag in BLOCK_TAGS or _splits(kid, verdicts):
+            elif kid.tag in BLOCK_TAGS or kid.nid in splits:
                 segments.append(([], []))
                 containers.append(kid)
             else:
@@ -133,10 +134,16 @@ def block_runs(node: DomNode, verdicts: dict[int, Verdict]) -> list[tuple[str, l
     return runs
 
 
-def _splits(node: DomNode, verdicts: dict[int, Verdict]) -> bool:
-    """Whether a block element or a verdict below `node` breaks its text into blocks."""
-    return any(n is not node and (n.tag in BLOCK_TAGS or n.nid in verdicts)
-               for n in node.iter())
+def _splitting(node: DomNode, verdicts: dict[int, Verdict]) -> set[int]:
+    """The ids of the nodes below `node` with a block element or a verdict below them
+    (which breaks their text into blocks): one pass, children before their parents."""
+    found: set[int] = set()
+    for inner in reversed(list(node.iter())):
+        parent = inner.parent
+        if parent is not None and (inner.nid in found or inner.tag in BLOCK_TAGS
+                                   or inner.nid in verdicts):
+            found.add(parent.nid)
+    return found
 
 
 def _path(node: DomNode, cache: dict[int, str]) -> str:
@@ -178,29 +185,29 @@ def render_verdicts(page: Any, verdicts: dict[int, Verdict], output: Any,
                                    url=page.url))
 
 
-def add_structure(result: Any, page: Any, output: Any,
-                  renderings: tuple[str, ...] | None = None) -> Any:
-    """`result.structured`: its content in each of `renderings` (default
-    `output.renderings`; `output` a `sitesift.output.Output`), from the verdicts its method
-    left on it: node verdicts (`render_verdicts`) or the native core's
-    (`sitesift.native.Verdicts`). A method that decides on text rather than nodes leaves
-    none and keeps its block-built renderings; so does an installation without the native
-    core, and a page the core reads as another tree than the method's (`render_verdicts`):
-    every rendering then comes from the blocks, so the text is still the one the method
-    decided on."""
+def add_structure(result: Any, page: Any, output: Any) -> Any:
+    """`result.structured`: its content in each rendering `output` makes (`Output.made`: the
+    text always), from the verdicts its method left on it: node verdicts
+    (`render_verdicts`) or the native core's (`sitesift.native.Verdicts`). A method that
+    decides on text rather than nodes leaves none and keeps its block-built renderings;
+    so does an installation without the native core, and a page the core reads as another
+    tree than the method's (`render_verdicts`): every rendering then comes from the
+    blocks, so the text is still the one the method decided on."""
     from sitesift.native import NativeMissing
 
-    wanted = [r for r in (output.renderings if renderings is None else renderings)
-              if r not in result.structured]
+    wanted = [r for r in output.made if r not in result.structured]
     verdicts = result.verdicts
     if not wanted or verdicts is None:
         return result
     try:
         if isinstance(verdicts, dict):
-            got = render_verdicts(page, verdicts, output, wanted)
+            try:
+                got = render_verdicts(page, verdicts, output, wanted)
+            except ValueError:  # another tree than the method's: the blocks' text stays
+                return result
         else:
             got = verdicts.render(wanted, links=output.links, images=output.images)
-    except (NativeMissing, ValueError):
+    except NativeMissing:
         return result
     result.structured.update(zip(wanted, got, strict=True))
     return result

@@ -215,8 +215,9 @@ _WARMED: set[tuple[type[Cleaner], bool, Output]] = set()  # in this worker proce
 
 def warm(run: Run, cleaner: Cleaner) -> Iterator[Busy]:
     """Before a guarded worker's first page with a kind of cleaner, outside any page's
-    clock: `Cleaner.warm` (its lazy imports, its model file, a clean of a bundled page),
-    then that page through the job's own step (decoding, the finishing step's imports).
+    clock: `Cleaner.warm` (the modules it names), then, for a cleaner that can clean, a
+    bundled page through the job's own step (decoding, its model file and lazy imports,
+    the finishing step's).
     A time limit that lands in an import leaves a half-imported module that fails every
     later page of the worker; this takes the imports out of the pages' time. Announced as
     a unit that blames nothing (`WARM_UNIT`), under the fit's time limit."""

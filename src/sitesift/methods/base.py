@@ -56,30 +56,19 @@ class Cleaner:
     Playwright, ...), which `warm` imports."""
 
     def warm(self) -> None:
-        """Load now what this cleaner would load on its first page: the modules it names in
-        `imports`, and, for a cleaner that can clean (page-level, or fitted), whatever a
-        clean of a small bundled page loads (its model file, lazy imports, a browser).
-        Nothing here fails: a page meets any error itself.
+        """Import now the modules this cleaner names in `imports`, which it would import on
+        its first page. Nothing here fails: a page meets any error itself.
 
         The batch calls this in each worker before any page's clock starts, because a time
         limit that interrupts an import leaves a half-imported module behind, and a
-        library's first import can take seconds on a busy machine."""
+        library's first import can take seconds on a busy machine; it then cleans a small
+        bundled page (`warm_bytes`) through the job's own step, which loads the rest (a
+        model file, what a method imports without naming it, a browser)."""
         import importlib
-        import warnings
 
         for name in self.imports:
             with contextlib.suppress(ImportError):
                 importlib.import_module(name)
-        if self.site_level and not self.fitted:
-            return
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                self.clean(warm_page())
-        except MemoryError:
-            raise
-        except Exception:  # a page meets its own errors
-            pass
 
     def fit(self, pages: Sequence[Page]) -> Cleaner:
         """Learn from pages of one site; page-level methods learn nothing.
@@ -189,20 +178,15 @@ def seeded_sample(items: Sequence[T], size: int, seed: int) -> list[T]:
 
 
 WARM_PAGE = "data/sample_site/pages/hg-001.html"
-WARM_URL = "https://www.harbourgazette.example/warm-up"
 
 
 @functools.cache
 def warm_bytes() -> bytes:
-    """A small page of the bundled sample site (what `Cleaner.warm` cleans)."""
+    """A small page of the bundled sample site (what a worker cleans before its first
+    page: `jobs.site.warm`)."""
     from importlib import resources
 
     return resources.files("sitesift").joinpath(WARM_PAGE).read_bytes()
-
-
-def warm_page() -> Page:
-    """That page, parsed anew for each cleaner (one may mark the pages it cleans)."""
-    return Page.from_bytes(warm_bytes(), url=WARM_URL, id="warm-up")
 
 
 C = TypeVar("C", bound=type[Cleaner])
