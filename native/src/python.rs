@@ -588,6 +588,13 @@ fn render_page(
     })
 }
 
+/// `url` as an absolute http(s) address, as a browser reads it and in the URL standard's
+/// form; None for any other (`structure::base_url`: the check a page's base passes).
+#[pyfunction]
+fn web_address(url: &str) -> Option<String> {
+    crate::structure::base_url(Some(url), None).map(String::from)
+}
+
 /// `title` as a level-1 heading in `format` (`structure::title_heading`).
 #[pyfunction]
 fn title_heading(title: &str, format: &str) -> PyResult<String> {
@@ -801,6 +808,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(render_html, m)?)?;
     m.add_function(wrap_pyfunction!(render_page, m)?)?;
     m.add_function(wrap_pyfunction!(title_heading, m)?)?;
+    m.add_function(wrap_pyfunction!(web_address, m)?)?;
     m.add_function(wrap_pyfunction!(feature_names, m)?)?;
     m.add_function(wrap_pyfunction!(dom_rules, m)?)?;
     m.add_function(wrap_pyfunction!(style_key, m)?)?;

@@ -183,18 +183,13 @@ class Result:
         }
 
 
-# What a browser strips from an address before reading its scheme (WHATWG URL parsing):
-# C0 controls and spaces at either end, tabs and line breaks anywhere.
-_URL_EDGES = "".join(map(chr, range(0x21)))
-_URL_INNER = re.compile(r"[\t\n\r]")
-
-
 def _is_web_address(url: str) -> bool:
     """Whether `url` is an absolute http(s) address as a browser reads it: the only kind
-    the head of the clean HTML links (the body's links pass the native renderer's
-    allowlist, `native/src/structure.rs`)."""
-    cleaned = _URL_INNER.sub("", url.strip(_URL_EDGES)).lower()
-    return cleaned.startswith(("http://", "https://"))
+    the head of the clean HTML links, by the native renderer's own check
+    (`native/src/structure.rs::base_url`, which a page's base passes)."""
+    from sitesift.native import core
+
+    return core().web_address(url) is not None
 
 
 def _yaml_string(value: str) -> str:
