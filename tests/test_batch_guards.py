@@ -190,12 +190,25 @@ def test_held_pages_keep_no_parser_document() -> None:
     its document (~1 MiB of address space) is freed; a group of 7,000 small pages held
     lazily needed 7.2 GB and crashed its worker at the memory limit."""
     from sitesift.jobs.model import held_page as _held
+    from sitesift.methods.base import get_cleaner
     from sitesift.page import Page
 
     html = read_page_bytes(SAMPLE_SITE, ROWS[0]).decode("utf-8", "replace")
-    lazy, held = Page.from_html(html), _held(Page.from_html(html))
+    lazy, held = Page.from_html(html), _held(Page.from_html(html), get_cleaner("sst"))
     assert all(node._lnode is None for node in held.root.iter())
     assert held.root.text() == lazy.root.text()
+
+
+def test_the_default_cleaners_fit_pages_are_not_parsed_in_python() -> None:
+    """The default cleaner reads its fit's pages in the native core, once: holding them for
+    its fit parses nothing (Lexbor's parse was a second reading of every sample page)."""
+    from sitesift.jobs.model import held_page as _held
+    from sitesift.methods.base import get_cleaner
+    from sitesift.page import Page
+
+    html = read_page_bytes(SAMPLE_SITE, ROWS[0]).decode("utf-8", "replace")
+    held = _held(Page.from_html(html), get_cleaner("default"))
+    assert held._root is None and held._title is False
 
 
 # -- the resume logic, with a scripted supervisor -------------------------------------------

@@ -6,6 +6,8 @@ behaviour end to end; these hold what the engine promises every adapter.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from sitesift.cli import SAMPLE_SITE
@@ -17,7 +19,7 @@ from sitesift.jobs.policy import SitePolicy
 from sitesift.jobs.site import steps
 from sitesift.jobs.source import Source
 from sitesift.jobs.task import SiteTask
-from sitesift.sitework import CrawlConfig
+from sitesift.sitework import CrawlConfig, record
 
 ROWS = read_index(SAMPLE_SITE)
 
@@ -51,9 +53,21 @@ def test_the_crawl_policy_lets_its_fallback_clean_a_site_too_small_to_fit() -> N
     policy = CrawlConfig(method="sst", fallback="alltext", min_site_pages=5).policy()
     outs, done = _run(SiteTask("hg", _sources(3), policy))
     assert (done.model, done.method, done.note) == ("fallback", "alltext", "3 pages, fewer than 5")
-    assert all(o.outcome.result is not None for o in outs.values())
+    assert all(o.outcome.record is not None for o in outs.values())
     outs, done = _run(SiteTask(UNKNOWN, _sources(6), policy))
     assert done.model == "fallback" and "without a URL" in str(done.note)
+
+
+def test_the_crawls_pages_leave_their_task_as_records_made_as_the_parent_would() -> None:
+    """A crawl's worker sends each page's record, not its Result (every block, pickled to
+    the parent and dropped there): the same record the parent made of the Result."""
+    cfg = CrawlConfig(method="sst", fallback="alltext", min_site_pages=2, markdown=True)
+    records, _ = _run(SiteTask("hg", _sources(4), cfg.policy()))
+    results, _ = _run(SiteTask("hg", _sources(4), replace(cfg.policy(), records=False)))
+    for i, out in records.items():
+        assert out.outcome.result is None and out.outcome.record is not None
+        made = record(results[i].outcome, "hg", "page", cfg)
+        assert out.outcome.record == made and made["text"] and made["markdown"]
 
 
 def test_a_page_that_killed_a_worker_is_recorded_as_that_and_the_rest_cleaned() -> None:
@@ -71,7 +85,7 @@ def test_a_fit_that_failed_before_makes_its_pages_errors_or_the_fallbacks() -> N
     crawl = CrawlConfig(method="sst", fallback="alltext", min_site_pages=1).policy()
     outs, done = _run(SiteTask("hg", _sources(3), crawl, fit_failed=failed))
     assert done.model == "fallback" and done.note == f"fit stopped: {failed[0]}"
-    assert all(o.outcome.result is not None for o in outs.values())
+    assert all(o.outcome.record is not None for o in outs.values())
 
 
 @pytest.mark.parametrize(("url", "domain"), [

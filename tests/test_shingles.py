@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sitesift.shingles import (
     _PRIME,
     _family,
+    bulk_shingle_ids,
     combine,
     fingerprint,
     minhash,
@@ -109,3 +112,41 @@ def test_bad_arguments(call: object, message: str) -> None:
 )
 def test_normalise_tokens(fold: bool, expected: list[str]) -> None:
     assert normalise_tokens(["Copyright", "2005", "ACME"], fold) == expected
+
+
+# -- the native shingles (native/src/shingles.rs) hold to these --------------------------------
+
+# Characters this Python's Unicode database knows (a newer one in the core's tables, such as
+# Unicode 15's Kaktovik numerals, is a word character there and not here).
+_CHARS = st.characters(blacklist_categories=("Cs", "Cn"))
+_WORDS = st.lists(st.text(alphabet=_CHARS, min_size=1, max_size=6), max_size=40)
+
+
+@settings(max_examples=300, deadline=None)
+@given(tokens=_WORDS, w=st.integers(1, 7))
+def test_the_native_shingle_ids_are_bulk_shingle_ids(tokens: list[str], w: int) -> None:
+    """One idea, two languages: the core's ids (the default cleaner's repeated-page check)
+    equal `bulk_shingle_ids`' (every other method's) for any tokens and width."""
+    from sitesift.native import core
+
+    native = np.frombuffer(core().shingle_ids(tokens, w), dtype=np.uint64)
+    assert np.array_equal(native, bulk_shingle_ids(tokens, w))
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=st.text(alphabet=_CHARS, max_size=200))
+def test_a_native_pages_shingles_are_its_words_shingles(text: str) -> None:
+    """The core's page shingles are those of its blocks' `\\w+` words, lower-cased as
+    `str.lower` does (the Python reading's `normalise_tokens`), whatever the script."""
+    from html import escape
+
+    from sitesift.native import core
+    from sitesift.text import TOKEN
+
+    page = core().read(f"<p>{escape(text)}</p>", None, False, True)
+    words = normalise_tokens(TOKEN.findall(" ".join(page.texts)), fold_digits=False)
+    html = "<p>x</p>"  # the markup's words count only where the blocks have none
+    expected = bulk_shingle_ids(words or normalise_tokens(TOKEN.findall(html), fold_digits=False),
+                                5)
+    assert np.array_equal(np.frombuffer(page.shingles(5, 20_000, html), dtype=np.uint64),
+                          expected)

@@ -19,6 +19,7 @@ pub mod records;
 pub mod render;
 pub mod reveal;
 pub mod sections;
+pub mod shingles;
 pub mod site;
 pub mod slideshow;
 pub mod structure;

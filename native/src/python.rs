@@ -14,6 +14,7 @@ use crate::features::N_FEATURES;
 use crate::forest::Forest;
 use crate::novelty::{descriptor, Reference};
 use crate::pipeline::{self, Cut, Member, Model, Prepared};
+use crate::shingles;
 use crate::site::{key_hex, parse_key, Evidence};
 use crate::structure::Format;
 
@@ -64,6 +65,36 @@ impl PyPage {
         let h = |v: &Vec<u64>| v.iter().map(|&x| key_hex(x)).collect();
         (h(&k[0]), h(&k[1]), h(&k[2]))
     }
+    /// The page's word shingles (`shingles::page_shingles`: its blocks' words, at most
+    /// `limit`, else those of `markup`, its HTML), as little-endian u64 ids.
+    fn shingles<'py>(
+        &self,
+        py: Python<'py>,
+        width: usize,
+        limit: usize,
+        markup: PyBackedStr,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let texts = &self.inner.pb.text;
+        let ids = detached(py, || shingles::page_shingles(texts, &markup, width, limit))?;
+        Ok(u64_bytes(py, &ids))
+    }
+}
+
+/// The distinct `width`-shingles of `tokens` as little-endian u64 ids (`shingles.rs`; the
+/// same as `sitesift.shingles.bulk_shingle_ids`, which a test holds it to).
+#[pyfunction]
+fn shingle_ids<'py>(
+    py: Python<'py>,
+    tokens: Vec<String>,
+    width: usize,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let ids = detached(py, move || shingles::shingle_ids(&tokens, width))?;
+    Ok(u64_bytes(py, &ids))
+}
+
+fn u64_bytes<'py>(py: Python<'py>, v: &[u64]) -> Bound<'py, PyBytes> {
+    let raw: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
+    PyBytes::new(py, &raw)
 }
 
 /// Read a page: parse, build the visible tree, reveal script-gated content, walk blocks.
@@ -797,6 +828,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(page_descriptor, m)?)?;
     m.add_function(wrap_pyfunction!(novelty_columns, m)?)?;
     m.add_function(wrap_pyfunction!(read, m)?)?;
+    m.add_function(wrap_pyfunction!(shingle_ids, m)?)?;
     m.add_function(wrap_pyfunction!(features, m)?)?;
     m.add_function(wrap_pyfunction!(context, m)?)?;
     m.add_function(wrap_pyfunction!(clean, m)?)?;

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sitesift.guards import Lost
-from sitesift.io.records import PageRecord, error_record, result_record
+from sitesift.io.records import PageRecord, outcome_record
 from sitesift.jobs.grouping import UNKNOWN, URL_GROUPINGS
 from sitesift.jobs.outcome import Out, Outcome, SiteDone
 from sitesift.jobs.policy import SitePolicy, fallback_cleaner
@@ -84,7 +84,7 @@ class CrawlConfig:
                           fallback=self.fallback, fallback_sites=True,
                           min_site_pages=self.min_site_pages, fit_sample=self.fit_sample,
                           seed=self.seed, never_fit=UNKNOWN, store=self.models,
-                          refit=self.refit)
+                          refit=self.refit, records=True)
 
 
 def spill_task(site: str, pages: int, spill: list[str], cfg: CrawlConfig) -> SiteTask:
@@ -111,10 +111,4 @@ def crawl_records(tasks: Iterable[SiteTask], cfg: CrawlConfig, run: RunSettings,
 
 def record(outcome: Outcome, site: str, stage: str, cfg: CrawlConfig) -> dict[str, Any]:
     """A page's result record, or its error record (`sitesift.io.records`)."""
-    row: dict[str, Any] = {"position": None, "input": None, "url": None, "offset": None,
-                           "site": site, **outcome.source}  # none: an unreadable spill
-    where = PageRecord(0, row["position"], row["input"], row["url"], None, b"",
-                       row["offset"], row["site"])
-    if outcome.result is None:
-        return error_record(where, site, stage, outcome.error or "no result")
-    return result_record(where, outcome.result, markdown=cfg.markdown, html=cfg.html)
+    return outcome_record(outcome, site, stage, cfg.output())

@@ -47,7 +47,7 @@ from __future__ import annotations
 
 import re
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Protocol
 
@@ -55,6 +55,8 @@ from sitesift.errors import WeakFitWarning
 from sitesift.text import TOKEN
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from sitesift.page import Page
     from sitesift.result import Result
 
@@ -86,9 +88,11 @@ same page captured twice with another date or counter. On the shared corpora's s
 groups, distinct pages of one site reach 0.83-0.88 (amazon product pages, yahoo and blog
 posts: a short text in a long template), and most pages with a twin at 0.9 or above have an
 exact copy there (cleaneval's dev-60 and final-60, webkb's mirrored pages)."""
-_SHINGLE_WIDTH = 5
-_SAMPLE_WORDS = 20_000  # compared of each page: bounds the cost of a huge one (~2 ms a page
-# of 2,600 words, with the parse ~7 ms); pages alike in this many words are one page
+SHINGLE_WIDTH = 5
+"""The shingles `distinct_pages` compares pages by: runs of this many words."""
+SAMPLE_WORDS = 20_000
+"""Words compared of each page: bounds the cost of a huge one (~2 ms a page of 2,600 words,
+with the parse ~7 ms); pages alike in this many words are one page."""
 NEAR_EMPTY_WORDS = 25
 """Cleaned text of fewer words than this is near empty (a short real page has nav,
 headings or a paragraph beyond it; an app shell has "Loading..." or nothing)."""
@@ -122,17 +126,19 @@ def site_of(page: Page) -> str | None:
     return None
 
 
-def _sample_words(page: Page) -> list[str]:
-    """What a page says, as `distinct_pages` compares it: its body's words without scripts
-    and styles, case folded (digits are not: pages that differ in numbers alone, a
-    catalogue's items or "story 1" and "story 2", are pages of their own; a capture's changed
-    time or counter is a few words, which the near-duplicate threshold allows); a page without
-    words is its markup's words, so two such pages are alike only when their HTML is. Read
-    with a light Lexbor parse (a few ms), not `Page.root`: the default cleaner fits without
-    that tree."""
+def page_shingles(page: Page) -> np.ndarray:
+    """What a page says, as `distinct_pages` compares it: the `SHINGLE_WIDTH`-shingles
+    (`sitesift.shingles.bulk_shingle_ids`) of its body's words without scripts and styles,
+    case folded (digits are not: pages that differ in numbers alone, a catalogue's items or
+    "story 1" and "story 2", are pages of their own; a capture's changed time or counter is a
+    few words, which the near-duplicate threshold allows), at most `SAMPLE_WORDS` of them; a
+    page without words is its markup's words, so two such pages are alike only when their
+    HTML is. Read with a light Lexbor parse (a few ms), not `Page.root`. A method that reads
+    pages otherwise gives its own (`Cleaner.sample_shingles`: the default cleaner's come
+    from the native core's reading of the page, which its fit and cleaning use again)."""
     from selectolax.lexbor import LexborHTMLParser, SelectolaxError
 
-    from sitesift.shingles import normalise_tokens
+    from sitesift.shingles import bulk_shingle_ids, normalise_tokens
 
     try:
         tree = LexborHTMLParser(page.html)
@@ -141,19 +147,22 @@ def _sample_words(page: Page) -> list[str]:
         words = TOKEN.findall(body.text(separator=" ")) if body is not None else []
     except SelectolaxError:  # out of memory in the parser: compare the markup
         words = []
-    return normalise_tokens((words or TOKEN.findall(page.html))[:_SAMPLE_WORDS],
-                            fold_digits=False)
+    return bulk_shingle_ids(normalise_tokens((words or TOKEN.findall(page.html))[:SAMPLE_WORDS],
+                                             fold_digits=False), SHINGLE_WIDTH)
 
 
-def distinct_pages(pages: Sequence[Page]) -> tuple[list[Page], int]:
-    """The pages of a fit sample that repeat no earlier one (resemblance of their words'
-    shingles below `NEAR_DUPLICATE`), in order, and how many repeats were left out."""
+def distinct_pages(pages: Sequence[Page],
+                   shingles: Callable[[Sequence[Page]], list[np.ndarray]] | None = None
+                   ) -> tuple[list[Page], int]:
+    """The pages of a fit sample that repeat no earlier one (resemblance of their
+    `shingles`, each page's `page_shingles` unless given, below `NEAR_DUPLICATE`), in
+    order, and how many repeats were left out."""
     if len(pages) < 2:
         return list(pages), 0
-    from sitesift.shingles import bulk_shingle_ids, near_duplicates
+    from sitesift.shingles import near_duplicates
 
-    twins = near_duplicates([bulk_shingle_ids(_sample_words(p), _SHINGLE_WIDTH)
-                             for p in pages], NEAR_DUPLICATE)
+    sets = [page_shingles(p) for p in pages] if shingles is None else shingles(pages)
+    twins = near_duplicates(sets, NEAR_DUPLICATE)
     kept = [page for i, page in enumerate(pages) if twins[i] == i]
     return kept, len(pages) - len(kept)
 

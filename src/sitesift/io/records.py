@@ -11,9 +11,13 @@ turns each page into one result or one error record, so that
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sitesift.result import Result
+
+if TYPE_CHECKING:
+    from sitesift.jobs.outcome import Outcome
+    from sitesift.output import Output
 
 RESULT_FIELDS = ("url", "site", "method", "input", "position", "offset", "title", "text",
                  "markdown", "html", "blocks", "content_blocks", "warnings", "no_main_content")
@@ -83,3 +87,18 @@ def result_record(page: PageRecord, result: Result, *, markdown: bool = False,
 
 def is_result(record: dict[str, Any]) -> bool:
     return "text" in record
+
+
+def outcome_record(outcome: Outcome, site: str, stage: str, output: Output) -> dict[str, Any]:
+    """A page's result record (its renderings as `output` made them), or its error record;
+    where it came from is the outcome's source row (none: an unreadable spill)."""
+    if outcome.record is not None:  # made where the page was cleaned (`SitePolicy.records`)
+        return outcome.record
+    row: dict[str, Any] = {"position": None, "input": None, "url": None, "offset": None,
+                           "site": site, **outcome.source}
+    where = PageRecord(0, row["position"], row["input"], row["url"], None, b"",
+                       row["offset"], row["site"])
+    if outcome.result is None:
+        return error_record(where, site, stage, outcome.error or "no result")
+    return result_record(where, outcome.result, markdown="markdown" in output.renderings,
+                         html="html" in output.renderings)

@@ -28,6 +28,9 @@ class Outcome:
     # What the fit of the model that cleaned this page warned of (`Cleaner.fit_warnings`:
     # too few pages, several sites), the same for every page of its group (or fold).
     fit_warnings: tuple[str, ...] = ()
+    # The page's crawl record, made in the worker in place of `result`
+    # (`SitePolicy.records`): a record crosses to the parent in a fraction of the time.
+    record: dict[str, Any] | None = None
 
     @property
     def warnings(self) -> list[str]:

@@ -46,6 +46,9 @@ class SitePolicy:
     never_fit: str | None = None  # a site name never fitted (the crawl's pages without URL)
     store: str | None = None  # a model store folder (sitesift.io.models), reused across runs
     refit: bool = False  # fit even where the store has a model
+    # Each result leaves the site task as its crawl record (`io.records.outcome_record`),
+    # made where the page was cleaned, not as the Result with its blocks: the crawl.
+    records: bool = False
 
     def sample(self, site: str, pages: int) -> list[int]:
         """The pages a site's model is fitted on."""

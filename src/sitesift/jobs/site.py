@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable, Iterator
 
 from sitesift.errors import ModelError, reason_of
 from sitesift.guards import Busy, Limits, PageTimeout, time_limit
+from sitesift.io.records import outcome_record
 from sitesift.jobs.model import (
     NO_FIT,
     WARM_UNIT,
@@ -148,7 +149,7 @@ def _site_level(run: Run, todo: list[int], cleaner: Cleaner) -> Iterator[Message
                            stored.fit_warnings)
             return
     yield from warm(run, cleaner)  # its `imports`: a fit's are under a clock too
-    pages = yield from read_fit_pages(run)
+    pages = yield from read_fit_pages(run, cleaner)
     fit_on = {i: p for i, p in pages.items() if len(p.html) <= FIT_MAX_BYTES}
     if policy.fallback_sites and len(fit_on) < policy.min_site_pages:
         yield from _by_fallback(run, todo, f"{len(fit_on)} readable sample pages")
@@ -254,4 +255,7 @@ def _clean(run: Run, indices: Iterable[int], cleaner: Cleaner, cache: dict[int, 
             outcome = Outcome(src.id, task.site, error=str(exc), source=src.row)
         outcome.fit_ms, outcome.fit_cpu_ms = fit  # wall and CPU ms
         outcome.fit_warnings = cleaner.fit_warnings
+        if task.policy.records and outcome.result is not None:
+            outcome.record = outcome_record(outcome, task.site, "page", task.policy.output)
+            outcome.result = None
         yield run.out(i, outcome)

@@ -28,9 +28,10 @@ from sitesift.methods.shared.presets import preset_settings
 from sitesift.page import Page
 from sitesift.result import Result
 from sitesift.verdicts import KEEP, Verdict, render_blocks
-from sitesift.weak import check_fit, check_page, distinct_pages
+from sitesift.weak import check_fit, check_page, distinct_pages, page_shingles
 
 if TYPE_CHECKING:
+    import numpy as np
     from _typeshed import DataclassInstance
 
 P = TypeVar("P", bound="DataclassInstance")
@@ -51,6 +52,9 @@ class Cleaner:
     fit_warnings: tuple[str, ...] = ()
     """What the last `fit` warned of (`sitesift.weak.check_fit`): too few pages, pages of
     several sites. The batch and the crawl carry these to their outcomes and site records."""
+    reads_tree: ClassVar[bool] = True
+    """Whether the method reads a page's tree (`Page.root`, Lexbor's parse); a method that
+    reads pages otherwise (the default cleaner's native core) is spared that parse."""
     imports: ClassVar[tuple[str, ...]] = ()
     """Modules the method imports inside its functions (NumPy parts, SciPy, scikit-learn,
     Playwright, ...), which `warm` imports."""
@@ -83,11 +87,17 @@ class Cleaner:
         sample: list[Page] = []
         repeats = 0
         if self.learns_from_site:
-            sample, repeats = distinct_pages(pages)
+            sample, repeats = distinct_pages(pages, self.sample_shingles)
         reads = self.fit_reads
         check_fit(self, sample, repeats=repeats,
                   used=len(sample) if reads is None else min(len(sample), reads))
         return self.fit_site(sample)
+
+    def sample_shingles(self, pages: Sequence[Page]) -> list[np.ndarray]:
+        """What each page of a fit sample says, as `fit` compares pages for repeats
+        (`sitesift.weak.page_shingles`: its words' shingle ids, from a light parse of its
+        own); a method that reads pages otherwise gives them from its reading."""
+        return [page_shingles(p) for p in pages]
 
     def fit_site(self, pages: Sequence[Page]) -> Cleaner:
         """A site-level method's fit on the distinct pages of a site (called by `fit`)."""

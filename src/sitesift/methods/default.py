@@ -139,7 +139,7 @@ from sitesift.native import Verdicts, core, read
 from sitesift.page import Page
 from sitesift.result import CONTENT, NOISE, Block, Result
 from sitesift.verdicts import Verdict
-from sitesift.weak import check_page
+from sitesift.weak import SAMPLE_WORDS, SHINGLE_WIDTH, check_page
 
 if TYPE_CHECKING:
     import numpy as np
@@ -266,6 +266,7 @@ class DefaultCleaner(ParamsCleaner[DefaultParams]):
     name = "default"
     site_level = True
     min_fit_pages = 0  # fitted on fewer than 2 pages it cleans each page alone, by design
+    reads_tree = False  # the native core reads each page
     params_type = DefaultParams
 
     def __init__(self, params: DefaultParams | None = None, **overrides: Any) -> None:
@@ -303,25 +304,37 @@ class DefaultCleaner(ParamsCleaner[DefaultParams]):
     def learns_from_site(self) -> bool:
         return self.params.site
 
+    def sample_shingles(self, pages: Sequence[Page]) -> list[np.ndarray]:
+        """Each sample page's word shingles as the fit compares pages for repeats, from the
+        core's reading of it (its blocks' words, `native/src/shingles.rs`), which the fit
+        and the page's cleaning then use again (the last fit's readings go)."""
+        import numpy as np
+
+        self._read = {}
+        return [np.frombuffer(self._native_page(p, keep=True).shingles(
+            SHINGLE_WIDTH, SAMPLE_WORDS, p.html), dtype=np.uint64) for p in pages]
+
     def fit_site(self, pages: Sequence[Page]) -> DefaultCleaner:
         """Count the site's block texts and layout positions (nothing to learn from one
         page: a lone page is cleaned by the page-level path, so no number of pages is too
         few; pages of several sites warn, `sitesift.weak`)."""
-        self._read = {}
         if len(pages) > 1:
-            for p in pages:
-                self._read[id(p)] = (p, read_page(p))
-            self.evidence = SiteEvidence.fit(r for _, r in self._read.values())
+            self.evidence = SiteEvidence.fit(self._native_page(p, keep=True) for p in pages)
         else:
-            self.evidence = None
+            self._read, self.evidence = {}, None
         return self
 
-    def _native_page(self, page: Page) -> Any:
-        """The core's reading of the page, taken from the fit where it read this very page."""
-        held = self._read.pop(id(page), None)
+    def _native_page(self, page: Page, *, keep: bool = False) -> Any:
+        """The core's reading of the page: the fit's where it read this very page (taken
+        out, unless `keep`: the fit reads each sample page once for its repeats check and its
+        evidence, and cleaning it takes that reading)."""
+        held = self._read.get(id(page)) if keep else self._read.pop(id(page), None)
         if held is not None and held[0] is page:
             return held[1]
-        return read_page(page)
+        npage = read_page(page)
+        if keep:
+            self._read[id(page)] = (page, npage)
+        return npage
 
     def native_cut(self) -> dict[str, Any]:
         """How the core cuts a page for this cleaner: the preset's threshold (or its own),
