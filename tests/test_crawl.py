@@ -230,13 +230,21 @@ def _outputs(out: Path) -> list[bytes]:
                                                   "sites.jsonl")]
 
 
+def crawl_with_batches(seconds: float) -> list[str]:
+    """The command `sitesift`, committing finished sites after `seconds` (not the default
+    10 s, longer than these crawls take), so that a kill lands between batches of a few."""
+    return [sys.executable, "-c", "import sys; from sitesift.io import parts; "
+            f"parts.BATCH_SECONDS = {seconds}; from sitesift.cli import main; "
+            "sys.exit(main(sys.argv[1:]))"]
+
+
 def test_killed_crawl_resumes_without_losing_or_duplicating(tmp_path: Path) -> None:
     warc = _many_sites(tmp_path / "many.warc.gz", 14)
     whole = run_crawl([warc], tmp_path / "whole", CFG, run=RunSettings(1))
     out = tmp_path / "killed"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "sitesift.cli", "crawl", warc, "--out", str(out),
-         "--fit-sample", "10", "--workers", "1", "--quiet"],
+        [*crawl_with_batches(0.3), "crawl", warc, "--out", str(out), "--fit-sample", "10",
+         "--workers", "1", "--quiet"],
         start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     manifest = out / "work" / "done.jsonl"
     try:
@@ -267,12 +275,14 @@ def test_resume_redoes_exactly_the_unfinished_parts(tmp_path: Path) -> None:
     work = out / "work"
     for name in ("summary.json", "results.jsonl", "errors.jsonl", "sites.jsonl"):
         (out / name).unlink()
-    # input 1 half read: its ingest not committed, a partial folder with a stray spill file
+    # input 1 half read: its ingest not committed, a partial folder, its spill half written
     (work / "inputs" / "1").rename(work / "inputs" / "1.part-99999")
-    (work / "inputs" / "1.part-99999" / "junk.spill").write_bytes(b"half-written")
+    (work / "inputs" / "1.part-99999" / "report.json").unlink()
+    spill = work / "inputs" / "1.part-99999" / "pages.spill"
+    spill.write_bytes(spill.read_bytes()[:100])
     done = (work / "done.jsonl").read_text().splitlines()
     (work / "done.jsonl").write_text("\n".join(done[:2]) + "\n" + done[2][:15])
-    (work / "parts" / "stale.results.jsonl.tmp").write_text('{"text": "stale"}\n')
+    (work / "parts" / "part-7.results.jsonl.tmp").write_text('{"text": "stale"}\n')
     resumed = run_crawl([first, second], out, CFG, run=RunSettings(2))
     assert resumed["records_in"] == whole["records_in"] and resumed["balanced"]
     assert _outputs(out) == _outputs(tmp_path / "whole")

@@ -223,15 +223,21 @@ def test_unknown_input_kind_is_an_input_error(tmp_path: Path) -> None:
 @pytest.mark.parametrize(("budget", "words"), [(2000, 5), (64 << 20, 20_000)],
                          ids=["many-small-flushes", "one-flush-over-4-MiB"])
 def test_spill_keeps_each_sites_pages_in_order(tmp_path: Path, budget: int, words: int) -> None:
-    writer = SpillWriter(tmp_path, budget=budget)
+    path = tmp_path / "in.spill"
+    writer = SpillWriter(path, budget=budget)
     pages = [PageRecord(0, n, "in.warc", f"http://s{n % 3}.example/{n}", "text/html",
                         html(n, words), n * 10, f"s{n % 3}.example") for n in range(30)]
     for page in pages:
         writer.add(page)
     assert writer.close() == {f"s{k}.example": 10 for k in range(3)}
+    assert [p.name for p in tmp_path.iterdir()] == ["in.spill"]  # one file for every site
+    frames = [f for site in writer.frames.values() for f in site]
+    assert (len(frames) == 3) == (budget > 1 << 20)  # a frame per site per flush
+    assert sum(length for _, length in frames) == path.stat().st_size
     for k in range(3):
-        files = list(tmp_path.glob(f"s{k}.example-*.spill"))
-        assert list(read_spill(files)) == [p for p in pages if p.site == f"s{k}.example"]
+        site = f"s{k}.example"
+        assert list(read_spill([(path, writer.frames[site])])) == [
+            p for p in pages if p.site == site]
 
 
 # -- hostile WARCs: one bad record costs that record only -----------------------------------

@@ -1,12 +1,18 @@
 """The local crawl job: `sitesift crawl INPUT... --out DIR`.
 
 1. Ingest: each input is read once and its pages spilled to disk by site (in parallel over
-   inputs), so the crawl is grouped without being held in memory.
+   inputs), so the crawl is grouped without being held in memory: one spill file per input,
+   with an index of each site's frames in it (`sitesift.io.ingest`, `sitesift.io.spill`).
 2. Clean: each site is a task for guarded worker processes (`sitesift.sitework`, over the
-   job engine `sitesift.jobs`), largest sites first; its records go to per-site part files.
+   job engine `sitesift.jobs`), largest sites first; its records go to part files shared by
+   the sites that finish close together (`sitesift.io.parts`).
 3. Finish: the parts become `results.jsonl` (or `.parquet`), `errors.jsonl`,
    `sites.jsonl` (how each site was cleaned) and `summary.json` (the accounting:
    records in = results + error records + skipped).
+
+So the files the crawl makes scale with its inputs and with time, not with its sites:
+DIR/work holds `layout`, per input `inputs/<i>/` (`pages.spill`, `errors.jsonl`,
+`report.json`), `parts/part-<n>.{results,errors}.jsonl` and `done.jsonl`.
 
 Resuming: DIR/job.json names the inputs and the settings that decide the output; a rerun
 with the same ones continues where a kill stopped it, one with others is refused, naming
@@ -14,9 +20,11 @@ the settings that differ (defaults count: a job started when the crawl's default
 with the `alltext` fallback resumes with `--method sst --fallback alltext`). Inputs whose
 ingest was committed (`sitesift.io.ingest`: one rename per input) are not read again (a
 half-read input is read again from the start); sites in `work/done.jsonl` are not cleaned
-again (a site is entered there only after its parts were renamed into place, and a half-done
-site is redone from scratch); finishing rewrites the final files from the parts. So a rerun
-neither loses nor duplicates a record.
+again (a site is entered there only after the part holding its records was renamed into
+place; a site not entered, finished or not, is redone from scratch); finishing rewrites the
+final files from the parts. So a rerun neither loses nor duplicates a record. A work folder
+of an older layout (a spill file and a part pair per site) is deleted whole and its crawl
+done again (`discard_partial`), not read.
 
 Nothing else writes into DIR meanwhile: a run holds DIR/.lock (flock; a second run is
 refused at once, and the kernel frees a killed run's lock), and its worker processes die
@@ -37,7 +45,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from sitesift.errors import InputError, writing
+from sitesift.errors import InputError
 from sitesift.guards import Limits, Lost, die_with_parent, parent_identity
 from sitesift.io.ingest import (
     IngestReport,
@@ -47,15 +55,16 @@ from sitesift.io.ingest import (
     load_report,
     spill_path,
 )
+from sitesift.io.parts import PartStore
 from sitesift.io.sinks import (
     FORMATS,
-    PartStore,
     concat,
     dumps,
     hold_folder,
     jsonl_to_parquet,
     remove_tree,
     result_schema,
+    whole,
     write_atomic,
 )
 from sitesift.io.sources import input_kind
@@ -92,8 +101,8 @@ def _run(paths: list[str], out: Path, job: dict[str, Any], cfg: CrawlConfig, run
     start = time.perf_counter()
     work = out / "work"
     reports = _ingest_all(paths, work, cfg, run.workers, run.progress)
-    done, losses = _clean_all(reports, work, cfg, run)
-    summary = _finish(out, work, reports, done, fmt)
+    parts, losses = _clean_all(reports, work, cfg, run)
+    summary = _finish(out, work, reports, parts, fmt)
     summary["worker_restarts"] = losses
     summary["seconds"] = round(time.perf_counter() - start, 3)
     write_atomic(out / "summary.json", json.dumps(summary, indent=1) + "\n")
@@ -186,77 +195,57 @@ def _ingest_all(paths: list[str], work: Path, cfg: CrawlConfig, workers: int,
     return [r for r in reports if r is not None]
 
 
-def _read_manifest(path: Path) -> dict[str, dict[str, Any]]:
-    done: dict[str, dict[str, Any]] = {}
-    if path.is_file():
-        text = path.read_text("utf-8")
-        for line in text.splitlines():
-            try:
-                entry = json.loads(line)
-            except json.JSONDecodeError:  # a line cut by a crash: that site is redone
-                continue
-            done[entry["site"]] = entry
-        if text and not text.endswith("\n"):  # so that the next entry starts a line
-            with writing(path), open(path, "a", encoding="utf-8") as log:
-                log.write("\n")
-    return done
-
-
 def _clean_all(reports: list[IngestReport], work: Path, cfg: CrawlConfig, run: RunSettings
-               ) -> tuple[dict[str, dict[str, Any]], int]:
+               ) -> tuple[PartStore, int]:
     counts: Counter[str] = Counter()
-    spills: dict[str, list[str]] = {}
+    spills: dict[str, list[tuple[str, tuple[tuple[int, int], ...]]]] = {}
     for report in reports:  # in input order, so a site's pages keep the crawl's order
+        path = str(spill_path(work, report.index))
         for site, n in report.sites.items():
             counts[site] += n
-            spills.setdefault(site, []).append(str(spill_path(work, report.index, site)))
-    manifest = work / "done.jsonl"
-    done = _read_manifest(manifest)
-    parts = PartStore(work / "parts")
-    todo = sorted((s for s in counts if s not in done), key=lambda s: (-counts[s], s))
-    tasks = [spill_task(site, counts[site], spills[site], cfg) for site in todo]
+            frames = tuple((offset, length) for offset, length in report.frames[site])
+            spills.setdefault(site, []).append((path, frames))
+    parts = PartStore(work)
+    todo = sorted((s for s in counts if s not in parts.done), key=lambda s: (-counts[s], s))
+    tasks = [spill_task(site, counts[site], tuple(spills[site]), cfg) for site in todo]
     tallies: dict[str, list[int]] = {}
     losses: list[Lost] = []
-    with _bar(sum(counts[s] for s in todo), run.progress, "page", "cleaning") as bar, \
-            open(manifest, "a", encoding="utf-8") as log:
+    with _bar(sum(counts[s] for s in todo), run.progress, "page", "cleaning") as bar:
         records = crawl_records(tasks, cfg, run, lambda t, lost: losses.append(lost))
         try:
             for task, message in records:
                 tally = tallies.setdefault(task.site, [0, 0, 0])
                 if isinstance(message, SiteDone):
-                    parts.commit(task.site)
-                    entry = {"site": task.site, "pages": message.pages,
-                             "method": message.method, "model": message.model,
-                             "note": message.note, "results": tally[0], "errors": tally[1],
-                             "warnings": list(message.warnings), "warned_pages": tally[2]}
-                    with writing(manifest):
-                        log.write(dumps(entry))
-                        log.flush()  # the site counts as done from here on
-                    done[task.site] = entry
+                    parts.finish(task.site, {
+                        "site": task.site, "pages": message.pages, "method": message.method,
+                        "model": message.model, "note": message.note, "results": tally[0],
+                        "errors": tally[1], "warnings": list(message.warnings),
+                        "warned_pages": tally[2]})
                     del tallies[task.site]
                 else:
                     parts.write(task.site, message)
                     tally[0 if "text" in message else 1] += 1
                     tally[2] += bool(message.get("warnings"))
                     bar.update(1)
+            parts.commit()
         except BaseException:
             records.close()  # its workers stopped and its kept models removed now, not at GC
             parts.abandon()
             raise
-        parts.close()
-    return done, len(losses)
+    return parts, len(losses)
 
 
-def _finish(out: Path, work: Path, reports: list[IngestReport], done: dict[str, dict[str, Any]],
+def _finish(out: Path, work: Path, reports: list[IngestReport], parts: PartStore,
             fmt: str) -> dict[str, Any]:
     """Write the final files from the parts, and the accounting."""
-    results_parts, error_parts = PartStore(work / "parts").parts(done)
-    read_errors = [errors_path(work, r.index) for r in reports]
-    errors = concat(read_errors + error_parts, out / "errors.jsonl")
+    done = parts.done
+    read_errors = [whole(errors_path(work, r.index)) for r in reports]
+    errors = concat(read_errors + parts.spans("errors"), out / "errors.jsonl")
     if fmt == "parquet":
-        results = jsonl_to_parquet(results_parts, out / "results.parquet", result_schema())
+        results = jsonl_to_parquet(parts.spans("results"), out / "results.parquet",
+                                   result_schema())
     else:
-        results = concat(results_parts, out / "results.jsonl")
+        results = concat(parts.spans("results"), out / "results.jsonl")
     write_atomic(out / "sites.jsonl", "".join(dumps(done[s]) for s in sorted(done)))
     skipped: Counter[str] = Counter()
     for report in reports:

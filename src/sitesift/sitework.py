@@ -21,7 +21,7 @@ from sitesift.jobs.grouping import UNKNOWN, URL_GROUPINGS
 from sitesift.jobs.outcome import Out, Outcome, SiteDone
 from sitesift.jobs.policy import SitePolicy, fallback_cleaner
 from sitesift.jobs.run import RunSettings, run_sites
-from sitesift.jobs.source import Pages, SpillPages, record_source
+from sitesift.jobs.source import Pages, SpillPages, SpillParts, record_source
 from sitesift.jobs.task import SiteTask
 from sitesift.methods.base import Cleaner, get_cleaner
 from sitesift.output import Output
@@ -87,9 +87,10 @@ class CrawlConfig:
                           refit=self.refit, records=True)
 
 
-def spill_task(site: str, pages: int, spill: list[str], cfg: CrawlConfig) -> SiteTask:
-    """A site of the local crawl: its pages in spill files."""
-    return SiteTask(site, SpillPages(tuple(spill), pages), cfg.policy())
+def spill_task(site: str, pages: int, spill: SpillParts, cfg: CrawlConfig) -> SiteTask:
+    """A site of the local crawl: its pages in spill files (per input that has some, the
+    file and the site's frames in it)."""
+    return SiteTask(site, SpillPages(spill, pages), cfg.policy())
 
 
 def inline_task(site: str, records: list[PageRecord], cfg: CrawlConfig) -> SiteTask:

@@ -1,14 +1,21 @@
 """The first step of a local crawl: read one input, spill its pages by site, account for
 every record.
 
-An input is ingested completely or not at all: its spill files, its read errors and its
-report are written into a folder of this try's own, `inputs/<i>.part-<pid>/`, which is
-renamed to `inputs/<i>/` when complete. That rename is the commit: a folder `inputs/<i>`
-holds a whole ingest, and nothing else does. A try cut off by a kill leaves only a `.part`
-folder, which the next run deletes (`discard_partial`) before it reads the input again; and
-even a try still running beside another (a worker that outlived its crawl) cannot mix its
-pages into the other's, nor commit an input twice: the first rename wins, the second try's
-folder is deleted.
+An input is ingested completely or not at all: its spill file (`pages.spill`, every site's
+pages of the input; `sitesift.io.spill`), its read errors and its report (with the index of
+each site's frames in the spill file) are written into a folder of this try's own,
+`inputs/<i>.part-<pid>/`, which is renamed to `inputs/<i>/` when complete. That rename is
+the commit: a folder `inputs/<i>` holds a whole ingest, and nothing else does. A try cut off
+by a kill leaves only a `.part` folder, which the next run deletes (`discard_partial`)
+before it reads the input again; and even a try still running beside another (a worker that
+outlived its crawl) cannot mix its pages into the other's, nor commit an input twice: the
+first rename wins, the second try's folder is deleted. So an input costs three files however
+many sites it has.
+
+The work folder says its layout in `work/layout`; `discard_partial` deletes a work folder of
+another layout whole (an older crawl's, with a spill file and a part pair per site, or
+`spill/` and `ingest/` before that), so its inputs are read again and its sites cleaned
+again: it is never misread.
 """
 
 from __future__ import annotations
@@ -24,10 +31,11 @@ from sitesift.errors import writing
 from sitesift.io.records import Failed, PageRecord, error_record
 from sitesift.io.sinks import dumps, remove_tree, write_atomic
 from sitesift.io.sources import read_input
-from sitesift.io.spill import SpillWriter, site_file
+from sitesift.io.spill import SpillWriter
 from sitesift.jobs.grouping import site_key
 
 PARTIAL = ".part-"  # the mark of an uncommitted ingest folder
+LAYOUT = "2\n"  # work/layout: one spill file per input (`inputs/`), batched parts (`parts/`)
 
 
 @dataclass(slots=True)
@@ -38,6 +46,7 @@ class IngestReport:
     read_errors: int = 0
     skipped: dict[str, int] = field(default_factory=dict)
     sites: dict[str, int] = field(default_factory=dict)  # pages spilled per site
+    frames: dict[str, list[list[int]]] = field(default_factory=dict)  # in the spill file
 
     @property
     def pages(self) -> int:
@@ -57,8 +66,8 @@ def errors_path(work: Path, index: int) -> Path:
     return input_folder(work, index) / "errors.jsonl"
 
 
-def spill_path(work: Path, index: int, site: str) -> Path:
-    return input_folder(work, index) / (site_file(site) + ".spill")
+def spill_path(work: Path, index: int) -> Path:
+    return input_folder(work, index) / "pages.spill"
 
 
 def load_report(work: Path, index: int) -> IngestReport | None:
@@ -70,12 +79,16 @@ def load_report(work: Path, index: int) -> IngestReport | None:
 
 def discard_partial(work: Path) -> None:
     """Delete what uncommitted ingests left (call it holding the crawl's lock, when no
-    ingest runs), and the folders of the layout before this one (`spill/`, `ingest/`),
-    whose inputs are then read again."""
+    ingest runs), or the whole work folder where it is of another layout (see the module
+    docstring): it is marked with this layout only once emptied."""
+    marker = work / "layout"
+    if not marker.is_file() or marker.read_text("utf-8") != LAYOUT:
+        remove_tree(work)
+        work.mkdir(parents=True)
+        write_atomic(marker, LAYOUT)
+        return
     for stale in (work / "inputs").glob(f"*{PARTIAL}*"):
         remove_tree(stale)
-    for old in ("spill", "ingest"):
-        remove_tree(work / old)
 
 
 def ingest_input(index: int, path: str, work: Path, grouping: str, max_bytes: int
@@ -97,7 +110,7 @@ def _read_into(part: Path, index: int, path: str, grouping: str, max_bytes: int
                ) -> IngestReport:
     report = IngestReport(index, path)
     skipped: Counter[str] = Counter()
-    writer = SpillWriter(part)
+    writer = SpillWriter(part / "pages.spill")
     errors = part / "errors.jsonl"
     with writing(errors), open(errors, "w", encoding="utf-8") as err:
         for item in read_input(path, index, max_bytes):
@@ -111,10 +124,12 @@ def _read_into(part: Path, index: int, path: str, grouping: str, max_bytes: int
             else:
                 skipped[item.reason] += 1
     report.sites = dict(writer.close())
+    report.frames = {site: [list(f) for f in frames] for site, frames in writer.frames.items()}
     report.skipped = dict(skipped)
     write_atomic(part / "report.json", json.dumps({
         "index": report.index, "input": report.input, "records_in": report.records_in,
         "read_errors": report.read_errors, "skipped": report.skipped, "sites": report.sites,
+        "frames": report.frames,
     }))
     return report
 

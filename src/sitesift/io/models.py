@@ -3,12 +3,21 @@
 
 from __future__ import annotations
 
+import hashlib
+import re
 from pathlib import Path
 from typing import Any
 
-from sitesift.io.spill import site_file
 from sitesift.methods.base import Cleaner, get_cleaner
 from sitesift.model_io import load_model, save_model
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def site_file(site: str) -> str:
+    """A file name for a site: readable, and unique through a hash of the full key."""
+    readable = _UNSAFE.sub("_", site)[:60].strip("._") or "site"
+    return f"{readable}-{hashlib.sha1(site.encode('utf-8')).hexdigest()[:12]}"
 
 
 class ModelStore:

@@ -1,11 +1,8 @@
-"""Result and error records on disk: per-site parts while a crawl runs, then the final files.
+"""Result and error records on disk: the final files, written whole or not at all.
 
-While a site is cleaned its records go to `<site>.results.jsonl.tmp` and
-`<site>.errors.jsonl.tmp`; when it is done both are renamed at once, before the site is
-entered in the done-manifest. A site whose parts were never renamed is redone from
-scratch on resume, so a kill at any moment neither loses nor duplicates a record.
-`finish` concatenates the parts in site order into `results.jsonl` (or converts them to
-`results.parquet`) and `errors.jsonl`, each written to a temporary name and renamed.
+A crawl's parts (`sitesift.io.parts`) become `results.jsonl` (or `results.parquet`) and
+`errors.jsonl`: `concat` and `jsonl_to_parquet` read spans of files (each site's run of
+records in its part, in site order) and write to a temporary name, then rename.
 
 A write that fails (a full disk, a folder made read-only) names its file (`writing`) and
 deletes its temporary file, so the space is free for the rerun; `hold_folder` (and
@@ -23,13 +20,15 @@ from pathlib import Path
 from typing import IO, Any
 
 from sitesift.errors import FolderInUse, writing
-from sitesift.io.records import RESULT_FIELDS, is_result
-from sitesift.io.spill import site_file
+from sitesift.io.records import RESULT_FIELDS
 
 LOCK_NAME = ".lock"
 
 FORMATS = ("jsonl", "parquet")
 _PARQUET_BATCH = 2000
+_OPEN_READERS = 64  # files `_Readers` keeps open at once
+
+Span = tuple[Path, int, int]  # a file's bytes [start, end): whole JSONL lines
 
 
 def dumps(record: dict[str, Any]) -> str:
@@ -132,91 +131,66 @@ def _locked(target: Path, lock: Path, what: str, fcntl: Any) -> int:
         os.close(fd)  # its holder deleted the file as it let go: lock the one there now
 
 
-class PartStore:
-    """Per-site part files in `folder`; open ones are `.tmp` until `commit`."""
-
-    def __init__(self, folder: Path) -> None:
-        self.folder = folder
-        folder.mkdir(parents=True, exist_ok=True)
-        for stale in folder.glob("*.tmp"):  # a site cut off by a kill: it is redone
-            stale.unlink()
-        self._open: dict[str, tuple[IO[str], IO[str]]] = {}
-
-    def _paths(self, site: str) -> tuple[Path, Path]:
-        name = site_file(site)
-        return self.folder / f"{name}.results.jsonl", self.folder / f"{name}.errors.jsonl"
-
-    def write(self, site: str, record: dict[str, Any]) -> None:
-        files = self._open.get(site)
-        tmps = [f"{path}.tmp" for path in self._paths(site)]
-        if files is None:
-            files = (open(tmps[0], "w", encoding="utf-8"),  # noqa: SIM115 - kept open
-                     open(tmps[1], "w", encoding="utf-8"))  # noqa: SIM115
-            self._open[site] = files
-        kind = 0 if is_result(record) else 1
-        with writing(tmps[kind]):
-            files[kind].write(dumps(record))
-
-    def commit(self, site: str) -> None:
-        files = self._open.pop(site, None)
-        for fh in files or ():
-            _close(fh)
-        for path in self._paths(site):
-            tmp = Path(f"{path}.tmp")
-            if files is None:
-                tmp.touch()
-            os.replace(tmp, path)
-
-    def close(self) -> None:
-        for files in self._open.values():
-            for fh in files:
-                _close(fh)
-        self._open.clear()
-
-    def abandon(self) -> None:
-        """After a failure: close and delete the open parts (their sites are redone on
-        resume anyway), freeing their space; errors on the way are the failure's own."""
-        for site, files in self._open.items():
-            for fh, path in zip(files, self._paths(site), strict=True):
-                with contextlib.suppress(OSError):
-                    fh.close()
-                with contextlib.suppress(OSError):
-                    Path(f"{path}.tmp").unlink()
-        self._open.clear()
-
-    def parts(self, sites: Iterable[str]) -> tuple[list[Path], list[Path]]:
-        pairs = [self._paths(s) for s in sorted(sites)]
-        return [r for r, _ in pairs], [e for _, e in pairs]
+def whole(path: Path) -> Span:
+    """A whole file as a span."""
+    return path, 0, path.stat().st_size
 
 
-def _close(fh: IO[str]) -> None:
-    with writing(fh.name):  # a full disk shows when the buffer is written out
-        fh.close()
+class _Readers:
+    """Open files to read spans from: the spans of many sites come from few parts, in
+    another order, so a part is opened once, not once a site (at most `_OPEN_READERS` open
+    at once, the least recently used closed first)."""
+
+    def __init__(self) -> None:
+        self._open: dict[Path, IO[bytes]] = {}
+
+    def __enter__(self) -> _Readers:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for fh in self._open.values():
+            fh.close()
+
+    def chunks(self, span: Span) -> Iterator[bytes]:
+        path, start, end = span
+        fh = self._open.pop(path, None) or open(path, "rb")  # noqa: SIM115 - kept open
+        self._open[path] = fh  # the most recently used last
+        if len(self._open) > _OPEN_READERS:
+            self._open.pop(next(iter(self._open))).close()
+        fh.seek(start)
+        while start < end:
+            chunk = fh.read(min(1 << 20, end - start))
+            if not chunk:
+                raise OSError(f"{path}: shorter than the {end} bytes its entry names")
+            start += len(chunk)
+            yield chunk
 
 
-def concat(sources: Iterable[Path], target: Path) -> int:
-    """Concatenate JSONL files into `target` (atomically); the number of lines."""
+def concat(sources: Iterable[Span], target: Path) -> int:
+    """Concatenate spans of JSONL files into `target` (atomically); the number of lines."""
     lines = 0
-    with replacing(target) as tmp, open(tmp, "wb") as out:
-        for src in sources:
-            with open(src, "rb") as fh:
-                while chunk := fh.read(1 << 20):
-                    lines += chunk.count(b"\n")
-                    out.write(chunk)
+    with replacing(target) as tmp, open(tmp, "wb") as out, _Readers() as readers:
+        for span in sources:
+            for chunk in readers.chunks(span):
+                lines += chunk.count(b"\n")
+                out.write(chunk)
     return lines
 
 
-def jsonl_to_parquet(sources: Iterable[Path], target: Path, schema: Any) -> int:
-    """Convert JSONL files into one Parquet file (atomically), in batches of rows."""
+def jsonl_to_parquet(sources: Iterable[Span], target: Path, schema: Any) -> int:
+    """Convert spans of JSONL files into one Parquet file (atomically), in batches of rows."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     rows = 0
-    with replacing(target) as tmp, pq.ParquetWriter(tmp, schema, compression="zstd") as writer:
+    with replacing(target) as tmp, pq.ParquetWriter(tmp, schema, compression="zstd") as writer, \
+            _Readers() as readers:
         batch: list[dict[str, Any]] = []
-        for src in sources:
-            with open(src, encoding="utf-8") as fh:
-                for line in fh:
+        for span in sources:
+            rest = b""
+            for chunk in readers.chunks(span):
+                *lines, rest = (rest + chunk).split(b"\n")
+                for line in lines:
                     batch.append(json.loads(line))
                     if len(batch) >= _PARQUET_BATCH:
                         writer.write_table(pa.Table.from_pylist(batch, schema))

@@ -2,7 +2,8 @@
 
 A page comes from a file, a row of a dataset's index, or bytes held in memory (a URL
 fetched, stdin, a crawl record). A site's pages (`Pages`) are a list of sources, or the
-crawl's spill files (`SpillPages`), read in order without holding the site in memory.
+crawl's spill (`SpillPages`: its frames in each input's spill file), read in order without
+holding the site in memory.
 """
 
 from __future__ import annotations
@@ -75,11 +76,16 @@ def record_source(rec: PageRecord) -> Source:
                   data=rec.body, content_type=rec.content_type)
 
 
+# Per input that has some of a site's pages: its spill file, and (offset, length) of each
+# of the site's frames in it (`sitesift.io.spill`).
+SpillParts = tuple[tuple[str, tuple[tuple[int, int], ...]], ...]
+
+
 @dataclass(frozen=True, slots=True)
 class SpillPages:
-    """A crawl site's pages in its spill files (`sitesift.io.spill`), `count` of them."""
+    """A crawl site's pages in spill files (`sitesift.io.spill`), `count` of them."""
 
-    paths: tuple[str, ...]
+    parts: SpillParts
     count: int
 
     def __len__(self) -> int:
@@ -91,7 +97,7 @@ class SpillPages:
         left = None if wanted is None else set(wanted)
         if left is not None and not left:
             return
-        for seq, rec in enumerate(read_spill(Path(p) for p in self.paths)):
+        for seq, rec in enumerate(read_spill(self.parts)):
             if left is not None:
                 if seq not in left:
                     continue
