@@ -298,7 +298,6 @@ impl Forest {
         let chunk = (PAIRS / n_trees).max(1);
         let mut doubled = vec![[f64::NEG_INFINITY; BATCH]; 2 * nf];
         let mut standing = vec![[0u64; BATCH]; n_trees];
-        let mut leaf = vec![0.0; n_trees];
         let mut out = Vec::with_capacity(rows);
         for (b, batch) in x.chunks(BATCH * nf).enumerate() {
             // rows past the last one read -inf everywhere and pass no node
@@ -313,28 +312,51 @@ impl Forest {
                 }
             }
             self.leaf_sets(&doubled, &mut standing);
-            for (k, xr) in batch.chunks_exact(nf).enumerate() {
-                let r = b * BATCH + k;
-                for ((out, bits), &at) in leaf.iter_mut().zip(&standing).zip(&self.first_leaf) {
-                    // the leaf the row reaches is never ruled out, so a bit stands
-                    *out = self.values[at as usize + bits[k].trailing_zeros() as usize];
-                }
-                for w in &self.walked {
-                    leaf[w.tree] = w.leaf(xr);
-                }
-                let sum = if r % chunk == 0 && r + 1 == rows {
-                    crate::features::pairwise_sum(&leaf)
-                } else {
-                    let mut sum = 0.0;
-                    for &v in &leaf {
-                        sum += v;
+            let n = batch.len() / nf;
+            let row = |k: usize| &batch[k * nf..(k + 1) * nf];
+            // Each row's sum in tree order (as NumPy adds a chunk's rows), accumulated tree
+            // by tree for the whole batch: a tree's leaf sets lie together, where gathering
+            // one row's leaves read every tree's at a stride (as long as the scan itself).
+            let mut sums = [0.0; BATCH];
+            let mut walked = self.walked.iter().peekable();
+            for (t, (bits, &at)) in standing.iter().zip(&self.first_leaf).enumerate() {
+                if let Some(w) = walked.next_if(|w| w.tree == t) {
+                    for (k, sum) in sums[..n].iter_mut().enumerate() {
+                        *sum += w.leaf(row(k));
                     }
+                    continue;
+                }
+                // the leaf a row reaches is never ruled out, so a bit stands
+                let values = &self.values[at as usize..];
+                for (sum, b) in sums[..n].iter_mut().zip(bits) {
+                    *sum += values[b.trailing_zeros() as usize];
+                }
+            }
+            for (k, &sum) in sums[..n].iter().enumerate() {
+                let r = b * BATCH + k;
+                let sum = if r % chunk == 0 && r + 1 == rows {
+                    // a lone row in its chunk: NumPy's pairwise sum of its leaves
+                    crate::features::pairwise_sum(&self.leaves(&standing, k, row(k)))
+                } else {
                     sum
                 };
                 out.push(self.baseline + sum);
             }
         }
         out
+    }
+
+    /// Row `k`'s leaf value in each tree, in tree order (`x`: the row).
+    fn leaves(&self, standing: &[[u64; BATCH]], k: usize, x: &[f64]) -> Vec<f64> {
+        let mut leaf: Vec<f64> = standing
+            .iter()
+            .zip(&self.first_leaf)
+            .map(|(bits, &at)| self.values[at as usize + bits[k].trailing_zeros() as usize])
+            .collect();
+        for w in &self.walked {
+            leaf[w.tree] = w.leaf(x);
+        }
+        leaf
     }
 
     /// Every tree's leaves left standing for a batch of doubled rows (`2 * n_features`
