@@ -808,11 +808,12 @@ fn py_isdigit(c: char) -> bool {
     in_ranges(c, DIGIT_RANGES)
 }
 
-/// A multiplicative hash for the fixed stop-word set: every token of the page is looked up
-/// in it. (Its keys are fixed, so no input can crowd one of its buckets; the maps keyed by
-/// page text keep the standard, keyed hasher.)
+/// A multiplicative hash for sets of fixed words that every word of a page is looked up in
+/// (the stop words; the element names `nesting` knows). Their keys are fixed, so no input
+/// can crowd one of their buckets; the maps keyed by page text keep the standard, keyed
+/// hasher.
 #[derive(Default, Clone, Copy)]
-struct WordHasher(u64);
+pub(crate) struct WordHasher(u64);
 
 impl std::hash::Hasher for WordHasher {
     fn write(&mut self, bytes: &[u8]) {

@@ -12,6 +12,7 @@ pub mod dom;
 pub mod features;
 pub mod forest;
 pub mod kind;
+pub mod nesting;
 pub mod novelty;
 pub mod parse;
 pub mod pipeline;

@@ -626,6 +626,22 @@ fn web_address(url: &str) -> Option<String> {
     crate::structure::base_url(Some(url), None).map(String::from)
 }
 
+/// Why the HTML5 parser should not be given `html` (`nesting::too_deep`: shapes it takes
+/// quadratic time on), or None.
+#[pyfunction]
+fn too_deep(py: Python<'_>, html: PyBackedStr) -> PyResult<Option<String>> {
+    detached(py, move || crate::nesting::too_deep(&html))
+}
+
+/// The nesting scan's figures for `html` (deepest, most formatting elements active, rebuilt),
+/// without the pre-check that spares most pages the scan: for the test that holds
+/// `nesting::counts` equal to `sitesift.nesting`'s Python scan.
+#[pyfunction]
+fn nesting_counts(py: Python<'_>, html: PyBackedStr) -> PyResult<(u64, u64, u64)> {
+    let c = detached(py, move || crate::nesting::counts(&html))?;
+    Ok((c.deepest, c.most_active, c.rebuilt))
+}
+
 /// `title` as a level-1 heading in `format` (`structure::title_heading`).
 #[pyfunction]
 fn title_heading(title: &str, format: &str) -> PyResult<String> {
@@ -841,6 +857,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(render_page, m)?)?;
     m.add_function(wrap_pyfunction!(title_heading, m)?)?;
     m.add_function(wrap_pyfunction!(web_address, m)?)?;
+    m.add_function(wrap_pyfunction!(too_deep, m)?)?;
+    m.add_function(wrap_pyfunction!(nesting_counts, m)?)?;
     m.add_function(wrap_pyfunction!(feature_names, m)?)?;
     m.add_function(wrap_pyfunction!(dom_rules, m)?)?;
     m.add_function(wrap_pyfunction!(style_key, m)?)?;
