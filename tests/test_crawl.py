@@ -239,11 +239,13 @@ def crawl_with_batches(seconds: float) -> list[str]:
 
 
 def test_killed_crawl_resumes_without_losing_or_duplicating(tmp_path: Path) -> None:
-    warc = _many_sites(tmp_path / "many.warc.gz", 14)
+    # sites enough that the job outlasts a few batches however fast the cleaning gets
+    # (14 sites were done before the third commit could be seen)
+    warc = _many_sites(tmp_path / "many.warc.gz", 40)
     whole = run_crawl([warc], tmp_path / "whole", CFG, run=RunSettings(1))
     out = tmp_path / "killed"
     proc = subprocess.Popen(
-        [*crawl_with_batches(0.3), "crawl", warc, "--out", str(out), "--fit-sample", "10",
+        [*crawl_with_batches(0.2), "crawl", warc, "--out", str(out), "--fit-sample", "10",
          "--workers", "1", "--quiet"],
         start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     manifest = out / "work" / "done.jsonl"
@@ -260,7 +262,7 @@ def test_killed_crawl_resumes_without_losing_or_duplicating(tmp_path: Path) -> N
         proc.wait()
     assert not (out / "summary.json").exists(), "the job finished before it could be killed"
     resumed = run_crawl([warc], out, CFG, run=RunSettings(1))
-    assert resumed["balanced"] and resumed["results"] == whole["results"] == 84
+    assert resumed["balanced"] and resumed["results"] == whole["results"] == 240
     assert _outputs(out) == _outputs(tmp_path / "whole")
 
 
