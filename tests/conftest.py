@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import contextlib
 import importlib.util
+import json
 import socketserver
 import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 
@@ -18,6 +20,13 @@ from sitesift.page import Page
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "datasets"
 BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
+
+
+def as_written(doc: dict[str, Any]) -> bytes:
+    """A model document's JSON bytes as sitesift writes them (compact, in its key order)
+    with the seal it holds: written after a change, it is tampering the seal must catch.
+    `sitesift.model_io.seal` makes a changed document that passes the seal instead."""
+    return json.dumps(doc, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
 def benchmark_script(name: str) -> ModuleType:

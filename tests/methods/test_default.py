@@ -7,6 +7,7 @@ import json
 import math
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -20,14 +21,14 @@ from sitesift.extractor.forest import Forest
 from sitesift.extractor.site import SiteEvidence
 from sitesift.methods.base import get_cleaner
 from sitesift.methods.default import read_page
-from sitesift.model_io import load_model, save_model
+from sitesift.model_io import load_model, save_model, seal
 from sitesift.page import Page
 from sitesift.text import tokens
 from sitesift.training.default.labels import gold_share
 from sitesift.training.default.pool import Pool, balance_corpora
 from sitesift.training.default.thresholds import choose_thresholds, macro_f_beta
 from sitesift.verdicts import render_blocks
-from tests.conftest import page, refused
+from tests.conftest import as_written, page, refused
 
 ARTICLE = (
     "The committee met on Tuesday to discuss the new budget, which had been delayed by "
@@ -236,15 +237,14 @@ def test_model_file_rejects_tampering(bundled: model_file.ExtractorModel,
     doc = json.loads(path.read_text())
     doc["thresholds"]["balanced"] = 0.01
     bad = tmp_path / "tampered.json"
-    bad.write_text(json.dumps(doc))
-    with pytest.raises(ModelError, match="checksum"):
-        model_file.load(bad)
+    bad.write_bytes(as_written(doc))
+    for read in (model_file.load, model_file.load_scorer):
+        with pytest.raises(ModelError, match="checksum"):
+            read(bad)
     doc = json.loads(path.read_text())
     doc["features"] = doc["features"][:-1]
-    body = {k: v for k, v in doc.items() if k not in ("format", "format_version", "sha256")}
-    doc["sha256"] = model_file._digest(body)
     other = tmp_path / "other.json"
-    other.write_text(json.dumps(doc))
+    other.write_bytes(seal(doc))
     with pytest.raises(ModelError, match="feature set"):
         model_file.load(other)
     cut = tmp_path / "cut.json.gz"
@@ -758,7 +758,7 @@ def test_members_are_averaged_and_round_trip(tmp_path: Path) -> None:
     for name, more in (("one", ()), ("two", (doubt,))):
         path = model_file.save(model_file.ExtractorModel(*sure, thresholds, {}, more=more),
                                tmp_path / f"{name}.json")
-        assert json.loads(path.read_text())["format_version"] == (2 if more else 1)
+        assert json.loads(path.read_text())["format_version"] == 3  # sealed, any members
         assert len(model_file.load(path).members) == 1 + len(more)
         cleaner_of[name] = get_cleaner("default", model=str(path), relative=0.0)
     p = page(news_page())
@@ -766,18 +766,53 @@ def test_members_are_averaged_and_round_trip(tmp_path: Path) -> None:
     _, two = cleaner_of["two"].probabilities(p)
     assert one == pytest.approx(1 / (1 + math.exp(-6.0)))
     assert two == pytest.approx((1 / (1 + math.exp(-6.0)) + 1 / (1 + math.exp(1.0))) / 2)
-    # a version-1 file that claims further members is refused, not half read
+    # a version-1 file (its old digest right) that claims further members is refused, not
+    # half read
     doc = json.loads((tmp_path / "two.json").read_text())
-    doc["format_version"] = 1
-    (tmp_path / "bad.json").write_text(json.dumps(doc))
+    (tmp_path / "bad.json").write_text(json.dumps(_old_version(doc, 1)))
     with pytest.raises(ModelError, match="more"):
         model_file.load(tmp_path / "bad.json")
-    doc["format_version"], doc["more"] = 2, [5]  # checksum right, member not an object
-    body = {k: v for k, v in doc.items() if k not in ("format", "format_version", "sha256")}
-    doc["sha256"] = model_file._digest(body)
-    (tmp_path / "bad.json").write_text(json.dumps(doc))
+    doc["more"] = [5]  # checksum right, member not an object
+    (tmp_path / "bad.json").write_bytes(seal(doc))
     with pytest.raises(ModelError, match="member"):
         model_file.load(tmp_path / "bad.json")
+
+
+def _old_version(doc: dict[str, Any], version: int) -> dict[str, Any]:
+    """The document as sitesift wrote it in format version 1 or 2: the SHA-256 of its
+    body's canonical JSON, last."""
+    body = {k: v for k, v in doc.items() if k not in ("format", "format_version", "sha256")}
+    return {"format": doc["format"], "format_version": version, **body,
+            "sha256": model_file._digest(body)}
+
+
+@pytest.mark.parametrize("version", [1, 2])
+def test_a_file_of_an_older_format_version_still_loads(tmp_path: Path, version: int) -> None:
+    """Files written before the seal (versions 1 and 2) are read, their digest checked;
+    an unknown version is refused naming the versions read."""
+    from sitesift.extractor.context import context_names
+
+    n1, n2 = len(feature_names()), len(feature_names()) + len(context_names())
+    thresholds = {"precision": 0.6, "balanced": 0.5, "recall": 0.4}
+    more = (model_file.Member(_constant(n1, 0.0), _constant(n2, -1.0)),) * (version - 1)
+    path = model_file.save(model_file.ExtractorModel(
+        _constant(n1, 6.0), _constant(n2, 6.0), thresholds, {}, more=more), tmp_path / "m.json")
+    doc = _old_version(json.loads(path.read_text()), version)
+    old = tmp_path / "old.json.gz"
+    old.write_bytes(gzip.compress(json.dumps(doc, separators=(",", ":")).encode()))
+    assert model_file.load(old).to_dict() == model_file.load(path).to_dict()
+    p = page(news_page())
+    probs = [get_cleaner("default", model=str(f)).probabilities(p)[1] for f in (path, old)]
+    assert probs[0].tolist() == probs[1].tolist()
+    doc["thresholds"]["balanced"] = 0.45  # its old digest no longer matches
+    old.write_text(json.dumps(doc))
+    for read in (model_file.load, model_file.load_scorer):
+        with pytest.raises(ModelError, match="checksum mismatch"):
+            read(old)
+    doc["format_version"] = 4
+    old.write_text(json.dumps(doc))
+    with pytest.raises(ModelError, match=r"version 4; this sitesift reads versions 1, 2 and 3$"):
+        model_file.load(old)
 
 
 def test_seeds_make_a_model_of_members_and_combine_rebuilds_it(

@@ -17,7 +17,7 @@ from sitesift.methods.isotonic import IsotonicCleaner, IsotonicParams, shipped_m
 from sitesift.methods.isotonic.features import FEATURES, node_table
 from sitesift.methods.isotonic.model import TemplateModel
 from sitesift.methods.isotonic.regression import is_monotone
-from sitesift.model_io import load_model, save_model
+from sitesift.model_io import load_model, save_model, seal
 from sitesift.page import Page
 from sitesift.result import CONTENT as CONTENT_LABEL
 from sitesift.result import NOISE
@@ -28,6 +28,7 @@ from sitesift.training.isotonic.labels import (
     gold_labels,
     site_labels,
 )
+from tests.conftest import as_written
 
 NAV = ('<ul class="menu"><li><a href="/">Home</a></li><li><a href="/news">News</a></li>'
        '<li><a href="/sport">Sport</a></li><li><a href="/about">About us</a></li></ul>')
@@ -172,10 +173,8 @@ def _doc(tmp_path: Path, model: TemplateModel) -> tuple[Path, dict[str, Any]]:
 
 
 def _rewrite(path: Path, doc: dict[str, Any]) -> None:
-    from sitesift.model_io import _digest
-
-    doc["sha256"] = _digest(doc["method"], doc["params"], doc["state"])
-    path.write_text(json.dumps(doc))
+    """Write the changed document sealed again: a later check must refuse it."""
+    path.write_bytes(seal(doc))
 
 
 @pytest.mark.parametrize(("change", "message"), [
@@ -211,7 +210,7 @@ def test_tampered_or_unknown_parameters_are_refused(model: TemplateModel,
                                                     tmp_path: Path) -> None:
     path, doc = _doc(tmp_path, model)
     doc["state"]["buckets"][0]["intercept"] += 1.0  # checksum no longer matches
-    path.write_text(json.dumps(doc))
+    path.write_bytes(as_written(doc))
     with pytest.raises(ModelError, match="checksum"):
         load_model(path)
     doc["params"]["smoothing"] = 2

@@ -18,6 +18,7 @@ from sitesift.extractor.features import feature_names
 from sitesift.extractor.forest import Forest
 from sitesift.methods.base import get_cleaner
 from sitesift.methods.default import read_page
+from sitesift.model_io import seal
 from sitesift.native import core
 from sitesift.page import Page
 
@@ -131,8 +132,8 @@ def test_model_files_keep_their_reference_and_refuse_a_bad_one(tmp_path: Path) -
         else:
             del ref["cut"]
         out = tmp_path / f"bad-{damage}.json"  # damaged, with its checksum made again
-        out.write_text(json.dumps({"format": model_file.FORMAT, "format_version": 1, **doc,
-                                   "sha256": model_file._digest(doc)}))
+        out.write_bytes(seal({"format": model_file.FORMAT,
+                              "format_version": model_file.FORMAT_VERSION, **doc}))
         with pytest.raises(ModelError, match="novelty"):
             model_file.load(out)
         with pytest.raises(ModelError, match="novelty"):

@@ -3,8 +3,10 @@
 One JSON object (optionally gzipped): a format tag and version, the feature and context
 names the forests were trained on (a model of another feature set is refused), the stage-1
 and stage-2 forests (a stage 2 averaged over several fits is stored as one `Forest.mean`),
-the decision thresholds of the presets, free-form training notes, and a SHA-256 over all
-of it, so a damaged or altered file is reported, never used.
+the decision thresholds of the presets, free-form training notes, all sealed by a SHA-256
+of the file's bytes (`model_io.seal`), so a damaged or altered file is reported, never
+used. Files of versions 1 and 2 carry a SHA-256 of the body's canonical JSON instead, and
+are still read.
 
 A *held-out bundle* (made for measurement by `sitesift train-default --folds K`) carries, in
 addition, one pair of forests per fold and the fold of every site seen in training: a page
@@ -14,7 +16,8 @@ A model of several *members* (`train-default --seeds N`: the same training run f
 seeds, so other site folds, thinning draws and trees) scores a block by the mean of the
 members' probabilities, each member running its own two stages. One training draw moves
 pages that sit near the cut one way or the other; the mean of a few draws moves less.
-Such a file has `format_version` 2 and the further members under `more`.
+Such a file has the further members under `more` (`format_version` 2 or 3; every file
+sitesift writes now is version 3).
 
 A model may carry the reference of its training pages (`novelty`, `extractor.novelty`): it
 tells a page unlike all of them, where rules trust the page's layout over the model's doubt
@@ -37,13 +40,13 @@ from sitesift.extractor import novelty as novelty_file
 from sitesift.extractor.context import context_features, context_names
 from sitesift.extractor.features import feature_names
 from sitesift.extractor.forest import Forest
-from sitesift.model_io import check_writer, read_document, write_document
+from sitesift.model_io import Kind, check_writer, read_document, write_document
 
 if TYPE_CHECKING:
     import numpy as np
 
 FORMAT = "sitesift-extractor"
-FORMAT_VERSION = 2  # 2 when the model has several members; 1 is read too
+FORMAT_VERSION = 3  # sealed, of one member or several; 1 and 2 are read too
 PRESETS = ("precision", "balanced", "recall")
 RELATIVE = 0.5  # a page's cut: see `page_cut`
 MIN_PAGE_MAX = 0.05
@@ -201,18 +204,28 @@ class ExtractorModel:
 
 
 def _digest(body: dict[str, Any]) -> str:
+    """The checksum of a version 1 or 2 file: the canonical JSON of its body, hashed."""
     canonical = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
+def _body(doc: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in doc.items() if k not in ("format", "format_version", "sha256")}
+
+
+def _legacy_digest(doc: dict[str, Any]) -> str:
+    return _digest(_body(doc))
+
+
+EXTRACTOR_MODEL = Kind(FORMAT, "an extractor model", FORMAT_VERSION,
+                       {1: _legacy_digest, 2: _legacy_digest})
+
+
 def save(model: ExtractorModel, path: str | Path) -> Path:
-    """Write the model (gzipped when the name ends in `.gz`), atomically."""
+    """Write the model sealed (gzipped when the name ends in `.gz`), atomically."""
     body = model.to_dict()
     body["meta"] = {**body["meta"], "sitesift_version": __version__}  # the writer
-    # a one-member model keeps version 1, which every sitesift reads
-    version = FORMAT_VERSION if model.more else 1
-    doc = {"format": FORMAT, "format_version": version, **body, "sha256": _digest(body)}
-    return write_document(doc, path)
+    return write_document({"format": FORMAT, "format_version": FORMAT_VERSION, **body}, path)
 
 
 def load(path: str | Path) -> ExtractorModel:
@@ -239,22 +252,17 @@ def _read(path: str | Path, cached: Callable[[str, int, int], T]) -> T:
 
 @functools.lru_cache(maxsize=4)
 def _load_cached(path: str, mtime_ns: int, size: int) -> ExtractorModel:
-    model = from_document(read_document(Path(path), MAX_BYTES))
+    model = from_document(read_document(Path(path), MAX_BYTES, EXTRACTOR_MODEL))
     check_writer(model.meta.get("sitesift_version"), path)
     return model
 
 
-def _checked_body(doc: Any) -> tuple[dict[str, Any], dict[str, float], dict[str, Any], list[Any]]:
+def _checked_body(doc: dict[str, Any]
+                  ) -> tuple[dict[str, Any], dict[str, float], dict[str, Any], list[Any]]:
     """A model document's body, its thresholds, meta and further members, after the
-    checks every reading makes: format and version, checksum, feature names, thresholds."""
-    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
-        raise ModelError("not an extractor model (missing format tag)")
-    if doc.get("format_version") not in (1, FORMAT_VERSION):
-        raise ModelError(f"model format version {doc.get('format_version')!r}; this "
-                         f"sitesift reads version {FORMAT_VERSION}")
-    body = {k: v for k, v in doc.items() if k not in ("format", "format_version", "sha256")}
-    if doc.get("sha256") != _digest(body):
-        raise ModelError("checksum mismatch: the file was altered or damaged")
+    checks every reading makes once `read_document` has checked the format, version and
+    checksum: feature names, thresholds, meta, members."""
+    body = _body(doc)
     if (body.get("features") != list(feature_names())
             or body.get("context") != list(context_names())):
         raise ModelError("the model was trained on another feature set; retrain it with "
@@ -270,7 +278,7 @@ def _checked_body(doc: Any) -> tuple[dict[str, Any], dict[str, float], dict[str,
         raise ModelError("'meta' must be an object")
     more = body.get("more", [])
     if not isinstance(more, list) or (more and doc["format_version"] < 2):
-        raise ModelError("'more' must be a list of members (format version 2)")
+        raise ModelError("'more' must be a list of members (format version 2 or later)")
     return body, thresholds, meta, more
 
 
@@ -282,8 +290,9 @@ def check_thresholds(thresholds: dict[str, Any]) -> None:
         raise ModelError("thresholds must order precision >= balanced >= recall")
 
 
-def from_document(doc: Any) -> ExtractorModel:
-    """A model from its parsed JSON document, checked field by field."""
+def from_document(doc: dict[str, Any]) -> ExtractorModel:
+    """A model from its parsed JSON document (its format, version and checksum checked by
+    `read_document`), checked field by field."""
     body, thresholds, meta, more = _checked_body(doc)
     first = Member.from_dict(body)
     novelty = body.get("novelty")
@@ -314,7 +323,8 @@ def load_scorer(path: str | Path) -> Scorer:
 def _scorer_cached(path: str, mtime_ns: int, size: int) -> Scorer:
     from sitesift.native import core
 
-    body, thresholds, meta, more = _checked_body(read_document(Path(path), MAX_BYTES))
+    body, thresholds, meta, more = _checked_body(read_document(Path(path), MAX_BYTES,
+                                                               EXTRACTOR_MODEL))
     check_writer(meta.get("sitesift_version"), path)
     members = []
     for m in [body, *more]:
