@@ -222,13 +222,17 @@ def add_warning(result: Result, message: str) -> None:
         held.append(message)
 
 
-def _words(text: str) -> int:
-    """Words of `text`, not counting short lines about JavaScript ("please enable ...")."""
+def _words(text: str, enough: int | None = None) -> int:
+    """Words of `text`, not counting short lines about JavaScript ("please enable ..."); with
+    `enough`, counted only until there are that many (every page's check asks whether its
+    text is near empty: a long article's lines need not all be read)."""
     total = 0
     for line in text.splitlines():
         words = len(TOKEN.findall(line))
         if words >= _NOTICE_MAX_WORDS or not _ABOUT_JS.search(line):
             total += words
+            if enough is not None and total >= enough:
+                break
     return total
 
 
@@ -240,7 +244,7 @@ def _is_code(attributes: dict[str, str | None]) -> bool:
 def scripted(html: str, text: str) -> str | None:
     """The warning for a page whose cleaned `text` is near empty because scripts would fill
     it in, or None (see the module docstring)."""
-    if _words(text) >= NEAR_EMPTY_WORDS or not _ANY_SCRIPT.search(html):
+    if _words(text, NEAR_EMPTY_WORDS) >= NEAR_EMPTY_WORDS or not _ANY_SCRIPT.search(html):
         return None
     from selectolax.lexbor import LexborHTMLParser, SelectolaxError
 
