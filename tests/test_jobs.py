@@ -13,13 +13,14 @@ import pytest
 from sitesift.cli import SAMPLE_SITE
 from sitesift.datasets import read_index
 from sitesift.errors import InputError, reason_of
+from sitesift.io.records import outcome_record
 from sitesift.jobs.grouping import UNKNOWN, group_key, site_key
 from sitesift.jobs.outcome import Out, SiteDone
 from sitesift.jobs.policy import SitePolicy
 from sitesift.jobs.site import steps
 from sitesift.jobs.source import Source
 from sitesift.jobs.task import SiteTask
-from sitesift.sitework import CrawlConfig, record
+from sitesift.sitework import CrawlConfig
 
 ROWS = read_index(SAMPLE_SITE)
 
@@ -66,7 +67,7 @@ def test_the_crawls_pages_leave_their_task_as_records_made_as_the_parent_would()
     results, _ = _run(SiteTask("hg", _sources(4), replace(cfg.policy(), records=False)))
     for i, out in records.items():
         assert out.outcome.result is None and out.outcome.record is not None
-        made = record(results[i].outcome, "hg", "page", cfg)
+        made = outcome_record(results[i].outcome, "hg", "page", cfg.output())
         assert out.outcome.record == made and made["text"] and made["markdown"]
 
 

@@ -18,7 +18,7 @@ from typing import Any
 from sitesift.guards import Lost
 from sitesift.io.records import PageRecord, outcome_record
 from sitesift.jobs.grouping import UNKNOWN, URL_GROUPINGS
-from sitesift.jobs.outcome import Out, Outcome, SiteDone
+from sitesift.jobs.outcome import Out, SiteDone
 from sitesift.jobs.policy import SitePolicy, fallback_cleaner
 from sitesift.jobs.run import RunSettings, run_sites
 from sitesift.jobs.source import Pages, SpillPages, SpillParts, record_source
@@ -103,13 +103,10 @@ def crawl_records(tasks: Iterable[SiteTask], cfg: CrawlConfig, run: RunSettings,
                   on_lost: Callable[[SiteTask, Lost], None] | None = None
                   ) -> Generator[tuple[SiteTask, dict[str, Any] | SiteDone], None, None]:
     """(task, record) for every page of every task, then (task, SiteDone) per site."""
+    output = cfg.output()
     for task, message in run_sites(tasks, run, on_lost):
         if isinstance(message, Out):
-            yield task, record(message.outcome, task.site, message.stage, cfg)
+            yield task, outcome_record(message.outcome, task.site, message.stage, output)
         elif isinstance(message, SiteDone):
             yield task, message
 
-
-def record(outcome: Outcome, site: str, stage: str, cfg: CrawlConfig) -> dict[str, Any]:
-    """A page's result record, or its error record (`sitesift.io.records`)."""
-    return outcome_record(outcome, site, stage, cfg.output())

@@ -151,8 +151,13 @@ def page_shingles(page: Page) -> np.ndarray:
                                              fold_digits=False), SHINGLE_WIDTH)
 
 
+def sample_shingles(pages: Sequence[Page]) -> list[np.ndarray]:
+    """Each page's `page_shingles`."""
+    return [page_shingles(p) for p in pages]
+
+
 def distinct_pages(pages: Sequence[Page],
-                   shingles: Callable[[Sequence[Page]], list[np.ndarray]] | None = None
+                   shingles: Callable[[Sequence[Page]], list[np.ndarray]] = sample_shingles
                    ) -> tuple[list[Page], int]:
     """The pages of a fit sample that repeat no earlier one (resemblance of their
     `shingles`, each page's `page_shingles` unless given, below `NEAR_DUPLICATE`), in
@@ -161,8 +166,7 @@ def distinct_pages(pages: Sequence[Page],
         return list(pages), 0
     from sitesift.shingles import near_duplicates
 
-    sets = [page_shingles(p) for p in pages] if shingles is None else shingles(pages)
-    twins = near_duplicates(sets, NEAR_DUPLICATE)
+    twins = near_duplicates(shingles(pages), NEAR_DUPLICATE)
     kept = [page for i, page in enumerate(pages) if twins[i] == i]
     return kept, len(pages) - len(kept)
 

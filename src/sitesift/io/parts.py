@@ -177,7 +177,7 @@ class PartStore:
         """Rename the finished sites' parts into place, then enter the sites as done."""
         if not self._pending:
             return
-        for part in [*self._ready, *([self._batch] if self._batch else [])]:
+        for part in self._finished():
             part.commit()
         with writing(self.manifest), open(self.manifest, "a", encoding="utf-8") as log:
             log.write("".join(map(dumps, self._pending)))  # the sites count as done from here
@@ -185,16 +185,24 @@ class PartStore:
             entry = dict(line)
             self._where[entry["site"]] = entry.pop("part")
             self.done[entry["site"]] = entry
+        self._clear()
+
+    def _finished(self) -> list[_Part]:
+        """The parts of the finished sites not committed yet (the batch's last)."""
+        return [*self._ready, *([self._batch] if self._batch else [])]
+
+    def _clear(self) -> None:
+        """No finished site waits for a commit."""
         self._batch, self._ready, self._pending, self._since = None, [], [], None
 
     def abandon(self) -> None:
         """After a failure: delete the parts not committed (their sites are redone on
         resume anyway), freeing their space; errors on the way are the failure's own."""
         owns = [held.own for held in self._held.values() if held.own is not None]
-        for part in [*owns, *self._ready, *([self._batch] if self._batch else [])]:
+        for part in [*owns, *self._finished()]:
             part.discard()
         self._held.clear()
-        self._batch, self._ready, self._pending, self._since = None, [], [], None
+        self._clear()
 
     def spans(self, kind: str) -> list[Span]:
         """Where the done sites' results (`kind` "results") or errors are, in site order."""

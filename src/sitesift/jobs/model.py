@@ -168,14 +168,13 @@ def load_fitted(run: Run, path: str, fold: int) -> Generator[Busy, None, Cleaner
         return reason_of(exc)
 
 
-def fit_and_save(run: Run, path: str) -> Iterator[Busy | Out | Fitted]:
-    """Fit mode: fit on every readable page (those over the fit's size limit are error
-    records) and write the model to `path`."""
+def fit_and_save(run: Run, path: str, cleaner: Cleaner) -> Iterator[Busy | Out | Fitted]:
+    """Fit mode: fit `cleaner` (new, unfitted) on every readable page (those over the fit's
+    size limit are error records) and write the model to `path`."""
     task = run.task
     if 0 in task.fit_failed:
         yield Fitted(path, 0, 0.0, task.fit_failed[0])
         return
-    cleaner = get_cleaner(task.policy.method, **task.policy.params)  # as `steps` made it
     pages = yield from read_fit_pages(run, cleaner)
     for i, src in each(task.pages, [i for i, p in pages.items() if len(p.html) > FIT_MAX_BYTES]):
         size = len(pages.pop(i).html)
@@ -183,17 +182,16 @@ def fit_and_save(run: Run, path: str) -> Iterator[Busy | Out | Fitted]:
             yield run.error(i, src, f"not fitted on: {size:,} characters, over the limit of "
                                     f"{FIT_MAX_BYTES:,} for a fit")
     yield Busy(fit_unit(0), "fit", run.fit_s)
-    yield _fit_and_save(run, path, list(pages.values()))
+    yield _fit_and_save(run, path, list(pages.values()), cleaner)
 
 
-def _fit_and_save(run: Run, path: str, pages: list[Page]) -> Fitted:
+def _fit_and_save(run: Run, path: str, pages: list[Page], cleaner: Cleaner) -> Fitted:
     if not pages:
         return Fitted(path, 0, 0.0, "no readable pages")
     watch = Stopwatch()
     try:
         from sitesift.model_io import save_model
 
-        cleaner = get_cleaner(run.task.policy.method, **run.task.policy.params)
         with time_limit(run.fit_s, "fit"), quiet_fits():  # carried to Fitted
             cleaner.fit(pages)
         Path(path).parent.mkdir(parents=True, exist_ok=True)

@@ -54,15 +54,16 @@ def steps(task: SiteTask, limits: Limits | None) -> Iterator[Message]:
               (MemoryError,) if limits else ())
     policy = task.policy
     todo = [i for i in range(len(task.pages)) if i not in task.done]
-    try:
-        cleaner = get_cleaner(policy.method, **policy.params) if policy.model is None else None
+    try:  # (fit mode fits the method even beside a model file)
+        cleaner = (get_cleaner(policy.method, **policy.params)
+                   if policy.model is None or policy.save is not None else None)
     except Exception as exc:  # an unknown method or bad parameters: every page says so
         yield from failed(run, reason_of(exc), todo)
         yield SiteDone(task.site, len(task.pages), policy.method, "failed", reason_of(exc))
         return
-    if policy.save is not None:
+    if policy.save is not None and cleaner is not None:
         yield from _poisoned(run, todo)
-        yield from fit_and_save(run, policy.save)
+        yield from fit_and_save(run, policy.save, cleaner)
         return
     if cleaner is None or not cleaner.site_level:  # the same model for every page
         yield from _unfitted(run, todo, cleaner)

@@ -28,7 +28,7 @@ from sitesift.methods.shared.presets import preset_settings
 from sitesift.page import Page
 from sitesift.result import Result
 from sitesift.verdicts import KEEP, Verdict, render_blocks
-from sitesift.weak import check_fit, check_page, distinct_pages, page_shingles
+from sitesift.weak import check_fit, check_page, distinct_pages, sample_shingles
 
 if TYPE_CHECKING:
     import numpy as np
@@ -97,7 +97,7 @@ class Cleaner:
         """What each page of a fit sample says, as `fit` compares pages for repeats
         (`sitesift.weak.page_shingles`: its words' shingle ids, from a light parse of its
         own); a method that reads pages otherwise gives them from its reading."""
-        return [page_shingles(p) for p in pages]
+        return sample_shingles(pages)
 
     def fit_site(self, pages: Sequence[Page]) -> Cleaner:
         """A site-level method's fit on the distinct pages of a site (called by `fit`)."""
