@@ -5,6 +5,8 @@
         [--model src/sitesift/data/default-v1.json.gz | --thresholds JSON]
         [--peers bench-out/pages.jsonl]
     python benchmarks/loco.py DATASET... --cache cache --out loco --combine loco-s0 loco-s1
+    OMP_NUM_THREADS=1 python benchmarks/loco.py DATASET... --cache cache --out loco \\
+        --seeds 3 --distil 150 [--only readability wcxb]
 
 For each corpus, the two stages are trained as the shipped model is (same recipe and
 settings) on the other corpora alone and on none of that corpus's sites
@@ -17,6 +19,12 @@ pages are scored at `--model`'s balanced and precision presets as the cleaner cu
 - `summary.md`: mean F1 (P, R) per corpus and wcxb page type at each preset, beside the
   best peer per corpus where `--peers` gives a `sitesift bench` run's `pages.jsonl`
   (the same pages: mean F1, and precision for trafilatura-precision).
+
+`--distil N` also trains, for each corpus held out, one two-stage student of N trees a stage
+on what the `--seeds` members (its teachers) say about the training pages
+(`stages.distil`), and writes the student's run to `--out` and the teachers' to
+`--out`/teacher, each readable by cut_loco.py. `--only` holds out those corpora alone
+(the others still train); its runs hold their pages alone (give cut_loco.py those corpora).
 
 `--combine` trains nothing: it averages the block probabilities of runs made one seed each
 (`--seed 0`, `--seed 1`, run side by side on two cores), as `--seeds 2` would, and scores
@@ -37,7 +45,14 @@ import numpy as np
 from sitesift.extractor import model as model_file
 from sitesift.training.default.dataset import cached_corpus
 from sitesift.training.default.pool import Pool, balance_corpora
-from sitesift.training.default.stages import heldout_corpora
+from sitesift.training.default.stages import (
+    _log,
+    distil,
+    heldout_corpora,
+    stage2_matrix,
+    train_two_stage,
+    without_corpus,
+)
 from sitesift.training.default.thresholds import page_max, page_scores
 
 PRESETS = ("balanced", "precision")
@@ -57,6 +72,9 @@ def main() -> None:
     parser.add_argument("--thresholds", help="the presets' thresholds as JSON, in place of "
                         "--model's (for features the shipped model was not trained on)")
     parser.add_argument("--peers", help="a `sitesift bench --out` run's pages.jsonl")
+    parser.add_argument("--distil", type=int, default=0, metavar="TREES",
+                        help="also train a student of TREES trees a stage on the members")
+    parser.add_argument("--only", nargs="+", metavar="CORPUS", help="hold out these alone")
     parser.add_argument("--combine", nargs="+", metavar="RUN",
                         help="average these runs' block probabilities instead of training")
     args = parser.parse_args()
@@ -71,6 +89,15 @@ def main() -> None:
     start = time.process_time()
     pool = Pool.of([cached_corpus(Path(d), cache, progress=True) for d in args.datasets])
     pool.corpus_weight = balance_corpora(pool, args.corpus_balance)
+    if args.distil:
+        student, teacher, pages = distilled(pool, args.seed, args.seeds, args.stage2_members,
+                                            args.distil, args.only)
+        source = (f"a student of {args.distil} trees a stage taught by {args.seeds} seed(s) "
+                  f"from {args.seed}, stage 2 of {args.stage2_members} forests")
+        write(pool, teacher, pages, out / "teacher", args, source.split(" taught by ")[1],
+              start)
+        write(pool, student, pages, out, args, source, start)
+        return
     if runs:
         p2 = combined(runs, pool)
         source = f"the mean of {len(runs)} runs ({', '.join(args.combine)})"
@@ -79,6 +106,15 @@ def main() -> None:
                       for s in range(args.seed, args.seed + args.seeds)], axis=0)
         source = (f"{args.seeds} seed(s) from {args.seed}, stage 2 of {args.stage2_members} "
                   f"forests, corpus balance {args.corpus_balance}")
+    write(pool, p2, np.arange(len(pool.pages)), out, args, source, start)
+
+
+def write(pool: Pool, p2: np.ndarray, pages: np.ndarray, out: Path, args: argparse.Namespace,
+          source: str, start: float) -> None:
+    """The run's files for `pages` (pages.jsonl, blocks.npz, texts.json, summary.md)."""
+    out.mkdir(parents=True, exist_ok=True)
+    if len(pages) < len(pool.pages):
+        pool, p2 = subpool(pool, pages), p2[pool.rows(pages)]
     thresholds = (json.loads(args.thresholds) if args.thresholds
                   else model_file.load(args.model).thresholds)
     rows: list[dict[str, Any]] = []
@@ -98,6 +134,55 @@ def main() -> None:
     summary = table(rows, peers, source, cpu)
     (out / "summary.md").write_text(summary, "utf-8")
     print(summary)
+
+
+
+def subpool(pool: Pool, pages: np.ndarray) -> Pool:
+    """The pool of `pages` alone (their rows in order)."""
+    rows = pool.rows(pages)
+    renumber = np.full(len(pool.pages), -1)
+    renumber[pages] = np.arange(len(pages))
+    return Pool(pool.X[rows], pool.share[rows], pool.ntok[rows], pool.anc[rows],
+                renumber[pool.page[rows]], [pool.pages[i] for i in pages],
+                [pool.texts[j] for j in rows])
+
+
+def distilled(pool: Pool, seed: int, seeds: int, stage2_members: int, trees: int,
+              only: list[str] | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per corpus held out (`only`'s, or all): the student's and the teachers' (mean)
+    block probabilities, and the pages they cover."""
+    student = np.full(len(pool.share), np.nan)
+    teacher = np.full(len(pool.share), np.nan)
+    names = only or list(dict.fromkeys(p["corpus"] for p in pool.pages))
+    covered = []
+    params = {"max_iter": trees}
+    for name in names:
+        test, train = without_corpus(pool, name)
+        if len(test) == 0 or len(train) == 0:
+            raise SystemExit(f"loco.py --distil: nothing to hold out or train for {name}")
+        covered.append(test)
+        teachers, oofs = [], []
+        rows, te = pool.rows(train), pool.rows(test)
+        p1 = np.full(len(pool.share), np.nan)
+        p2 = np.zeros(len(te))
+        for s in range(seed, seed + seeds):
+            _log(f"held-out corpus {name}: teacher seed {s}")
+            oof = np.full(len(pool.share), np.nan)
+            model = train_two_stage(pool, train, seed=s, members=stage2_members, oof=oof)
+            teachers.append(model)
+            oofs.append(oof[rows])
+            p1[te] = model[0].predict_proba(pool.X[te])[:, 1]
+            p2 += model[1].predict_proba(stage2_matrix(pool, test, p1))[:, 1]
+        teacher[te] = p2 / seeds
+        oof_mean = np.full(len(pool.share), np.nan)
+        oof_mean[rows] = np.mean(oofs, axis=0)
+        _log(f"held-out corpus {name}: student of {trees} trees a stage")
+        s1, s2 = distil(pool, train, teachers, oof_mean, params1=params, params2=params,
+                        seed=seed)
+        p1[te] = s1.predict_proba(pool.X[te])[:, 1]
+        student[te] = s2.predict_proba(stage2_matrix(pool, test, p1))[:, 1]
+    pages = np.sort(np.concatenate(covered))
+    return student, teacher, pages
 
 
 def combined(runs: list[Path], pool: Pool) -> np.ndarray:

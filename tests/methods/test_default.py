@@ -1197,3 +1197,18 @@ def test_stage_times_run_the_rules_the_cleaner_runs(bundled: model_file.Extracto
     with pytest.raises(ValueError, match="choices"):
         core().stage_times(CHOICE_STORY, scorer.native,
                            **{**cut, "conventions": {"choices": "keep"}})
+
+
+def test_soft_labels_teach_the_probabilities_not_their_rounding() -> None:
+    from sitesift.training.default.stages import fit_soft, fit_trees
+
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-2, 2, size=(3000, 2))
+    target = 1.0 / (1.0 + np.exp(-1.5 * X[:, 0]))  # a teacher unsure near x0 = 0
+    w = np.ones(len(X))
+    params = {"max_iter": 60, "min_samples_leaf": 20}
+    student = fit_soft(X, target, w, params)
+    got = student.predict_proba(X)[:, 1]
+    assert np.mean(np.abs(got - target)) < 0.03
+    rounded = fit_trees(X, (target >= 0.5).astype(np.int8), w, params)
+    assert np.mean(np.abs(rounded.predict_proba(X)[:, 1] - target)) > 0.1

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -104,10 +105,12 @@ def to_forest(model: Any) -> Forest:
 def train_two_stage(pool: Pool, page_ids: np.ndarray, *, inner_k: int = 3, seed: int = 0,
                     params1: dict[str, Any] | None = None,
                     params2: dict[str, Any] | None = None,
-                    members: int = 1, thin_floor: float = THIN) -> tuple[Any, Any]:
+                    members: int = 1, thin_floor: float = THIN,
+                    oof: np.ndarray | None = None) -> tuple[Any, Any]:
     """Stage 1 on the pages, stage 2 on their inner out-of-fold stage-1 probabilities
     (with `members` > 1, an `Averaged` stage 2: the first member on stage 1's draw of
-    rows, the others on draws of their own)."""
+    rows, the others on draws of their own). `oof`, where given, receives those
+    out-of-fold probabilities at the pages' rows (`distil` trains on them)."""
     y, w = pool.y, pool.weights()
     rows = pool.rows(page_ids)
     inner = page_folds(pool, inner_k, seed + 1)
@@ -122,6 +125,8 @@ def train_two_stage(pool: Pool, page_ids: np.ndarray, *, inner_k: int = 3, seed:
         _log(f"{len(unscored)} blocks without an out-of-fold stage-1 probability "
              "(too few sites); stage 2 sees in-sample ones there")
         p1[unscored] = stage1.predict_proba(pool.X[unscored])[:, 1]
+    if oof is not None:
+        oof[rows] = p1[rows]
     X2 = stage2_matrix(pool, page_ids, p1)
     position = np.full(len(pool.share), -1)
     position[rows] = np.arange(len(rows))
@@ -131,6 +136,47 @@ def train_two_stage(pool: Pool, page_ids: np.ndarray, *, inner_k: int = 3, seed:
             kept, wk = thin(rows, w, thin_floor, seed + 1000 * member)
         fitted.append(fit_trees(X2[position[kept]], y[kept], wk, params2))
     return stage1, fitted[0] if len(fitted) == 1 else Averaged(tuple(fitted))
+
+
+def fit_soft(X: np.ndarray, target: np.ndarray, w: np.ndarray,
+             params: dict[str, Any] | None = None, seed: int = 0) -> Any:
+    """Trees fitted to soft labels in [0, 1]: the log loss against a target t is that of a
+    positive copy of the row weighing w * t plus a negative copy weighing w * (1 - t), so a
+    classifier learns the probabilities themselves rather than their rounding."""
+    n = len(target)
+    y = np.concatenate([np.ones(n, np.int8), np.zeros(n, np.int8)])
+    weight = np.concatenate([w * target, w * (1.0 - target)])
+    keep = weight > 0
+    return fit_trees(np.vstack([X, X])[keep], y[keep], weight[keep], params, seed)
+
+
+def distil(pool: Pool, page_ids: np.ndarray, teachers: Sequence[tuple[Any, Any]],
+           oof_p1: np.ndarray, *, params1: dict[str, Any] | None = None,
+           params2: dict[str, Any] | None = None, seed: int = 0,
+           thin_floor: float = THIN) -> tuple[Any, Any]:
+    """One two-stage model (a student) that learns what several (the teachers, e.g. the
+    members of other seeds) say about the pages they were trained on, at a fraction of
+    their trees: its stage 1 learns the teachers' mean stage-1 probability of each block,
+    its stage 2 their mean final probability, from the block's features and the context of
+    `oof_p1` (the teachers' mean out-of-fold stage-1 probabilities, as stage 2 is trained
+    on out-of-fold ones; at run time the context is the student's own stage 1)."""
+    rows = pool.rows(page_ids)
+    p1 = np.full(len(pool.share), np.nan)
+    t1 = np.zeros(len(rows))
+    t2 = np.zeros(len(rows))
+    for stage1, stage2 in teachers:
+        p1[rows] = stage1.predict_proba(pool.X[rows])[:, 1]
+        t1 += p1[rows]
+        t2 += stage2.predict_proba(stage2_matrix(pool, page_ids, p1))[:, 1]
+    t1 /= len(teachers)
+    t2 /= len(teachers)
+    position = np.full(len(pool.share), -1)
+    position[rows] = np.arange(len(rows))
+    kept, wk = thin(rows, pool.weights(), thin_floor, seed)
+    at = position[kept]
+    student1 = fit_soft(pool.X[kept], t1[at], wk, params1, seed)
+    student2 = fit_soft(stage2_matrix(pool, page_ids, oof_p1)[at], t2[at], wk, params2, seed)
+    return student1, student2
 
 
 def cross_validate(pool: Pool, k: int = 5, *, seed: int = 0, inner_k: int = 3,
