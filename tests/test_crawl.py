@@ -21,7 +21,17 @@ from sitesift.crawl import run_crawl
 from sitesift.datasets import read_index, read_page_bytes
 from sitesift.decode import decode_html
 from sitesift.errors import InputError
-from sitesift.guards import END, Busy, Limits, Lost, PageTimeout, Supervisor, time_limit
+from sitesift.guards import (
+    END,
+    Busy,
+    Last,
+    Limits,
+    Lost,
+    PageTimeout,
+    Supervisor,
+    Then,
+    time_limit,
+)
 from sitesift.io.warc import HttpResponse, warc_record, write_warc
 from sitesift.jobs.run import RunSettings
 from sitesift.methods.base import get_cleaner, method_names
@@ -62,29 +72,64 @@ def guard_handler(task: str, config: object, limits: Limits) -> Iterator[object]
             yield Busy(-1, "warm-up", limits.page_seconds)
             os.kill(os.getpid(), signal.SIGSEGV)
         yield Busy(unit, action, limits.page_seconds)
-        try:
-            with time_limit(limits.page_seconds):
-                if action == "slow":  # Python code: the in-process timer stops it
-                    time.sleep(60)
-                elif action == "stuck":  # as if inside C code: only the supervisor can stop it
-                    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})
-                    time.sleep(60)
-                elif action == "hog":
-                    bytearray(8 << 30)
-                elif action == "full":  # fills its address space, then spins out of reach
-                    held = []
-                    with contextlib.suppress(MemoryError):
-                        while True:
-                            held.append(bytearray(1 << 20))
-                    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})
-                    time.sleep(600)
-                elif action == "crash":
-                    os.kill(os.getpid(), signal.SIGSEGV)
-            yield f"{unit}:ok"
-        except PageTimeout:
-            yield f"{unit}:timeout"
-        except MemoryError:
-            yield f"{unit}:oom"
+        yield _act(unit, action, limits)
+
+
+def _act(unit: int, action: str, limits: Limits) -> str:
+    try:
+        with time_limit(limits.page_seconds):
+            if action == "slow":  # Python code: the in-process timer stops it
+                time.sleep(60)
+            elif action == "stuck":  # as if inside C code: only the supervisor can stop it
+                signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})
+                time.sleep(60)
+            elif action == "hog":
+                bytearray(8 << 30)
+            elif action == "full":  # fills its address space, then spins out of reach
+                held = []
+                with contextlib.suppress(MemoryError):
+                    while True:
+                        held.append(bytearray(1 << 20))
+                signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})
+                time.sleep(600)
+            elif action == "crash":
+                os.kill(os.getpid(), signal.SIGSEGV)
+        return f"{unit}:ok"
+    except PageTimeout:
+        return f"{unit}:timeout"
+    except MemoryError:
+        return f"{unit}:oom"
+
+
+def paired_handler(task: str, config: object, limits: Limits) -> Iterator[object]:
+    """`guard_handler`'s units as a site's pages go: each unit's Busy with the outcome
+    before it (`Then`), the last outcome with the task's end (`Last`)."""
+    actions = task.split(",")
+    yield Busy(0, actions[0], limits.page_seconds)
+    for unit, action in enumerate(actions):
+        got = _act(unit, action, limits)
+        if unit + 1 < len(actions):
+            yield Then(got, Busy(unit + 1, actions[unit + 1], limits.page_seconds))
+        else:
+            yield Last(got)
+
+
+def test_the_busy_that_rides_on_an_outcome_blames_its_unit() -> None:
+    limits = Limits(page_seconds=0.5, grace_seconds=1.0, memory_mb=512)
+    supervisor: Supervisor[str] = Supervisor("tests.test_crawl:paired_handler", None, 1, limits)
+    events: dict[str, list[str]] = {}
+    for task, message in supervisor.run(["ok,ok,ok", "ok,crash,ok", "ok,slow,ok", "ok"]):
+        if isinstance(message, Lost):
+            assert message.busy is not None
+            how = "retired" if message.retired else "lost"
+            message = f"{how} {message.busy.unit}:{message.busy.stage}: {message.reason}"
+        events.setdefault(task, []).append("end" if message is END else str(message))
+    assert events["ok,ok,ok"] == ["0:ok", "1:ok", "2:ok", "end"]
+    assert events["ok,crash,ok"][0] == "0:ok" and len(events["ok,crash,ok"]) == 2
+    assert events["ok,crash,ok"][1].startswith("lost 1:crash: worker died (SIGSEGV)")
+    assert events["ok,slow,ok"] == ["0:ok", "1:timeout",
+                                    "retired 1:slow: page exceeded the time limit of 0.5 s"]
+    assert events["ok"] == ["0:ok", "end"]
 
 
 def test_supervisor_survives_hangs_hogs_and_crashes() -> None:

@@ -28,6 +28,7 @@ import math
 import multiprocessing as mp
 import os
 import pickle
+import select
 import signal
 import sys
 import threading
@@ -35,10 +36,11 @@ import time
 from collections import deque
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from multiprocessing.connection import Connection, wait
+from multiprocessing.connection import Connection
 from typing import Any, Generic, TypeVar
 
 from sitesift.errors import SitesiftError
+from sitesift.worker_messages import END, Busy, End, Last, Lost, Retire, Then
 
 # BLAS and OpenMP pools would start one thread per core in every worker: the workers are
 # the parallelism, and idle pools only inflate the address space the memory limit counts.
@@ -133,6 +135,17 @@ def _address_space() -> int:
 MEMORY_POLL_SECONDS = 1.0  # how often a busy worker's memory is looked at (with a limit)
 
 
+def _ready(conns: list[Connection], timeout: float) -> list[Connection]:
+    """The connections with a message (or EOF) to read, waiting up to `timeout` seconds:
+    `multiprocessing.connection.wait` (and `Connection.poll`, which calls it) builds a
+    selector per call, about a third of the supervisor's CPU at two messages a page."""
+    poller = select.poll()
+    for conn in conns:
+        poller.register(conn.fileno(), select.POLLIN)  # (POLLHUP and POLLERR come anyway)
+    ready = {fd for fd, _ in poller.poll(math.ceil(timeout * 1000))}
+    return [conn for conn in conns if conn.fileno() in ready]
+
+
 def limit_memory(memory_mb: int) -> None:
     """Let this process grow by `memory_mb` MiB of address space: past it, allocations fail
     (MemoryError in Python; a crash in C, which the supervisor turns into an error record)."""
@@ -204,42 +217,6 @@ def _at_memory_limit(pid: int) -> bool:
     return False
 
 
-@dataclass(frozen=True, slots=True)
-class Busy:
-    """Worker -> supervisor: starting `unit` (e.g. a page's number), for at most `seconds`."""
-
-    unit: int
-    stage: str
-    seconds: float
-
-
-@dataclass(frozen=True, slots=True)
-class Lost:
-    """Supervisor -> caller: the task's worker failed while busy with `busy` (None: between
-    units); what it had sent before stays valid. `retired`: it did not fail but stopped
-    itself after a time limit interrupted `busy`, whose outcome it had sent (`Retire`)."""
-
-    busy: Busy | None
-    reason: str
-    retired: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class Retire:
-    """Worker -> supervisor: a time limit interrupted `busy` in this worker (`reason`), so
-    it stops, after the unit's outcome and before the next unit: `complete` if its task
-    has nothing left, else a fresh worker is to take the rest."""
-
-    busy: Busy | None
-    reason: str
-    complete: bool
-
-
-class End:
-    """Supervisor -> caller: the task is complete."""
-
-
-END = End()
 T = TypeVar("T")
 
 
@@ -265,17 +242,28 @@ def _worker_main(conn: Connection, handler_ref: str, config_blob: bytes, limits:
             return
         try:
             busy: Busy | None = None  # the unit the handler is on
+            last: Last | None = None  # held, to go with the task's end
             for message in handler(task, config, limits):
-                if isinstance(message, Busy):
+                if last is not None:  # (not the last after all: sent as it is)
+                    conn.send(last.message)
+                    last = None
+                if isinstance(message, Busy | Then):
                     if (why := interrupted()) is not None:  # the last unit was cut short
+                        if isinstance(message, Then):  # its outcome still goes
+                            conn.send(message.message)
                         conn.send(Retire(busy, why, complete=False))
                         return
-                    busy = message
+                    busy = message if isinstance(message, Busy) else message.busy
+                elif isinstance(message, Last):
+                    last = message
+                    continue
                 conn.send(message)
             if (why := interrupted()) is not None:
+                if last is not None:
+                    conn.send(last.message)
                 conn.send(Retire(busy, why, complete=True))
                 return
-            conn.send(END)
+            conn.send(last if last is not None else END)
         except MemoryError:  # the heap is not to be trusted now: a fresh worker takes over
             conn.send(Lost(None, f"out of memory (limit {limits.memory_mb} MiB)"))
             return
@@ -293,6 +281,7 @@ class _Worker(Generic[T]):
     deadline: float = float("inf")
     started: bool = False  # has answered at least once
     full_since: float | None = None  # when it was first seen at its memory limit
+    memory_seen: float = -math.inf  # when its memory was last looked at
 
 
 class Supervisor(Generic[T]):
@@ -303,7 +292,9 @@ class Supervisor(Generic[T]):
     `run` yields (task, message) for every message a handler yields, (task, END) when a task
     is done, and (task, Lost) when its worker died or hung, or retired after a time limit
     (`Lost.retired`); the caller may then `retry` a changed task (it runs next). Busy
-    messages are consumed here: they set the deadline.
+    messages are consumed here: they set the deadline. A handler may pair an output with
+    the next unit's Busy (`Then`) and mark its last message (`Last`): the caller sees the
+    output (and END) as if sent apart.
     """
 
     def __init__(self, handler: str, config: object, workers: int, limits: Limits,
@@ -404,7 +395,7 @@ class Supervisor(Generic[T]):
                 timeout = max(0.0, min(w.deadline for w in active) - time.monotonic())
                 if self.limits.memory_mb > 0:
                     timeout = min(timeout, MEMORY_POLL_SECONDS)
-                ready = set(wait([w.conn for w in active], timeout))
+                ready = set(_ready([w.conn for w in active], timeout))
                 for worker in active:
                     if worker.conn in ready:
                         yield from self._receive(worker, pool)
@@ -449,21 +440,37 @@ class Supervisor(Generic[T]):
                 worker.task = None
                 yield task, END
                 return
+            elif isinstance(message, Last):  # the handler's last output, and the end
+                worker.busy, worker.task = None, None
+                yield task, message.message
+                yield task, END
+                return
             else:  # an output: the unit it belongs to is complete
                 worker.busy = None
                 worker.deadline = now + self.limits.page_seconds + self.limits.grace_seconds
+                if isinstance(message, Then):  # and the next one begun
+                    worker.busy = message.busy
+                    worker.deadline = now + message.busy.seconds + self.limits.grace_seconds
+                    message = message.message
                 yield task, message
-            if not worker.conn.poll():
+            if not _ready([worker.conn], 0):
                 return
 
     def _stuck_at_memory_limit(self, worker: _Worker[T]) -> bool:
         """Has the worker stayed at its memory limit for the grace period? Such a worker
         seldom recovers: it spins in the allocator until its time limit, which for a page
-        is many seconds of nothing (see `_at_memory_limit`)."""
-        if self.limits.memory_mb <= 0 or not _at_memory_limit(worker.proc.pid):
-            worker.full_since = None
+        is many seconds of nothing (see `_at_memory_limit`). Looked at once per
+        MEMORY_POLL_SECONDS a worker, as a lone worker's wait times out: beside a second
+        worker, whose every message ends a wait, it would be two reads of /proc a message."""
+        if self.limits.memory_mb <= 0:
             return False
         now = time.monotonic()
+        if now - worker.memory_seen < min(MEMORY_POLL_SECONDS, self.limits.grace_seconds / 4):
+            return False
+        worker.memory_seen = now
+        if not _at_memory_limit(worker.proc.pid):
+            worker.full_since = None
+            return False
         if worker.full_since is None:
             worker.full_since = now
         return now - worker.full_since >= self.limits.grace_seconds

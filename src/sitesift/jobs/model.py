@@ -38,6 +38,7 @@ class Run:
     fit_s: float
     keep: tuple[type[BaseException], ...]
     sent: set[int] = field(default_factory=set)
+    paired: bool = False  # a page's Out goes with the next page's Busy (`guards.Then`)
 
     def out(self, index: int, outcome: Outcome, unread: bool = False) -> Out:
         self.sent.add(index)

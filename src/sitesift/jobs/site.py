@@ -12,10 +12,11 @@ a worker, fits that did, models kept) is what `sitesift.jobs.retry` carries to t
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Iterable, Iterator
 
 from sitesift.errors import ModelError, reason_of
-from sitesift.guards import Busy, Limits, PageTimeout, time_limit
+from sitesift.guards import Busy, Last, Limits, PageTimeout, Then, time_limit
 from sitesift.io.records import outcome_record
 from sitesift.jobs.model import (
     NO_FIT,
@@ -40,18 +41,22 @@ from sitesift.methods.base import Cleaner, get_cleaner, warm_bytes
 from sitesift.output import Output
 from sitesift.page import Page
 
-Message = Busy | Out | Fitted | Kept | SiteDone
+Message = Busy | Then | Out | Fitted | Kept | SiteDone
 
 
-def process_site(task: SiteTask, config: object, limits: Limits) -> Iterator[Message]:
-    """The worker side (a `Supervisor` handler)."""
-    return steps(task, limits)
+def process_site(task: SiteTask, config: object, limits: Limits
+                 ) -> Iterator[Message | Last]:
+    """The worker side (a `Supervisor` handler): a site's SiteDone, its last message, goes
+    with the task's end."""
+    for message in steps(task, limits, paired=True):
+        yield Last(message) if isinstance(message, SiteDone) else message
 
 
-def steps(task: SiteTask, limits: Limits | None) -> Iterator[Message]:
-    """The site's work, in a guarded worker (with `limits`) or in this process (without)."""
+def steps(task: SiteTask, limits: Limits | None, paired: bool = False) -> Iterator[Message]:
+    """The site's work, in a guarded worker (with `limits`) or in this process (without).
+    `paired`: a page's Out and the next page's Busy as one `Then` (for a worker's pipe)."""
     run = Run(task, *((limits.page_seconds, limits.fit_seconds) if limits else (0.0, 0.0)),
-              (MemoryError,) if limits else ())
+              (MemoryError,) if limits else (), paired=paired and limits is not None)
     policy = task.policy
     todo = [i for i in range(len(task.pages)) if i not in task.done]
     try:  # (fit mode fits the method even beside a model file)
@@ -237,17 +242,23 @@ def warm(run: Run, cleaner: Cleaner) -> Iterator[Busy]:
 
 def _clean(run: Run, indices: Iterable[int], cleaner: Cleaner, cache: dict[int, Page] | None = None,
            fit: Fit = NO_FIT, fallback: Callable[[], Cleaner] | None = None
-           ) -> Iterator[Busy | Out]:
+           ) -> Iterator[Busy | Then | Out]:
     """Clean `indices` in order (those this try has not sent yet), each under its own guard:
-    a page held from the fit is cleaned as it is, any other read first."""
+    a page held from the fit is cleaned as it is, any other read first. Paired (a worker's
+    messages), the next page's Busy goes with a page's outcome (`Then`), before the next
+    page is read: nothing runs between the two."""
     task, cache = run.task, cache if cache is not None else {}
     yield from warm(run, cleaner)
-    for i, src in each(task.pages, [i for i in indices if i not in run.sent]):
+    order = sorted({i for i in indices if i not in run.sent})
+    following = dict(itertools.pairwise(order))
+    announced = None  # the page whose Busy went with the last outcome
+    for i, src in each(task.pages, order):
         if i in task.poison:
             yield run.error(i, src, "killed a worker")  # worded by its poison entry
             continue
         page = cache.pop(i, None)
-        yield Busy(i, "clean" if page is not None else "page", run.page_s)
+        if announced != i:
+            yield Busy(i, "clean" if page is not None else "page", run.page_s)
         try:
             with time_limit(run.page_s):
                 outcome = clean_source(cleaner, task.site, src, page, task.policy.output,
@@ -259,4 +270,10 @@ def _clean(run: Run, indices: Iterable[int], cleaner: Cleaner, cache: dict[int, 
         if task.policy.records and outcome.result is not None:
             outcome.record = outcome_record(outcome, task.site, "page", task.policy.output)
             outcome.result = None
-        yield run.out(i, outcome)
+        out, announced = run.out(i, outcome), following.get(i)
+        if announced is None or announced in task.poison or not run.paired:
+            announced = None  # (no page follows, a poison page's error does, or no worker)
+            yield out
+        else:
+            yield Then(out, Busy(announced, "clean" if announced in cache else "page",
+                                 run.page_s))
