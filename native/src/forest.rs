@@ -51,7 +51,8 @@ pub struct Forest {
     masks: Vec<u64>,
     /// per tree, the index of its leftmost leaf in `values`
     first_leaf: Vec<u32>,
-    /// leaf values, each tree's left to right
+    /// leaf values, each tree's left to right, then [`MAX_LEAVES`] zeros, so that every
+    /// tree's first leaf has a whole mask's worth of values after it
     values: Vec<f64>,
     /// the trees of more than [`MAX_LEAVES`] leaves, which no mask holds
     walked: Vec<Walked>,
@@ -113,6 +114,30 @@ impl Walked {
                 v <= threshold
             };
             i = if go_left { left } else { right };
+        }
+    }
+}
+
+/// Lay `n` rows (`batch`, row-major, `nf` columns) out as the doubled columns the scan
+/// reads: column `c` with NaN as -inf, column `nf + c` with NaN as +inf, `BATCH` values
+/// each; rows past the last one read -inf everywhere and pass no node. Column by column:
+/// each column is gathered from the rows into registers and written whole, where writing
+/// row by row stored every value alone, a column apart, with a bounds test on each (a
+/// third of the forests' instructions under callgrind, as many as the scan's own; see
+/// docs/native.md, "The per-page path's copies").
+fn lay_out(doubled: &mut [[f64; BATCH]], batch: &[f64], n: usize, nf: usize) {
+    assert!(n <= BATCH && batch.len() == n * nf && doubled.len() == 2 * nf);
+    let (low, high) = doubled.split_at_mut(nf);
+    for (c, (lo, hi)) in low.iter_mut().zip(high.iter_mut()).enumerate() {
+        let mut column = [f64::NEG_INFINITY; BATCH];
+        for (k, v) in column[..n].iter_mut().enumerate() {
+            // SAFETY: k < n and c < nf, so k * nf + c < n * nf == batch.len() (asserted)
+            *v = unsafe { *batch.get_unchecked(k * nf + c) };
+        }
+        for ((l, h), &v) in lo.iter_mut().zip(hi.iter_mut()).zip(&column) {
+            let nan = v.is_nan();
+            *l = if nan { f64::NEG_INFINITY } else { v };
+            *h = if nan { f64::INFINITY } else { v };
         }
     }
 }
@@ -261,6 +286,7 @@ impl Forest {
             masks.push(u64::MAX);
         }
         offsets.push(thresholds.len() as u32);
+        values.extend([0.0; MAX_LEAVES]);
         Ok(Forest {
             n_features,
             baseline,
@@ -300,19 +326,9 @@ impl Forest {
         let mut standing = vec![[0u64; BATCH]; n_trees];
         let mut out = Vec::with_capacity(rows);
         for (b, batch) in x.chunks(BATCH * nf).enumerate() {
-            // rows past the last one read -inf everywhere and pass no node
-            for column in doubled.iter_mut() {
-                *column = [f64::NEG_INFINITY; BATCH];
-            }
-            for (k, xr) in batch.chunks_exact(nf).enumerate() {
-                for (c, &v) in xr.iter().enumerate() {
-                    let nan = v.is_nan();
-                    doubled[c][k] = if nan { f64::NEG_INFINITY } else { v };
-                    doubled[nf + c][k] = if nan { f64::INFINITY } else { v };
-                }
-            }
-            self.leaf_sets(&doubled, &mut standing);
             let n = batch.len() / nf;
+            lay_out(&mut doubled, batch, n, nf);
+            self.leaf_sets(&doubled, &mut standing);
             let row = |k: usize| &batch[k * nf..(k + 1) * nf];
             // Each row's sum in tree order (as NumPy adds a chunk's rows), accumulated tree
             // by tree for the whole batch: a tree's leaf sets lie together, where gathering
@@ -326,10 +342,14 @@ impl Forest {
                     }
                     continue;
                 }
-                // the leaf a row reaches is never ruled out, so a bit stands
-                let values = &self.values[at as usize..];
+                // the leaf a row reaches is never ruled out, so a bit stands; a tree's
+                // values read as one mask's worth (the padding of `values` makes room), so
+                // each row's read needs no bounds test of its own
+                let values: &[f64; MAX_LEAVES] = self.values[at as usize..][..MAX_LEAVES]
+                    .try_into()
+                    .expect("a mask's worth of values");
                 for (sum, b) in sums[..n].iter_mut().zip(bits) {
-                    *sum += values[b.trailing_zeros() as usize];
+                    *sum += values[b.trailing_zeros() as usize % MAX_LEAVES];
                 }
             }
             for (k, &sum) in sums[..n].iter().enumerate() {
