@@ -6,11 +6,14 @@
 //! and the same node ids (`nid`: the order in which a preorder walk meets the elements,
 //! children numbered when their parent is visited), so the JSON output names the same nodes.
 
+use std::collections::HashSet;
+use std::hash::BuildHasherDefault;
 use std::sync::OnceLock;
 
 use html5ever::Attribute;
 use regex::Regex;
 
+use crate::features::WordHasher;
 use crate::parse::{attr, Arena, Data, NONE};
 use crate::text::all_space;
 
@@ -115,8 +118,14 @@ const MORE_ATTRS: &[&str] = &[
 
 pub const MAX_DEPTH: u32 = 256;
 
+/// Whether `tag` is one of `BLOCK_TAGS`: asked of every element by the walk, the
+/// renderers and the verdicts' rules, so looked up in a fixed set (`WordHasher`: its keys
+/// are the list's, which no page can crowd) rather than compared with the 55 names in turn.
 pub fn is_block_tag(tag: &str) -> bool {
-    BLOCK_TAGS.contains(&tag)
+    type TagSet = HashSet<&'static str, BuildHasherDefault<WordHasher>>;
+    static SET: OnceLock<TagSet> = OnceLock::new();
+    SET.get_or_init(|| BLOCK_TAGS.iter().copied().collect())
+        .contains(tag)
 }
 
 /// Styles that hide an element (case-insensitive), and the `type` or `data` of an

@@ -79,7 +79,7 @@ fn record_kind(pb: &PageBlocks, e: usize) -> String {
             .split_ascii_whitespace()
             .find(|c| !c.bytes().any(|b| b.is_ascii_digit()))
         {
-            Some(c) => format!("{tag}.{c}"),
+            Some(c) => crate::text::joined(tag, '.', c),
             None => tag.to_string(),
         },
     }
@@ -150,9 +150,12 @@ fn placements(
 ) -> Vec<(usize, usize, String)> {
     let record_of: HashMap<usize, usize> =
         records.iter().enumerate().map(|(i, &r)| (r, i)).collect();
+    // (a block under no record of the run has no place: its walk up would reach the root
+    // for nothing, a record kind made at every step)
+    let in_record = pb.under(|x| record_of.contains_key(&x));
     let mut placed = Vec::new();
     for (e, blocks) in by_elem.iter().enumerate() {
-        if blocks.is_empty() {
+        if blocks.is_empty() || !in_record[e] {
             continue;
         }
         let mut path: Vec<String> = Vec::new();

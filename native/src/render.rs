@@ -24,16 +24,22 @@ pub struct OutBlock {
     pub path: String,
 }
 
-fn label(el: &crate::dom::Elem) -> String {
-    let mut s = el.tag.clone();
+/// An element's label (`div#main`, `div.post.main`, `p`), put at the end of `s`.
+fn push_label(s: &mut String, el: &crate::dom::Elem) {
+    s.push_str(&el.tag);
     if let Some(id) = el.get("id").filter(|v| !v.is_empty()) {
         s.push('#');
         s.push_str(crate::text::strip(id));
     } else if let Some(cls) = el.get("class").filter(|v| !v.is_empty()) {
+        // (a class of spaces only leaves the dot alone: `div.`)
         s.push('.');
-        s.push_str(&split_ws(cls).collect::<Vec<_>>().join("."));
+        for (i, word) in split_ws(cls).enumerate() {
+            if i > 0 {
+                s.push('.');
+            }
+            s.push_str(word);
+        }
     }
-    s
 }
 
 /// `body/div#main/p`: an element's readable address.
@@ -55,13 +61,13 @@ pub fn path(view: &View, v: u32, cache: &mut [Option<String>]) -> String {
     } else {
         cache[up as usize].clone().unwrap()
     };
+    // (each address grown from its parent's in place, where a `format!` of the two made a
+    // new string per element)
     for &e in chain.iter().rev() {
-        let l = label(&view.elems[e as usize]);
-        prefix = if prefix.is_empty() {
-            l
-        } else {
-            format!("{prefix}/{l}")
-        };
+        if !prefix.is_empty() {
+            prefix.push('/');
+        }
+        push_label(&mut prefix, &view.elems[e as usize]);
         cache[e as usize] = Some(prefix.clone());
     }
     prefix
@@ -198,6 +204,18 @@ mod tests {
                 ("Story text", true, "body/div.post.main/p")
             ]
         );
+        // a class of spaces leaves its dot; words are joined by dots, an id wins
+        let a = parse(
+            "<body><div class=' '><p>One</p></div><div class=' a  b '><p>Two</p></div>\
+                       <div id=' x ' class='c'><p>Three</p></div></body>",
+        );
+        let v2 = build_view(&a, a.html_child("body").unwrap());
+        let mut cache = vec![None; v2.elems.len()];
+        let paths: Vec<String> = (0..v2.elems.len() as u32)
+            .filter(|&e| v2.elems[e as usize].tag == "p")
+            .map(|e| path(&v2, e, &mut cache))
+            .collect();
+        assert_eq!(paths, ["body/div./p", "body/div.a.b/p", "body/div#x/p"]);
         let content_only = render(&v, &verdicts, false, false);
         assert_eq!(content_only.len(), 1);
         assert_eq!(content_only[0].path, "");

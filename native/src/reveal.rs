@@ -285,8 +285,11 @@ pub fn reveal(a: &mut Arena, html: &str, visible_tokens: usize) -> usize {
     // ASCII case folding finds what Python's `html.lower()` finds: no hint holds a `k`
     // (the Kelvin sign is the one non-ASCII letter that lowercases to ASCII alone)
     let low = html.to_ascii_lowercase();
-    let segments = low.contains("id=\"s:") || low.contains("id='s:") || low.contains("id=s:");
-    let hints = HINTS.iter().any(|h| low.contains(h)) && HIDING.iter().any(|h| low.contains(h));
+    // (memchr's searcher, AVX2 where the processor has it: up to sixteen searches of the
+    // whole page, where `str::contains` took half of `reveal`'s instructions under callgrind)
+    let has = |needle: &str| memchr::memmem::find(low.as_bytes(), needle.as_bytes()).is_some();
+    let segments = has("id=\"s:") || has("id='s:") || has("id=s:");
+    let hints = HINTS.iter().any(|h| has(h)) && HIDING.iter().any(|h| has(h));
     let small = visible_tokens < MAX_VISIBLE_TOKENS;
     if !(segments || hints || small) {
         return 0;
