@@ -11,11 +11,9 @@ import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from sitesift.browser.resources import FolderResources, attach
 from sitesift.errors import InputError, SitesiftError
-from sitesift.page import Page
 from sitesift.reading import (
     MAX_PAGE_BYTES,
     LinesCut,
@@ -28,6 +26,9 @@ from sitesift.reading import (
     reason,
     text_name,
 )
+
+if TYPE_CHECKING:
+    from sitesift.page import Page
 
 MAX_INDEX_LINE = 1 << 20  # an index row is a few hundred bytes
 
@@ -153,6 +154,10 @@ def read_page_bytes(root: Path, row: dict[str, Any], max_bytes: int = MAX_PAGE_B
 
 
 def load_page(root: Path, row: dict[str, Any]) -> Page:
+    # imported here: listing a dataset (a crawl's ingest of one) needs no DOM or resources
+    from sitesift.browser.resources import FolderResources, attach
+    from sitesift.page import Page
+
     data = read_page_bytes(root, row)
     page = Page.from_bytes(data, url=row.get("url"), site=row.get("site"), id=row["id"],
                            content_type=row.get("http_content_type"))

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
-from sitesift.cli import articles, clean, crawl, evaluate, mine, report, train
 from sitesift.cli.common import (
     ENVIRONMENT,
     SAMPLE_SITE,
@@ -26,13 +26,22 @@ from sitesift.cli.common import (
     environment_message,
 )
 from sitesift.cli.common import limits as _limits
-from sitesift.cli.crawl import crawl_settings
 
-FAMILIES = (clean, evaluate, crawl, report, mine, articles, train)
+
+def crawl_settings(args: argparse.Namespace) -> tuple[Any, Any]:
+    """The CrawlConfig and Limits that `sitesift crawl` arguments ask for
+    (`sitesift.cli.crawl.crawl_settings`)."""
+    from sitesift.cli.crawl import crawl_settings as settings
+
+    return settings(args)
 
 
 def build_parser() -> argparse.ArgumentParser:
+    # The command families are imported here, not with this package: a spawned worker of a
+    # crawl started by the `sitesift` script runs that script again (as `__mp_main__`),
+    # which imports this package, and should not pay for every command's module.
     from sitesift import __version__
+    from sitesift.cli import articles, clean, crawl, evaluate, mine, report, train
     from sitesift.methods.base import method_names
 
     parser = Parser(
@@ -44,7 +53,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
                                 parser_class=CommandParser)
     methods = method_names()
-    for family in FAMILIES:
+    for family in (clean, evaluate, crawl, report, mine, articles, train):
         family.add_parsers(sub, methods)
     return parser
 

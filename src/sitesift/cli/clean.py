@@ -253,7 +253,7 @@ def cmd_clean(args: argparse.Namespace) -> int:
                                 "with the settings it was fitted with (set them at `sitesift "
                                 "fit`)")
     else:
-        checked_cleaner(command, args.method, params)
+        checked_cleaner(command, args.method, params, workers=_to_folder(args))
     guards = limits(args)
     inputs = expand_inputs(command, args.inputs)
     if args.out and _to_file(args.out, args.inputs, inputs):
@@ -270,6 +270,14 @@ def cmd_clean(args: argparse.Namespace) -> int:
     out = out_folder(command, args.out) if args.out else None
     with holding(out, command):  # no other run writes into --out meanwhile
         return _clean(args, inputs, out, params, output, guards)
+
+
+def _to_folder(args: argparse.Namespace) -> bool:
+    """Whether the pages surely go to an --out folder, cleaned in worker processes (before
+    the inputs are expanded: a page, or -o FILE, may still be one cleaned here)."""
+    out, given = args.out, args.inputs
+    return bool(out) and (Path(out).is_dir() or out.endswith(("/", os.sep)) or len(given) > 1
+                          or (len(given) == 1 and Path(given[0]).is_dir()))
 
 
 def _to_file(out: str, given: list[str], inputs: list[str]) -> bool:

@@ -79,9 +79,10 @@ def crawl_settings(args: argparse.Namespace) -> tuple[Any, Any]:
 def cmd_crawl(args: argparse.Namespace) -> int:
     """Clean a crawl, one model per site; every input record is accounted for."""
     params = parse_set(args.set, command="crawl")
-    checked_cleaner("crawl", args.method, params)  # settings refused before any record
+    # settings refused before any record (the crawl always cleans in worker processes)
+    checked_cleaner("crawl", args.method, params, workers=True)
     if args.fallback == args.method:
-        checked_cleaner("crawl", args.fallback, params)
+        checked_cleaner("crawl", args.fallback, params, workers=True)
     out_folder("crawl", args.out)  # a file, or a folder it cannot write in: refused now
     try:
         cfg, limits = crawl_settings(args)

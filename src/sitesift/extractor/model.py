@@ -40,7 +40,7 @@ from sitesift.extractor import novelty as novelty_file
 from sitesift.extractor.context import context_features, context_names
 from sitesift.extractor.features import feature_names
 from sitesift.extractor.forest import Forest
-from sitesift.model_io import Kind, check_writer, read_document, write_document
+from sitesift.model_io import Kind, check_writer, read_document, sealed_head, write_document
 
 if TYPE_CHECKING:
     import numpy as np
@@ -347,6 +347,32 @@ def _scorer_cached(path: str, mtime_ns: int, size: int) -> Scorer:
     except (TypeError, ValueError, OverflowError) as exc:
         raise ModelError(f"bad forest: {exc}") from None
     return Scorer(thresholds, native, meta)
+
+
+def check_head(path: str | Path) -> dict[str, float]:
+    """The checks of a model file by a process whose workers will clean with it (and
+    `load_scorer` it, every check made again): its thresholds. A sealed file of this
+    version is checked by its seal, over all its bytes, and its head (feature set,
+    thresholds, writer), not parsed whole; any other file is read as `load_scorer` reads
+    it. So a missing, damaged, truncated, altered, foreign or old file is refused here
+    as `load_scorer` refuses it; what passes here and fails there is only a file whose
+    seal was made again over a bad body (never one sitesift writes), which the workers
+    refuse. Every problem is a ModelError naming the file."""
+    return _read(path, _head_cached)
+
+
+_HEAD_KEYS = ("features", "context", "thresholds", "meta")  # the order `to_dict` writes
+
+
+@functools.lru_cache(maxsize=4)
+def _head_cached(path: str, mtime_ns: int, size: int) -> dict[str, float]:
+    head = sealed_head(Path(path), MAX_BYTES, EXTRACTOR_MODEL, _HEAD_KEYS)
+    if head is None:
+        return _scorer_cached(path, mtime_ns, size).thresholds
+    doc = {"format": FORMAT, "format_version": FORMAT_VERSION, **head}
+    _, thresholds, meta, _ = _checked_body(doc)
+    check_writer(meta.get("sitesift_version"), path)
+    return thresholds
 
 
 _FOREST_LISTS = ("roots", "feature", "threshold", "missing_left", "left", "right", "value")

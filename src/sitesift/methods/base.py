@@ -125,6 +125,13 @@ class Cleaner:
         """Raise what is wrong with the settings that the constructor does not see (a model
         file the method reads on first use), so a command refuses them before any page."""
 
+    def precheck(self) -> None:
+        """`check_settings` for a process that will not clean with this cleaner itself
+        (a crawl's or a batch's parent: its workers make the cleaner again and read its
+        files whole): a method may check a file more cheaply when what it lets through
+        is still refused by the workers' reading of it."""
+        self.check_settings()
+
     def score(self, page: Page) -> NodeScores:
         raise NotImplementedError
 
