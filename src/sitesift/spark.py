@@ -1,8 +1,9 @@
 """The crawl on Apache Spark: the local job's reading and per-site step, distributed.
 
     inputs --flatMap(read)--> (key, item) --groupByKey--> sites and per-input accounting
-           --mapPartitions(clean: one guarded worker process per task)--> outcomes
-           --> OUT/results (Parquet), OUT/errors (Parquet), OUT/sites (JSON), summary
+           --mapPartitions(clean: one guarded worker process per task)--> outcome rows
+           --> one cached table --filters--> OUT/results (Parquet), OUT/errors (Parquet),
+               OUT/sites (JSON lines), the summary's tallies
 
 Every record is keyed in one pass: pages by ("site", site), read errors by ("read", input)
 and each input's record count and skip reasons by ("count", input), so no page body is
@@ -19,8 +20,6 @@ or run `sitesift crawl --engine spark` for a local Spark.
 from __future__ import annotations
 
 import json
-import os
-import sys
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import replace
@@ -36,29 +35,15 @@ from sitesift.jobs.outcome import SiteDone
 from sitesift.jobs.run import RunSettings
 from sitesift.jobs.task import SiteTask
 from sitesift.sitework import CrawlConfig, crawl_records, inline_task
+from sitesift.spark_local import local_session
+
+__all__ = ["balanced_bins", "local_session", "run_spark"]
 
 Keyed = tuple[tuple[str, Any], Any]
-
-
-def local_session(cores: int = 2, app: str = "sitesift-crawl") -> Any:
-    """A local-mode SparkSession tuned to start fast (tests, benchmarks, --engine spark)."""
-    from pyspark.sql import SparkSession
-
-    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)  # workers need sitesift too
-    return (
-        SparkSession.builder.master(f"local[{cores}]").appName(app)
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.pyspark.python", sys.executable)
-        .config("spark.pyspark.driver.python", sys.executable)
-        .config("spark.driver.host", "127.0.0.1")
-        .config("spark.sql.shuffle.partitions", str(cores * 2))
-        .config("spark.default.parallelism", str(cores * 2))
-        # C1 only: the JVM starts about twice as fast, and the work is in Python anyway
-        .config("spark.driver.extraJavaOptions", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC")
-        .getOrCreate()
-    )
+# The outcome table's columns: a row's kind ("result", "error", "site", "tally"), the fields
+# of result and error records, and a JSON text (a site's line, a partition's tally).
+_RECORD_FIELDS = RESULT_FIELDS + tuple(f for f in ERROR_FIELDS if f not in RESULT_FIELDS)
+_OUTCOME_FIELDS = ("kind", *_RECORD_FIELDS, "json")
 
 
 def _read(entry: tuple[int, str], cfg: CrawlConfig) -> Iterator[Keyed]:
@@ -78,9 +63,11 @@ def _read(entry: tuple[int, str], cfg: CrawlConfig) -> Iterator[Keyed]:
 
 
 def _clean(groups: Iterable[tuple[tuple[str, Any], Iterable[Any]]], cfg: CrawlConfig,
-           limits: Limits) -> Iterator[tuple[str, Any]]:
-    """One partition: sites through a guarded worker; accounting items passed through."""
-    side: list[tuple[str, Any]] = []
+           limits: Limits) -> Iterator[tuple[Any, ...]]:
+    """One partition: sites through a guarded worker, as rows of the outcome table; read
+    errors passed through; the partition's tally (inputs' counts included) its last row."""
+    side: list[tuple[Any, ...]] = []
+    tally = Counter[str]()
 
     def tasks() -> Iterator[SiteTask]:
         for (kind, name), values in groups:
@@ -88,9 +75,13 @@ def _clean(groups: Iterable[tuple[tuple[str, Any], Iterable[Any]]], cfg: CrawlCo
                 pages = sorted(values, key=lambda r: r.order)
                 yield inline_task(name, pages, cfg)
             elif kind == "read":
-                side.extend(("error", record) for record in values)
+                for record in values:
+                    tally["error"] += 1
+                    side.append(_outcome_row("error", record))
             else:
-                side.extend(("count", value) for value in values)
+                for records_in, skipped in values:
+                    tally["records_in"] += records_in
+                    tally.update({f"skip:{r}": n for r, n in skipped.items()})
 
     # The engine's kept workers: Spark reuses its Python workers across tasks, and so the
     # cleaning process (NumPy, SciPy, ... imported) serves every partition it runs.
@@ -98,12 +89,27 @@ def _clean(groups: Iterable[tuple[tuple[str, Any], Iterable[Any]]], cfg: CrawlCo
         yield from side
         side.clear()
         if isinstance(message, SiteDone):
-            yield "site", {"site": message.site, "pages": message.pages,
-                           "method": message.method, "model": message.model,
-                           "note": message.note, "warnings": list(message.warnings)}
+            site = {"site": message.site, "pages": message.pages, "method": message.method,
+                    "model": message.model, "note": message.note,
+                    "warnings": list(message.warnings)}
+            tally.update({"sites": 1, f"model:{message.model}": 1, "pages": message.pages,
+                          "warned_sites": int(bool(message.warnings))})
+            yield _outcome_row("site", {}, json.dumps(site))
+        elif "text" in message:
+            tally.update({"result": 1, "warned_pages": int(bool(message.get("warnings")))})
+            yield _outcome_row("result", message)
         else:
-            yield ("result" if "text" in message else "error"), message
+            tally["error"] += 1
+            yield _outcome_row("error", message)
     yield from side
+    yield _outcome_row("tally", {}, json.dumps(tally))
+
+
+def _outcome_row(kind: str, record: dict[str, Any], blob: str | None = None) -> tuple[Any, ...]:
+    """A row of the job's one outcome table: its kind, the record's fields (None where it
+    has none: an error has no text, a result no stage) and a JSON text (a site's line of
+    OUT/sites, a partition's tally)."""
+    return (kind, *(record.get(f) for f in _RECORD_FIELDS), blob)
 
 
 def balanced_bins(weights: dict[str, int], parts: int) -> dict[str, int]:
@@ -118,6 +124,15 @@ def balanced_bins(weights: dict[str, int], parts: int) -> dict[str, int]:
         assigned[site] = target
         loads[target] += weight
     return assigned
+
+
+def default_partitions(sc: Any) -> int:
+    """Partitions of sites: on a cluster 4 a core, so that the bin-packing evens out the
+    cores' loads; in local mode 2 a core (each task is a round trip through the JVM and a
+    Python worker, ~30 ms of CPU: 16 partitions of 1,000 pages cost 2-3 CPU-s more than 4)."""
+    if str(sc.master).startswith("local"):
+        return 2 * max(1, sc.defaultParallelism)
+    return 4 * max(2, sc.defaultParallelism)
 
 
 def _bin(key: tuple[str, Any], bins: Any) -> int:
@@ -143,19 +158,6 @@ def _schema(fields: tuple[str, ...]) -> Any:
     return StructType([StructField(f, kinds.get(f, StringType()), True) for f in fields])
 
 
-def _tally(item: tuple[str, Any]) -> list[tuple[str, int]]:
-    kind, value = item
-    if kind == "count":
-        records_in, skipped = value
-        return [("records_in", records_in)] + [(f"skip:{r}", n) for r, n in skipped.items()]
-    if kind == "site":
-        return [("sites", 1), (f"model:{value['model']}", 1), ("pages", value["pages"]),
-                ("warned_sites", int(bool(value.get("warnings"))))]
-    if kind == "result":
-        return [(kind, 1), ("warned_pages", int(bool(value.get("warnings"))))]
-    return [(kind, 1)]
-
-
 def run_spark(spark: Any, inputs: list[str], out: str, cfg: CrawlConfig,
               limits: Limits | None = None, partitions: int | None = None) -> dict[str, Any]:
     """Run the crawl of `inputs` on `spark`, writing Parquet under `out`; its summary."""
@@ -164,27 +166,31 @@ def run_spark(spark: Any, inputs: list[str], out: str, cfg: CrawlConfig,
     cfg.check()
     limits = limits or Limits()
     sc = spark.sparkContext
-    parts = partitions or 4 * max(2, sc.defaultParallelism)
+    parts = partitions or default_partitions(sc)
     paths = sc.parallelize(list(enumerate(inputs)), max(1, len(inputs)))
     keyed = paths.flatMap(partial(_read, cfg=cfg)).persist(StorageLevel.MEMORY_AND_DISK)
     weights = (keyed.filter(lambda x: x[0][0] == "site")
                .map(lambda x: (x[0][1], len(x[1].body) + 4096)).reduceByKey(lambda a, b: a + b)
                .collect())
     bins = sc.broadcast(balanced_bins(dict(weights), parts))
-    outcomes = (keyed.groupByKey(numPartitions=parts, partitionFunc=partial(_bin, bins=bins))
-                .mapPartitions(partial(_clean, cfg=cfg, limits=limits))
-                .persist(StorageLevel.MEMORY_AND_DISK))
+    rows = (keyed.groupByKey(numPartitions=parts, partitionFunc=partial(_bin, bins=bins))
+            .mapPartitions(partial(_clean, cfg=cfg, limits=limits)))
+    # One table of every outcome, cached by Spark SQL: each output below is a filter of it
+    # in the JVM. (Kept as an RDD of Python objects, every output was one more pass of
+    # Python workers unpickling all the pages' texts, and one more conversion to rows.)
+    table = spark.createDataFrame(rows, _schema(_OUTCOME_FIELDS)).persist(
+        StorageLevel.MEMORY_AND_DISK)
     try:
         for kind, fields in (("result", RESULT_FIELDS), ("error", ERROR_FIELDS)):
-            rows = outcomes.filter(lambda x, k=kind: x[0] == k).map(
-                lambda x, f=fields: tuple(x[1][name] for name in f))
-            spark.createDataFrame(rows, _schema(fields)).write.mode("overwrite").parquet(
-                f"{out}/{kind}s")
-        (outcomes.filter(lambda x: x[0] == "site").map(lambda x: json.dumps(x[1]))
-         .toDF("string").write.mode("overwrite").text(f"{out}/sites"))
-        totals = dict(outcomes.flatMap(_tally).reduceByKey(lambda a, b: a + b).collect())
+            (table.filter(table.kind == kind).select(*fields)
+             .write.mode("overwrite").parquet(f"{out}/{kind}s"))
+        (table.filter(table.kind == "site").select("json")
+         .write.mode("overwrite").text(f"{out}/sites"))
+        totals = Counter[str]()
+        for row in table.filter(table.kind == "tally").select("json").collect():
+            totals.update(json.loads(row[0]))
     finally:
-        outcomes.unpersist()
+        table.unpersist()
         keyed.unpersist()
     return _summary(totals, len(inputs), out)
 
