@@ -181,10 +181,14 @@ def run_spark(spark: Any, inputs: list[str], out: str, cfg: CrawlConfig,
     table = spark.createDataFrame(rows, _schema(_OUTCOME_FIELDS)).persist(
         StorageLevel.MEMORY_AND_DISK)
     try:
-        for kind, fields in (("result", RESULT_FIELDS), ("error", ERROR_FIELDS)):
-            (table.filter(table.kind == kind).select(*fields)
-             .write.mode("overwrite").parquet(f"{out}/{kind}s"))
-        (table.filter(table.kind == "site").select("json")
+        (table.filter(table.kind == "result").select(*RESULT_FIELDS)
+         .write.mode("overwrite").parquet(f"{out}/results"))
+        # The small outputs in a quarter as many files (and tasks, each a fixed cost): a
+        # site's line or an error record is small beside a page's text.
+        few = max(1, parts // 4)
+        (table.filter(table.kind == "error").select(*ERROR_FIELDS).coalesce(few)
+         .write.mode("overwrite").parquet(f"{out}/errors"))
+        (table.filter(table.kind == "site").select("json").coalesce(few)
          .write.mode("overwrite").text(f"{out}/sites"))
         totals = Counter[str]()
         for row in table.filter(table.kind == "tally").select("json").collect():
