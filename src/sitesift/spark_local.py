@@ -3,13 +3,16 @@
 On 1,000 pages the crawl's own work is small beside Spark's: starting the driver's JVM
 loads some 11,600 classes from Spark's jars (class loading and verification: half of the
 session's start), and each task costs tens of ms of CPU in the JVM and the Python worker.
-So a local session keeps its JVM's classes in a class-data-sharing archive (AppCDS, a
-standard JDK feature), dumped once at the first session's exit and mapped by the next ones,
-and has as many default partitions as cores. None of this is for a cluster: spark-submit
-(`sitesift.spark_submit`) takes the cluster's own settings.
+So a local session has as many default partitions as cores, and where asked
+(SITESIFT_SPARK_CDS=1) keeps its JVM's classes in a class-data-sharing archive (AppCDS, a
+standard JDK feature), dumped once at the first session's exit and mapped by the next ones:
+each later session starts in 3-4 CPU-s rather than 6-7, but the first one costs about 40
+CPU-s more and the archive is ~180 MB, a loss for anyone who runs a few local crawls, so it
+is off by default. None of this is for a cluster: spark-submit (`sitesift.spark_submit`)
+takes the cluster's own settings.
 
-Set SITESIFT_SPARK_CDS=0 to start without the archive (and not write one); it is kept under
-SITESIFT_CACHE_DIR, else $XDG_CACHE_HOME/sitesift, else ~/.cache/sitesift (~180 MB).
+The archive is kept under SITESIFT_CACHE_DIR, else $XDG_CACHE_HOME/sitesift, else
+~/.cache/sitesift.
 """
 
 from __future__ import annotations
@@ -65,7 +68,7 @@ def local_session(cores: int = 2, app: str = "sitesift-crawl") -> Any:
 def class_archive(java_options: str) -> Path | None:
     """Where the class archive of this Java, Spark and JVM options is (it may not exist
     yet); None when disabled or there is no cache folder to keep it in."""
-    if os.environ.get("SITESIFT_SPARK_CDS", "1") in ("0", "false", "no", ""):
+    if os.environ.get("SITESIFT_SPARK_CDS", "0") in ("0", "false", "no", ""):
         return None
     java = _java()
     spark_home = _spark_home()
