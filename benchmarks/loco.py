@@ -161,24 +161,19 @@ def distilled(pool: Pool, seed: int, seeds: int, stage2_members: int, trees: int
         if len(test) == 0 or len(train) == 0:
             raise SystemExit(f"loco.py --distil: nothing to hold out or train for {name}")
         covered.append(test)
-        teachers, oofs = [], []
-        rows, te = pool.rows(train), pool.rows(test)
+        teachers = []
+        te = pool.rows(test)
         p1 = np.full(len(pool.share), np.nan)
         p2 = np.zeros(len(te))
         for s in range(seed, seed + seeds):
             _log(f"held-out corpus {name}: teacher seed {s}")
-            oof = np.full(len(pool.share), np.nan)
-            model = train_two_stage(pool, train, seed=s, members=stage2_members, oof=oof)
+            model = train_two_stage(pool, train, seed=s, members=stage2_members)
             teachers.append(model)
-            oofs.append(oof[rows])
             p1[te] = model[0].predict_proba(pool.X[te])[:, 1]
             p2 += model[1].predict_proba(stage2_matrix(pool, test, p1))[:, 1]
         teacher[te] = p2 / seeds
-        oof_mean = np.full(len(pool.share), np.nan)
-        oof_mean[rows] = np.mean(oofs, axis=0)
         _log(f"held-out corpus {name}: student of {trees} trees a stage")
-        s1, s2 = distil(pool, train, teachers, oof_mean, params1=params, params2=params,
-                        seed=seed)
+        s1, s2 = distil(pool, train, teachers, params1=params, params2=params, seed=seed)
         p1[te] = s1.predict_proba(pool.X[te])[:, 1]
         student[te] = s2.predict_proba(stage2_matrix(pool, test, p1))[:, 1]
     pages = np.sort(np.concatenate(covered))

@@ -1212,3 +1212,42 @@ def test_soft_labels_teach_the_probabilities_not_their_rounding() -> None:
     assert np.mean(np.abs(got - target)) < 0.03
     rounded = fit_trees(X, (target >= 0.5).astype(np.int8), w, params)
     assert np.mean(np.abs(rounded.predict_proba(X)[:, 1] - target)) > 0.1
+
+
+def test_train_default_distils_the_members_into_one_student(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`--distil`: the members (trained here, or those of bundles trained apart with one
+    --fold-seed) teach one student of the trees asked for, with a student per site fold in
+    the held-out bundle; bundles with other folds are refused."""
+    from sitesift.cli import main
+    from sitesift.training.default.stages import DEFAULT_PARAMS
+
+    monkeypatch.setitem(DEFAULT_PARAMS, "max_iter", 30)
+    roots = _two_small_corpora(tmp_path)
+    out, heldout = tmp_path / "student.json.gz", tmp_path / "heldout.json.gz"
+    base = ["train-default", *map(str, roots), "--folds", "2", "--stage2-members", "1",
+            "--quiet"]
+    assert main([*base, "--out", str(out), "--heldout", str(heldout), "--seeds", "2",
+                 "--distil", "12"]) == 0
+    model, bundle = model_file.load(out), model_file.load(heldout)
+    assert len(model.members) == 1 and model.meta["config"]["distil"] == 12
+    assert len(model.stage1.roots) == len(model.stage2.roots) == 12
+    assert len(bundle.folds) == 2 and all(len(a.roots) == 12 for a, _ in bundle.folds)
+    text = get_cleaner("default", model=str(out)).clean(page(news_page(99))).text
+    assert "Paragraph 3 of story 99" in text and "All rights reserved" not in text
+    # two bundles trained apart on the same folds, distilled without training again
+    bundles = []
+    for seed in (0, 1):
+        bundles.append(tmp_path / f"s{seed}.json.gz")
+        assert main([*base, "--out", str(tmp_path / f"m{seed}.json.gz"), "--seed", str(seed),
+                     "--fold-seed", "0", "--heldout", str(bundles[-1])]) == 0
+    combined = tmp_path / "combined.json.gz"
+    assert main([*base, "--out", str(combined), "--combine", *map(str, bundles),
+                 "--distil", "12"]) == 0
+    assert len(model_file.load(combined).stage2.roots) == 12
+    other = tmp_path / "other.json.gz"
+    assert main([*base, "--out", str(tmp_path / "m2.json.gz"), "--seed", "2",
+                 "--heldout", str(other)]) == 0
+    refused([*base, "--out", str(combined), "--combine", str(bundles[0]), str(other),
+             "--distil", "12"], "folds differ")
+    refused([*base, "--out", str(out), "--distil", "5"], "--distil takes")

@@ -74,6 +74,13 @@ def add_parsers(sub: Any, methods: list[str]) -> None:
     p.add_argument("--stage2-members", type=int, default=3, metavar="N",
                    help="average N stage-2 forests fitted on different samples of the "
                         "training blocks (default 3; 1 is one forest, faster and noisier)")
+    p.add_argument("--distil", type=int, default=0, metavar="TREES",
+                   help="the members teach one student of TREES trees a stage, which is "
+                        "the model (fewer trees: faster cleaning); with --combine, the "
+                        "bundles' members teach it")
+    p.add_argument("--fold-seed", type=int, default=None, metavar="S",
+                   help="draw the site folds from seed S for every member (bundles to be "
+                        "distilled together must share them; default: each member's seed)")
     p.add_argument("--workers", type=int, default=1, help="processes building the corpora")
     add_quiet(p)
     p.set_defaults(func=cmd_train_default)
@@ -113,7 +120,7 @@ def cmd_train_default(args: argparse.Namespace) -> int:
         seed=args.seed, seeds=args.seeds,
         corpus_weight=parse_set(args.corpus_weight, "--corpus-weight", "train-default"),
         corpus_balance=args.corpus_balance, stage2_members=args.stage2_members,
-        by_corpus=args.by_corpus)
+        distil=args.distil, fold_seed=args.fold_seed, by_corpus=args.by_corpus)
     try:
         config.check()
     except ValueError as exc:

@@ -10,13 +10,16 @@ from typing import Any
 import numpy as np
 
 from sitesift.extractor import model as model_file
+from sitesift.extractor.forest import Forest
 from sitesift.training.default.dataset import CorpusData
 from sitesift.training.default.novelty import reference
 from sitesift.training.default.pool import THIN, Pool, balance_corpora, page_folds
 from sitesift.training.default.stages import (
     DEFAULT_PARAMS,
+    Exported,
     _log,
     cross_validate,
+    distil,
     heldout_corpora,
     to_forest,
     train_two_stage,
@@ -55,6 +58,14 @@ class DefaultTrainConfig:
     corpus_balance: float = 0.0
     """Weigh corpora by size (`pool.balance_corpora`), times any `corpus_weight`."""
     stage2_members: int = 1
+    distil: int = 0
+    """With `distil` > 0, the members teach one student of `distil` trees a stage
+    (`stages.distil`), and the model is that student alone; with `folds`, each fold's
+    student learns from the members' models of that fold, so the members share one draw of
+    site folds (`fold_seed`'s)."""
+    fold_seed: int | None = None
+    """The seed of the site folds' draw (default: each member's own seed; with `distil`,
+    `seed`)."""
     by_corpus: bool = False
     """Also measure each corpus with models trained on the other corpora only
     (`heldout_corpora`), at the balanced preset."""
@@ -74,6 +85,10 @@ class DefaultTrainConfig:
             raise ValueError("--by-corpus needs two corpora or more")
         if not 1 <= self.seeds <= 10:
             raise ValueError("--seeds takes 1 to 10")
+        if self.distil and not 10 <= self.distil <= 2000:
+            raise ValueError("--distil takes 10 to 2000 trees a stage")
+        if self.distil and self.by_corpus:
+            raise ValueError("--by-corpus does not distil: use benchmarks/loco.py --distil")
 
     def to_meta(self) -> dict[str, Any]:
         """The config as plain JSON data, for the model file's meta."""
@@ -94,7 +109,8 @@ def train_default(corpora: Sequence[CorpusData], out: Any,
     (for `sitesift bench`). With `config.seeds` > 1, the thresholds are chosen on the
     members' mean held-out probabilities. `combine` builds such a model from held-out
     bundles already trained on these corpora (one member each, e.g. runs with other
-    `--seed`s) without training."""
+    `--seed`s) without training. With `config.distil`, the members (trained, or those of
+    `combine`) teach one student, which is the model (`distilled`)."""
     config = config or DefaultTrainConfig()
     folds, seed, seeds = config.folds, config.seed, config.seeds
     stage2_members = config.stage2_members
@@ -118,6 +134,8 @@ def train_default(corpora: Sequence[CorpusData], out: Any,
     if combine:
         summary = {**_combined_summary(pool, corpora, combine), "config": config.to_meta()}
         members = [m for b in combine for m in b.members]
+        if config.distil:
+            members = [distilled(pool, members, config)]
         chosen = choose_thresholds(pool, heldout_probabilities(pool, members))
         summary["cross_validation"] = chosen["report"]
         return _save(members, chosen["thresholds"], summary, out, heldout, reference(pool))
@@ -128,7 +146,9 @@ def train_default(corpora: Sequence[CorpusData], out: Any,
         fold_models: list[tuple[Any, Any]] = []
         fold_of: dict[str, int] = {}
         if folds > 1:
-            page_fold = page_folds(pool, folds, s)
+            fold_seed = config.fold_seed if config.fold_seed is not None else (
+                seed if config.distil else s)
+            page_fold = page_folds(pool, folds, fold_seed)
             _, p2, fold_models = cross_validate(pool, folds, seed=s, params1=params1,
                                                 params2=params2, folds=page_fold,
                                                 members=stage2_members,
@@ -146,6 +166,9 @@ def train_default(corpora: Sequence[CorpusData], out: Any,
         members.append(model_file.Member(
             to_forest(stage1), to_forest(stage2),
             tuple((to_forest(a), to_forest(b)) for a, b in fold_models), fold_of))
+    if config.distil:
+        members = [distilled(pool, members, config)]
+        p2s = [heldout_probabilities(pool, members)] if p2s else []
     if p2s:
         # one member: its own out-of-fold probabilities; several: their mean, as the
         # cleaner gives it (the exported forests, each member's own two stages)
@@ -159,6 +182,39 @@ def train_default(corpora: Sequence[CorpusData], out: Any,
         cut = model_file.page_cut(t, page_max(pool, p2), t, n_blocks=np.diff(pool.bounds))
         summary["heldout_corpora"] = _report(page_scores(pool, p2, cut), t)
     return _save(members, thresholds, summary, out, heldout, reference(pool))
+
+
+def distilled(pool: Pool, members: Sequence[model_file.Member],
+              config: DefaultTrainConfig) -> model_file.Member:
+    """One student taught by the members (`stages.distil`): on every page, and for each of
+    their site folds (which they must share) on the pages outside it."""
+    fold_of = members[0].fold_of
+    if any(m.fold_of != fold_of for m in members):
+        raise ValueError("the members' site folds differ: train them with one --fold-seed "
+                         "to distil them")
+    params1 = {**config.params1, "max_iter": config.distil}
+    params2 = {**config.params2, "max_iter": config.distil}
+
+    def student(page_ids: np.ndarray, stages: Sequence[tuple[Forest, Forest]]
+                ) -> tuple[Forest, Forest]:
+        teachers = [(Exported(a), Exported(b)) for a, b in stages]
+        s1, s2 = distil(pool, page_ids, teachers, params1=params1, params2=params2,
+                        seed=config.seed, thin_floor=config.thin)
+        return to_forest(s1), to_forest(s2)
+
+    pages = np.arange(len(pool.pages))
+    folds: list[tuple[Forest, Forest]] = []
+    if fold_of:
+        try:
+            page_fold = np.asarray([fold_of[p["cv"]] for p in pool.pages])
+        except KeyError as exc:
+            raise ValueError(f"site {exc} has no fold in the members") from None
+        for f in range(len(members[0].folds)):
+            _log(f"student of fold {f + 1}/{len(members[0].folds)}")
+            folds.append(student(pages[page_fold != f], [m.folds[f] for m in members]))
+    _log("student on every page")
+    stage1, stage2 = student(pages, [(m.stage1, m.stage2) for m in members])
+    return model_file.Member(stage1, stage2, tuple(folds), dict(fold_of))
 
 
 def _combined_summary(pool: Pool, corpora: Sequence[CorpusData],

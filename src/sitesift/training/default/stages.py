@@ -64,10 +64,11 @@ def _log(msg: str) -> None:
 
 
 def oof_stage1(pool: Pool, page_ids: np.ndarray, folds: np.ndarray, k: int,
-               params: dict[str, Any] | None, p1: np.ndarray, thin_floor: float = THIN
-               ) -> None:
+               params: dict[str, Any] | None, p1: np.ndarray, thin_floor: float = THIN,
+               target: np.ndarray | None = None) -> None:
     """Fill `p1` for the rows of `page_ids` with stage-1 probabilities from models trained
-    on the other folds of `page_ids` (`folds` gives each page's fold)."""
+    on the other folds of `page_ids` (`folds` gives each page's fold): fitted to the labels,
+    or with `target` (probabilities indexed like the pool's rows) to those (`fit_soft`)."""
     y, w = pool.y, pool.weights()
     for f in range(k):
         test = page_ids[folds[page_ids] == f]
@@ -76,7 +77,8 @@ def oof_stage1(pool: Pool, page_ids: np.ndarray, folds: np.ndarray, k: int,
             continue
         tr, te = pool.rows(train), pool.rows(test)
         tr, wt = thin(tr, w, thin_floor, f)
-        model = fit_trees(pool.X[tr], y[tr], wt, params)
+        model = (fit_trees(pool.X[tr], y[tr], wt, params) if target is None
+                 else fit_soft(pool.X[tr], target[tr], wt, params))
         p1[te] = model.predict_proba(pool.X[te])[:, 1]
 
 
@@ -105,12 +107,10 @@ def to_forest(model: Any) -> Forest:
 def train_two_stage(pool: Pool, page_ids: np.ndarray, *, inner_k: int = 3, seed: int = 0,
                     params1: dict[str, Any] | None = None,
                     params2: dict[str, Any] | None = None,
-                    members: int = 1, thin_floor: float = THIN,
-                    oof: np.ndarray | None = None) -> tuple[Any, Any]:
+                    members: int = 1, thin_floor: float = THIN) -> tuple[Any, Any]:
     """Stage 1 on the pages, stage 2 on their inner out-of-fold stage-1 probabilities
     (with `members` > 1, an `Averaged` stage 2: the first member on stage 1's draw of
-    rows, the others on draws of their own). `oof`, where given, receives those
-    out-of-fold probabilities at the pages' rows (`distil` trains on them)."""
+    rows, the others on draws of their own)."""
     y, w = pool.y, pool.weights()
     rows = pool.rows(page_ids)
     inner = page_folds(pool, inner_k, seed + 1)
@@ -125,8 +125,6 @@ def train_two_stage(pool: Pool, page_ids: np.ndarray, *, inner_k: int = 3, seed:
         _log(f"{len(unscored)} blocks without an out-of-fold stage-1 probability "
              "(too few sites); stage 2 sees in-sample ones there")
         p1[unscored] = stage1.predict_proba(pool.X[unscored])[:, 1]
-    if oof is not None:
-        oof[rows] = p1[rows]
     X2 = stage2_matrix(pool, page_ids, p1)
     position = np.full(len(pool.share), -1)
     position[rows] = np.arange(len(rows))
@@ -150,32 +148,51 @@ def fit_soft(X: np.ndarray, target: np.ndarray, w: np.ndarray,
     return fit_trees(np.vstack([X, X])[keep], y[keep], weight[keep], params, seed)
 
 
-def distil(pool: Pool, page_ids: np.ndarray, teachers: Sequence[tuple[Any, Any]],
-           oof_p1: np.ndarray, *, params1: dict[str, Any] | None = None,
+@dataclass(frozen=True)
+class Exported:
+    """A stage read back from a model file (a `Forest`), scored as a fitted one is: the
+    members of saved bundles can then teach (`distil`)."""
+
+    forest: Forest
+
+    def predict_proba(self, X: np.ndarray) -> np.ndarray:
+        p = self.forest.proba(X)
+        return np.column_stack([1.0 - p, p])
+
+
+def distil(pool: Pool, page_ids: np.ndarray, teachers: Sequence[tuple[Any, Any]], *,
+           inner_k: int = 3, params1: dict[str, Any] | None = None,
            params2: dict[str, Any] | None = None, seed: int = 0,
            thin_floor: float = THIN) -> tuple[Any, Any]:
     """One two-stage model (a student) that learns what several (the teachers, e.g. the
-    members of other seeds) say about the pages they were trained on, at a fraction of
+    members of several seeds) say about the pages they were trained on, in a fraction of
     their trees: its stage 1 learns the teachers' mean stage-1 probability of each block,
-    its stage 2 their mean final probability, from the block's features and the context of
-    `oof_p1` (the teachers' mean out-of-fold stage-1 probabilities, as stage 2 is trained
-    on out-of-fold ones; at run time the context is the student's own stage 1)."""
+    its stage 2 their mean final probability. As in `train_two_stage`, stage 2 learns from
+    the student's own out-of-fold stage-1 probabilities, the only kind it meets at run
+    time."""
     rows = pool.rows(page_ids)
+    t1 = np.full(len(pool.share), np.nan)
+    t2 = np.full(len(pool.share), np.nan)
     p1 = np.full(len(pool.share), np.nan)
-    t1 = np.zeros(len(rows))
-    t2 = np.zeros(len(rows))
+    t1[rows], t2[rows] = 0.0, 0.0
     for stage1, stage2 in teachers:
         p1[rows] = stage1.predict_proba(pool.X[rows])[:, 1]
-        t1 += p1[rows]
-        t2 += stage2.predict_proba(stage2_matrix(pool, page_ids, p1))[:, 1]
-    t1 /= len(teachers)
-    t2 /= len(teachers)
+        t1[rows] += p1[rows]
+        t2[rows] += stage2.predict_proba(stage2_matrix(pool, page_ids, p1))[:, 1]
+    t1[rows] /= len(teachers)
+    t2[rows] /= len(teachers)
+    p1[:] = np.nan
+    oof_stage1(pool, page_ids, page_folds(pool, inner_k, seed + 1), inner_k, params1, p1,
+               thin_floor, target=t1)
+    kept, wk = thin(rows, pool.weights(), thin_floor, seed)
+    student1 = fit_soft(pool.X[kept], t1[kept], wk, params1, seed)
+    unscored = rows[np.isnan(p1[rows])]
+    if len(unscored):  # too few sites for every inner fold (as in train_two_stage)
+        p1[unscored] = student1.predict_proba(pool.X[unscored])[:, 1]
     position = np.full(len(pool.share), -1)
     position[rows] = np.arange(len(rows))
-    kept, wk = thin(rows, pool.weights(), thin_floor, seed)
-    at = position[kept]
-    student1 = fit_soft(pool.X[kept], t1[at], wk, params1, seed)
-    student2 = fit_soft(stage2_matrix(pool, page_ids, oof_p1)[at], t2[at], wk, params2, seed)
+    X2 = stage2_matrix(pool, page_ids, p1)
+    student2 = fit_soft(X2[position[kept]], t2[kept], wk, params2, seed)
     return student1, student2
 
 
