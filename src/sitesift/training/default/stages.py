@@ -67,9 +67,9 @@ def oof_stage1(pool: Pool, page_ids: np.ndarray, folds: np.ndarray, k: int,
                params: dict[str, Any] | None, p1: np.ndarray, thin_floor: float = THIN,
                target: np.ndarray | None = None) -> None:
     """Fill `p1` for the rows of `page_ids` with stage-1 probabilities from models trained
-    on the other folds of `page_ids` (`folds` gives each page's fold): fitted to the labels,
-    or with `target` (probabilities indexed like the pool's rows) to those (`fit_soft`)."""
-    y, w = pool.y, pool.weights()
+    on the other folds of `page_ids` (`folds` gives each page's fold), fitted as `fit_rows`
+    fits (to the labels, or to `target`)."""
+    w = pool.weights()
     for f in range(k):
         test = page_ids[folds[page_ids] == f]
         train = page_ids[folds[page_ids] != f]
@@ -77,9 +77,17 @@ def oof_stage1(pool: Pool, page_ids: np.ndarray, folds: np.ndarray, k: int,
             continue
         tr, te = pool.rows(train), pool.rows(test)
         tr, wt = thin(tr, w, thin_floor, f)
-        model = (fit_trees(pool.X[tr], y[tr], wt, params) if target is None
-                 else fit_soft(pool.X[tr], target[tr], wt, params))
+        model = fit_rows(pool, pool.X[tr], tr, wt, params, target)
         p1[te] = model.predict_proba(pool.X[te])[:, 1]
+
+
+def fit_rows(pool: Pool, X: np.ndarray, rows: np.ndarray, w: np.ndarray,
+             params: dict[str, Any] | None, target: np.ndarray | None) -> Any:
+    """Trees on `X` (the features of the pool's `rows`), fitted to those rows' labels, or
+    with `target` (probabilities indexed like the pool's rows) to those (`fit_soft`)."""
+    if target is None:
+        return fit_trees(X, pool.y[rows], w, params)
+    return fit_soft(X, target[rows], w, params)
 
 
 @dataclass(frozen=True)
@@ -107,17 +115,21 @@ def to_forest(model: Any) -> Forest:
 def train_two_stage(pool: Pool, page_ids: np.ndarray, *, inner_k: int = 3, seed: int = 0,
                     params1: dict[str, Any] | None = None,
                     params2: dict[str, Any] | None = None,
-                    members: int = 1, thin_floor: float = THIN) -> tuple[Any, Any]:
+                    members: int = 1, thin_floor: float = THIN,
+                    targets: tuple[np.ndarray, np.ndarray] | None = None
+                    ) -> tuple[Any, Any]:
     """Stage 1 on the pages, stage 2 on their inner out-of-fold stage-1 probabilities
     (with `members` > 1, an `Averaged` stage 2: the first member on stage 1's draw of
-    rows, the others on draws of their own)."""
-    y, w = pool.y, pool.weights()
+    rows, the others on draws of their own). Fitted to the blocks' labels, or with
+    `targets` to the two stages' probabilities (indexed like the pool's rows: `distil`)."""
+    w = pool.weights()
+    t1, t2 = targets if targets is not None else (None, None)
     rows = pool.rows(page_ids)
     inner = page_folds(pool, inner_k, seed + 1)
     p1 = np.full(len(pool.share), np.nan)
-    oof_stage1(pool, page_ids, inner, inner_k, params1, p1, thin_floor)
+    oof_stage1(pool, page_ids, inner, inner_k, params1, p1, thin_floor, target=t1)
     kept, wk = thin(rows, w, thin_floor, seed)
-    stage1 = fit_trees(pool.X[kept], y[kept], wk, params1)
+    stage1 = fit_rows(pool, pool.X[kept], kept, wk, params1, t1)
     unscored = rows[np.isnan(p1[rows])]
     if len(unscored):
         # Too few sites for every inner fold to have training pages: those blocks get
@@ -132,12 +144,12 @@ def train_two_stage(pool: Pool, page_ids: np.ndarray, *, inner_k: int = 3, seed:
     for member in range(max(members, 1)):
         if member:
             kept, wk = thin(rows, w, thin_floor, seed + 1000 * member)
-        fitted.append(fit_trees(X2[position[kept]], y[kept], wk, params2))
+        fitted.append(fit_rows(pool, X2[position[kept]], kept, wk, params2, t2))
     return stage1, fitted[0] if len(fitted) == 1 else Averaged(tuple(fitted))
 
 
 def fit_soft(X: np.ndarray, target: np.ndarray, w: np.ndarray,
-             params: dict[str, Any] | None = None, seed: int = 0) -> Any:
+             params: dict[str, Any] | None = None) -> Any:
     """Trees fitted to soft labels in [0, 1]: the log loss against a target t is that of a
     positive copy of the row weighing w * t plus a negative copy weighing w * (1 - t), so a
     classifier learns the probabilities themselves rather than their rounding."""
@@ -145,7 +157,7 @@ def fit_soft(X: np.ndarray, target: np.ndarray, w: np.ndarray,
     y = np.concatenate([np.ones(n, np.int8), np.zeros(n, np.int8)])
     weight = np.concatenate([w * target, w * (1.0 - target)])
     keep = weight > 0
-    return fit_trees(np.vstack([X, X])[keep], y[keep], weight[keep], params, seed)
+    return fit_trees(np.vstack([X, X])[keep], y[keep], weight[keep], params)
 
 
 @dataclass(frozen=True)
@@ -167,9 +179,9 @@ def distil(pool: Pool, page_ids: np.ndarray, teachers: Sequence[tuple[Any, Any]]
     """One two-stage model (a student) that learns what several (the teachers, e.g. the
     members of several seeds) say about the pages they were trained on, in a fraction of
     their trees: its stage 1 learns the teachers' mean stage-1 probability of each block,
-    its stage 2 their mean final probability. As in `train_two_stage`, stage 2 learns from
-    the student's own out-of-fold stage-1 probabilities, the only kind it meets at run
-    time."""
+    its stage 2 their mean final probability, trained as `train_two_stage` trains (stage 2
+    on the student's own out-of-fold stage-1 probabilities, the only kind it meets at run
+    time)."""
     rows = pool.rows(page_ids)
     t1 = np.full(len(pool.share), np.nan)
     t2 = np.full(len(pool.share), np.nan)
@@ -181,19 +193,8 @@ def distil(pool: Pool, page_ids: np.ndarray, teachers: Sequence[tuple[Any, Any]]
         t2[rows] += stage2.predict_proba(stage2_matrix(pool, page_ids, p1))[:, 1]
     t1[rows] /= len(teachers)
     t2[rows] /= len(teachers)
-    p1[:] = np.nan
-    oof_stage1(pool, page_ids, page_folds(pool, inner_k, seed + 1), inner_k, params1, p1,
-               thin_floor, target=t1)
-    kept, wk = thin(rows, pool.weights(), thin_floor, seed)
-    student1 = fit_soft(pool.X[kept], t1[kept], wk, params1, seed)
-    unscored = rows[np.isnan(p1[rows])]
-    if len(unscored):  # too few sites for every inner fold (as in train_two_stage)
-        p1[unscored] = student1.predict_proba(pool.X[unscored])[:, 1]
-    position = np.full(len(pool.share), -1)
-    position[rows] = np.arange(len(rows))
-    X2 = stage2_matrix(pool, page_ids, p1)
-    student2 = fit_soft(X2[position[kept]], t2[kept], wk, params2, seed)
-    return student1, student2
+    return train_two_stage(pool, page_ids, inner_k=inner_k, seed=seed, params1=params1,
+                           params2=params2, thin_floor=thin_floor, targets=(t1, t2))
 
 
 def cross_validate(pool: Pool, k: int = 5, *, seed: int = 0, inner_k: int = 3,
