@@ -227,7 +227,7 @@ pub fn counts(html: &str) -> Counts {
 }
 
 /// `n` with commas between groups of three digits (Python's `f"{n:,}"`).
-fn grouped(n: u64) -> String {
+pub(crate) fn grouped(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::with_capacity(digits.len() * 4 / 3);
     for (i, d) in digits.chars().enumerate() {

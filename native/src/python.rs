@@ -2,6 +2,8 @@
 //! go of the GIL while it works, so threads clean pages in parallel.
 
 use std::collections::HashMap;
+use std::ops::Deref;
+use std::sync::Arc;
 
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -72,11 +74,138 @@ impl PyPage {
         py: Python<'py>,
         width: usize,
         limit: usize,
-        markup: PyBackedStr,
+        markup: Markup,
     ) -> PyResult<Bound<'py, PyBytes>> {
         let texts = &self.inner.pb.text;
         let ids = detached(py, || shingles::page_shingles(texts, &markup, width, limit))?;
         Ok(u64_bytes(py, &ids))
+    }
+}
+
+/// A page's text as the core decoded and checked it (`decode`, `intake`): held here, so
+/// that reading the page never copies it through a Python str.
+#[pyclass(module = "sitesift._native", name = "PageText", frozen)]
+struct PyPageText {
+    text: Arc<str>,
+    cut_title: bool,
+    encoding: Option<String>,
+    source: Option<&'static str>,
+}
+
+#[pymethods]
+impl PyPageText {
+    /// The text as a Python str (a copy).
+    #[getter]
+    fn text(&self) -> &str {
+        &self.text
+    }
+    /// An unclosed `<title>` was closed: the title proper is its first line.
+    #[getter]
+    fn cut_title(&self) -> bool {
+        self.cut_title
+    }
+    /// The encoding the bytes were read in (the standard's name, lower-cased), or None for
+    /// text given as text.
+    #[getter]
+    fn encoding(&self) -> Option<&str> {
+        self.encoding.as_deref()
+    }
+    /// What decided the encoding: bom, http, meta, utf-8, detected or fallback.
+    #[getter]
+    fn source(&self) -> Option<&str> {
+        self.source
+    }
+    /// Its length in characters, as Python's `len` of the str would say.
+    #[getter]
+    fn chars(&self) -> usize {
+        self.text.chars().count()
+    }
+}
+
+/// Page bytes decoded (`decode::decode`: BOM, HTTP header, meta, UTF-8, detection with the
+/// URL's domain) and, unless `check` is false, checked (`intake::check`); ValueError with
+/// the reason it cannot be.
+#[pyfunction]
+#[pyo3(signature = (data, content_type=None, url=None, max_bytes=64 * 1024 * 1024, check=true))]
+fn decode_page(
+    py: Python<'_>,
+    data: &[u8],
+    content_type: Option<&str>,
+    url: Option<&str>,
+    max_bytes: usize,
+    check: bool,
+) -> PyResult<PyPageText> {
+    let done = detached(py, || {
+        let tld = url.and_then(crate::decode::tld_of);
+        let decoded = crate::decode::decode(data, content_type, tld.as_deref(), max_bytes)?;
+        let (text, cut_title) = if check {
+            let checked = crate::intake::check(decoded.text)?;
+            (checked.text, checked.cut_title)
+        } else {
+            (decoded.text, false)
+        };
+        Ok::<_, String>(PyPageText {
+            text: Arc::from(text),
+            cut_title,
+            encoding: Some(decoded.charset.name()),
+            source: Some(decoded.source.name()),
+        })
+    })?;
+    done.map_err(PyValueError::new_err)
+}
+
+/// Why the first bytes of `data` say it is binary, not a page (`decode::check_binary`), or
+/// None.
+#[pyfunction]
+fn binary_reason(data: &[u8]) -> Option<String> {
+    let head = &data[..data.len().min(crate::decode::SNIFF_WINDOW)];
+    crate::decode::check_binary(head).err()
+}
+
+/// The encoding a Content-Type value's charset names (the standard's name, lower-cased), or
+/// None where it names none a page can be read in.
+#[pyfunction]
+fn content_type_charset(value: &str) -> Option<String> {
+    crate::decode::charset_from_content_type(value).map(|c| c.name())
+}
+
+/// A page given as text, checked (`intake::check`); ValueError with the reason it is
+/// refused.
+#[pyfunction]
+fn page_text(py: Python<'_>, html: String) -> PyResult<PyPageText> {
+    let checked = detached(py, move || crate::intake::check(html))?;
+    let checked = checked.map_err(PyValueError::new_err)?;
+    Ok(PyPageText {
+        text: Arc::from(checked.text),
+        cut_title: checked.cut_title,
+        encoding: None,
+        source: None,
+    })
+}
+
+/// Page markup from Python: a str, or a `PageText` (shared, not copied).
+enum Markup {
+    Str(PyBackedStr),
+    Text(Arc<str>),
+}
+
+impl Deref for Markup {
+    type Target = str;
+    fn deref(&self) -> &str {
+        match self {
+            Markup::Str(s) => s,
+            Markup::Text(t) => t,
+        }
+    }
+}
+
+impl FromPyObject<'_, '_> for Markup {
+    type Error = PyErr;
+    fn extract(obj: Borrowed<'_, '_, PyAny>) -> Result<Self, Self::Error> {
+        if let Ok(text) = obj.cast::<PyPageText>() {
+            return Ok(Markup::Text(text.get().text.clone()));
+        }
+        Ok(Markup::Str(obj.extract()?))
     }
 }
 
@@ -102,7 +231,7 @@ fn u64_bytes<'py>(py: Python<'py>, v: &[u64]) -> Bound<'py, PyBytes> {
 #[pyo3(signature = (html, url=None, cut_title=false, reveal=true))]
 fn read(
     py: Python<'_>,
-    html: PyBackedStr,
+    html: Markup,
     url: Option<String>,
     cut_title: bool,
     reveal: bool,
@@ -837,6 +966,11 @@ fn context_names() -> Vec<String> {
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyPage>()?;
+    m.add_class::<PyPageText>()?;
+    m.add_function(wrap_pyfunction!(decode_page, m)?)?;
+    m.add_function(wrap_pyfunction!(page_text, m)?)?;
+    m.add_function(wrap_pyfunction!(content_type_charset, m)?)?;
+    m.add_function(wrap_pyfunction!(binary_reason, m)?)?;
     m.add_class::<PyModel>()?;
     m.add_class::<PyForest>()?;
     m.add_class::<PyEvidence>()?;

@@ -1,9 +1,9 @@
-"""The native core: `sitesift._native`, the default cleaner's per-page path in Rust.
+"""The native core: `sitesift._native`, the per-page path in Rust (decoding a page's bytes
+and checking its text for every method; reading and cleaning it for the default cleaner).
 
 Built by maturin with the package (`pip install .` compiles `native/`, which needs a Rust
-toolchain). Everything here asks for it on first use, so the methods written in Python
-work where it is missing, and the default cleaner says what to do instead of failing with
-an import traceback.
+toolchain). Everything here asks for it on first use, so an installation without it says
+what to do instead of failing with an import traceback.
 """
 
 from __future__ import annotations
@@ -48,11 +48,11 @@ class Verdicts:
                                        images=images))
 
 
-def read(html: str, url: str | None = None, *, cut_title: bool = False,
+def read(html: Any, url: str | None = None, *, cut_title: bool = False,
          reveal: bool = True) -> Any:
-    """The page read by the core (`_native.Page`): parsed, its visible tree, script-gated
-    content shown (`reveal`), its blocks. Lone surrogates, which no UTF-8 text can hold,
-    are replaced first."""
+    """The page read by the core (`_native.Page`) from a str or the core's own checked text
+    (`Page.markup`): parsed, its visible tree, script-gated content shown (`reveal`), its
+    blocks. Lone surrogates in a str, which no UTF-8 text can hold, are replaced first."""
     n = core()
     try:
         return n.read(html, url, cut_title, reveal)

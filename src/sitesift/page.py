@@ -1,38 +1,18 @@
-"""A page, parsed once: bytes -> text -> Lexbor tree -> the shared DomNode tree."""
+"""A page, parsed once: bytes -> text (the native core decodes and checks it) -> Lexbor tree
+-> the shared DomNode tree."""
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
+from typing import Any
 
 from selectolax.lexbor import LexborHTMLParser, SelectolaxError
 
-from sitesift.decode import decode_file, decode_html
+from sitesift.decode import page_file
 from sitesift.dom import DomNode, build_dom
 from sitesift.errors import InputError
-from sitesift.nesting import too_deep
-from sitesift.reading import text_name
-
-MAX_CHARS = 32 * 1024 * 1024
-
-
-# A `<title>` never closed swallows the rest of the document as its text (HTML5's RCDATA
-# rule), leaving an empty body; old pages cut or spliced by their crawler have this. Only
-# `</title` followed by a space, `/` or `>` closes it (`</titlevalue="true" -->`, a cut
-# template comment, does not).
-_TITLE_OPEN = re.compile(r"<title\b[^>]*>", re.I)
-_TITLE_CLOSE = re.compile(r"</title[\s/>]", re.I)
-
-
-def _close_title(html: str) -> tuple[str, bool]:
-    """Ends an unclosed title before the next tag (whatever ran on in it stays title text,
-    not page text); whether it did."""
-    start = _TITLE_OPEN.search(html)
-    if start is None or _TITLE_CLOSE.search(html, start.end()):
-        return html, False
-    end = html.find("<", start.end())
-    end = len(html) if end < 0 else end
-    return f"{html[:end]}</title>{html[end:]}", True
+from sitesift.native import core
+from sitesift.reading import MAX_PAGE_BYTES, text_name
 
 
 class Page:
@@ -42,12 +22,14 @@ class Page:
     on first use of `root` or `title`: the default cleaner reads the page in its native
     core (`sitesift.native`) and never needs this tree, the other methods parse it once."""
 
-    __slots__ = ("_root", "_title", "cut_title", "encoding", "html", "id", "meta", "site", "url")
+    __slots__ = ("_html", "_root", "_text", "_title", "cut_title", "encoding", "id", "meta",
+                 "site", "url")
 
     def __init__(self, html: str, url: str | None = None, site: str | None = None,
                  id: str | None = None, encoding: str | None = None,
                  meta: dict[str, object] | None = None, *, cut_title: bool = False) -> None:
-        self.html = html
+        self._html: str | None = html
+        self._text: Any = None  # the core's PageText, where the core decoded or checked it
         self.url = url
         self.site = site
         self.id = id
@@ -56,6 +38,39 @@ class Page:
         self.cut_title = cut_title  # an unclosed <title> was closed: its first line is it
         self._root: DomNode | None = None
         self._title: str | bool | None = False  # False: not known yet
+
+    @classmethod
+    def _of(cls, text: Any, url: str | None, site: str | None, id: str | None) -> Page:
+        """A page of the core's checked text (`_native.PageText`), its Python str made only
+        when asked for (`html`)."""
+        page = cls("", url, site, id, text.encoding, cut_title=text.cut_title)
+        page._html, page._text = None, text
+        return page
+
+    @property
+    def html(self) -> str:
+        """The page's HTML (as checked: NULs removed, an unclosed title closed)."""
+        if self._html is None:
+            self._html = self._text.text
+        return self._html
+
+    @html.setter
+    def html(self, html: str) -> None:  # the text as given, not checked again
+        self._html, self._text = html, None
+
+    @property
+    def chars(self) -> int:
+        """`len(page.html)`, without making the str where the core holds the text."""
+        return len(self._html) if self._html is not None else int(self._text.chars)
+
+    @property
+    def markup(self) -> Any:
+        """The HTML as the core takes it: its own text where it holds it (no copy)."""
+        return self._text if self._text is not None else self._html
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_restore, (self.html, self.url, self.site, self.id, self.encoding, self.meta,
+                           self.cut_title))
 
     @property
     def name(self) -> str:
@@ -108,19 +123,18 @@ class Page:
         id: str | None = None,
         encoding: str | None = None,
     ) -> Page:
-        """A page of already decoded HTML (checked now, parsed on first use)."""
-        if not html or html.isspace():
-            raise InputError(f"{id or url or 'page'}: empty page")
-        if len(html) > MAX_CHARS:
-            raise InputError(f"{id or url or 'page'}: page of {len(html):,} characters exceeds "
-                             f"the limit of {MAX_CHARS:,}")
-        if "\x00" in html:
-            html = html.replace("\x00", "")
-        html, cut_title = _close_title(html)
-        refused = too_deep(html)  # shapes the parser takes quadratic time on
-        if refused is not None:
-            raise InputError(f"{id or url or 'page'}: {refused}")
-        return cls(html, url, site, id, encoding, cut_title=cut_title)
+        """A page of already decoded HTML (checked now: empty, too long, nested too deep;
+        parsed on first use)."""
+        try:
+            text = core().page_text(html)
+        except UnicodeEncodeError:  # lone surrogates, which no UTF-8 text can hold
+            return cls.from_html(html.encode("utf-8", "replace").decode("utf-8"), url=url,
+                                 site=site, id=id, encoding=encoding)
+        except ValueError as exc:
+            raise InputError(f"{id or url or 'page'}: {exc}") from None
+        page = cls._of(text, url, site, id)
+        page.encoding = encoding
+        return page
 
     @classmethod
     def from_bytes(
@@ -132,21 +146,26 @@ class Page:
         id: str | None = None,
         content_type: str | None = None,
     ) -> Page:
-        """Decode (BOM, HTTP header, meta charset, detection) and parse."""
+        """Decode (BOM, HTTP header, meta charset, detection) and check, in the core."""
         try:
-            decoded = decode_html(data, content_type)
-        except InputError as exc:
+            text = core().decode_page(data, content_type, url, MAX_PAGE_BYTES)
+        except ValueError as exc:
             raise InputError(f"{id or url or 'page'}: {exc}") from None
-        return cls.from_html(decoded.text, url=url, site=site, id=id, encoding=decoded.encoding)
+        return cls._of(text, url, site, id)
 
     @classmethod
     def from_file(cls, path: str | Path, *, url: str | None = None, site: str | None = None,
                   id: str | None = None) -> Page:
-        """Read a page from disk (`.gz` is unpacked)."""
+        """Read a page from disk (`.gz` is unpacked, a saved HTTP header read)."""
         path = Path(path)
         try:
-            decoded = decode_file(path)
-        except InputError as exc:
+            body, content_type = page_file(path)
+            text = core().decode_page(body, content_type, url, MAX_PAGE_BYTES)
+        except (InputError, ValueError) as exc:
             raise InputError(f"{text_name(path)}: {exc}") from None
-        return cls.from_html(decoded.text, url=url, site=site, id=id or path.name,
-                             encoding=decoded.encoding)
+        return cls._of(text, url, site, id or path.name)
+
+
+def _restore(html: str, url: str | None, site: str | None, id: str | None,
+             encoding: str | None, meta: dict[str, object], cut_title: bool) -> Page:
+    return Page(html, url, site, id, encoding, meta, cut_title=cut_title)

@@ -245,10 +245,14 @@ def _is_code(attributes: dict[str, str | None]) -> bool:
     return kind not in _NOT_CODE
 
 
-def scripted(html: str, text: str) -> str | None:
+def scripted(html: str | Callable[[], str], text: str) -> str | None:
     """The warning for a page whose cleaned `text` is near empty because scripts would fill
-    it in, or None (see the module docstring)."""
-    if _words(text, NEAR_EMPTY_WORDS) >= NEAR_EMPTY_WORDS or not _ANY_SCRIPT.search(html):
+    it in, or None (see the module docstring). `html` may be a function giving it, called
+    only for a near-empty text (most pages never need the page's HTML as a str)."""
+    if _words(text, NEAR_EMPTY_WORDS) >= NEAR_EMPTY_WORDS:
+        return None
+    html = html if isinstance(html, str) else html()
+    if not _ANY_SCRIPT.search(html):
         return None
     from selectolax.lexbor import LexborHTMLParser, SelectolaxError
 
@@ -314,7 +318,7 @@ def check_page(page: Page, result: Result) -> Result:
     """`result` with a warning added when `page` is a scripted page (see `scripted`) and
     the reason it is empty where it keeps no content (`empty_reason`); every method's
     `clean` passes its result through this."""
-    message = scripted(page.html, result.text)
+    message = scripted(lambda: page.html, result.text)
     if message is not None:
         add_warning(result, message)
     why = empty_reason(page, result, message is not None)

@@ -58,17 +58,13 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _check_native(args: argparse.Namespace) -> None:
-    """A command that runs the default cleaner (its core is native) is refused before any
-    work where the core is not built, with what to do about it."""
-    names: list[str] = []
-    for key in ("method", "fallback"):
-        value = getattr(args, key, None) or []
-        names += [value] if isinstance(value, str) else list(value)
-    if "default" in names or args.command in ("train-default", "demo"):
-        from sitesift.native import core
+def _check_native() -> None:
+    """Every command reads pages, and the core decodes them (`native/src/decode.rs`) for
+    every method: where it is not built, the command is refused before any work, with what
+    to do about it."""
+    from sitesift.native import core
 
-        core()
+    core()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -76,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
 
     args = build_parser().parse_args(argv)
     try:
-        _check_native(args)
+        _check_native()
         return int(args.func(args))
     except UsageError as exc:
         print(str(exc), file=sys.stderr)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from sitesift.decode import _SNIFF_WINDOW, _check_binary
+from sitesift.decode import binary_reason
 from sitesift.errors import InputError, SitesiftError
 from sitesift.methods.base import Cleaner, get_cleaner
 from sitesift.output import Output, finish
@@ -83,10 +83,8 @@ def make_page(html: str | bytes | bytearray | memoryview, url: str | None = None
     if not isinstance(html, str):
         raise InputError(f"{url or 'page'}: HTML must be str or bytes, not "
                          f"{type(html).__name__}")
-    try:
-        _check_binary(html[:_SNIFF_WINDOW].encode("latin-1", "replace"))
-    except InputError as exc:
-        raise InputError(f"{url or 'page'}: {exc}") from None
+    if (reason := binary_reason(html[:4096].encode("latin-1", "replace"))) is not None:
+        raise InputError(f"{url or 'page'}: {reason}")
     return Page.from_html(html, url=url)
 
 

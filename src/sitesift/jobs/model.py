@@ -102,7 +102,7 @@ def held_page(page: Page, cleaner: Cleaner) -> Page:
     The fit reads every node of these pages anyway. Pages too large to fit on stay lazy,
     and so do the pages of a method that reads them otherwise (the default cleaner's
     native core): parsing them here would be a second reading."""
-    if cleaner.reads_tree and len(page.html) <= FIT_MAX_BYTES:
+    if cleaner.reads_tree and page.chars <= FIT_MAX_BYTES:
         for _ in page.root.iter():
             pass
     return page
@@ -177,8 +177,8 @@ def fit_and_save(run: Run, path: str, cleaner: Cleaner) -> Iterator[Busy | Out |
         yield Fitted(path, 0, 0.0, task.fit_failed[0])
         return
     pages = yield from read_fit_pages(run, cleaner)
-    for i, src in each(task.pages, [i for i, p in pages.items() if len(p.html) > FIT_MAX_BYTES]):
-        size = len(pages.pop(i).html)
+    for i, src in each(task.pages, [i for i, p in pages.items() if p.chars > FIT_MAX_BYTES]):
+        size = pages.pop(i).chars
         if i not in task.done:
             yield run.error(i, src, f"not fitted on: {size:,} characters, over the limit of "
                                     f"{FIT_MAX_BYTES:,} for a fit")

@@ -156,7 +156,7 @@ def _site_level(run: Run, todo: list[int], cleaner: Cleaner) -> Iterator[Message
             return
     yield from warm(run, cleaner)  # its `imports`: a fit's are under a clock too
     pages = yield from read_fit_pages(run, cleaner)
-    fit_on = {i: p for i, p in pages.items() if len(p.html) <= FIT_MAX_BYTES}
+    fit_on = {i: p for i, p in pages.items() if p.chars <= FIT_MAX_BYTES}
     if policy.fallback_sites and len(fit_on) < policy.min_site_pages:
         yield from _by_fallback(run, todo, f"{len(fit_on)} readable sample pages")
         return

@@ -177,7 +177,7 @@ def read_page(page: Page, *, reveal: bool = True) -> Any:
     """The page as the core reads it (`_native.Page`); a page it cannot read is an
     InputError naming it."""
     try:
-        return read(page.html, page.url, cut_title=page.cut_title, reveal=reveal)
+        return read(page.markup, page.url, cut_title=page.cut_title, reveal=reveal)
     except ValueError as exc:
         raise InputError(f"{page.name}: {exc}") from None
 
@@ -318,7 +318,7 @@ class DefaultCleaner(ParamsCleaner[DefaultParams]):
 
         self._read = {}
         return [np.frombuffer(self._native_page(p, keep=True).shingles(
-            SHINGLE_WIDTH, SAMPLE_WORDS, p.html), dtype=np.uint64) for p in pages]
+            SHINGLE_WIDTH, SAMPLE_WORDS, p.markup), dtype=np.uint64) for p in pages]
 
     def fit_site(self, pages: Sequence[Page]) -> DefaultCleaner:
         """Count the site's block texts and layout positions (nothing to learn from one
