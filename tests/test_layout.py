@@ -95,3 +95,21 @@ def test_no_module_is_over_500_lines() -> None:
     long = {_module_name(p): n for p in PACKAGE.rglob("*.py")
             if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_LINES}
     assert long == {}
+
+
+NATIVE = SRC.parent / "native" / "src"
+
+
+def _crate_uses(path: Path, known: set[str]) -> set[str]:
+    """The crate's modules a Rust file names (`crate::name`), its tests left out (a test
+    module may borrow another's fixtures without making the code circular)."""
+    import re
+
+    code = path.read_text(encoding="utf-8").split("#[cfg(test)]")[0]
+    return {m for m in re.findall(r"\bcrate::(\w+)", code) if m in known and m != path.stem}
+
+
+def test_no_module_of_the_native_crate_uses_itself_back() -> None:
+    files = {p.stem: p for p in NATIVE.glob("*.rs") if p.stem not in ("lib", "main")}
+    graph = {m: _crate_uses(p, set(files)) for m, p in files.items()}
+    assert _circles(graph) == []

@@ -315,7 +315,7 @@ use std::sync::OnceLock;
 use regex::{Regex, RegexSet};
 
 use crate::dom::{is_block_tag, Item, View};
-use crate::features::WordHasher;
+use crate::text::WordHasher;
 use crate::text::{all_space, lower, split_ws};
 
 const INPUTS: &[&str] = &["input", "select", "textarea", "button"];
@@ -596,7 +596,7 @@ pub fn walk(view: &View, title: Option<&str>, url: Option<&str>) -> PageBlocks {
     let mut in_link: Vec<bool> = Vec::with_capacity(n_el);
     let mut away: Vec<bool> = Vec::with_capacity(n_el);
     let mut b_away: Vec<i64> = Vec::new();
-    let page_host = url.and_then(crate::features::url_host);
+    let page_host = url.and_then(crate::urls::url_host);
     let mut nearest_of: Vec<[i64; N_NEAR]> = Vec::with_capacity(n_el);
     // owner element (walk index) -> its block; usize::MAX: none yet
     let mut block_of: Vec<usize> = vec![usize::MAX; n_el];
@@ -700,7 +700,7 @@ pub fn walk(view: &View, title: Option<&str>, url: Option<&str>) -> PageBlocks {
                     // (a relative link stays on the page's host)
                     page_host.as_ref().is_some_and(|page| {
                         el.get("href")
-                            .and_then(|h| crate::features::url_host(h.trim()))
+                            .and_then(|h| crate::urls::url_host(h.trim()))
                             .is_some_and(|h| h != *page)
                     })
                 } else {

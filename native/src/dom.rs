@@ -13,9 +13,9 @@ use std::sync::OnceLock;
 use html5ever::Attribute;
 use regex::Regex;
 
-use crate::features::WordHasher;
 use crate::parse::{attr, Arena, Data, NONE};
 use crate::text::all_space;
+use crate::text::WordHasher;
 
 pub const SKIPPED_TAGS: &[&str] = &[
     "script", "style", "noscript", "template", "head", "title", "meta", "link", "base", "iframe",

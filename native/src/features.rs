@@ -394,23 +394,6 @@ const DIGIT_RANGES: &[(u32, u32)] = &[
     (0x1FBF0, 0x1FBF9),
 ];
 
-/// Characters whose NFKC form holds one of `/?#@:` (urllib's `_checknetloc`, Unicode 14.0).
-const NFKC_NETLOC_BAD: &[(u32, u32)] = &[
-    (0x2047, 0x2049),
-    (0x2100, 0x2101),
-    (0x2105, 0x2106),
-    (0x2A74, 0x2A74),
-    (0xFE13, 0xFE13),
-    (0xFE16, 0xFE16),
-    (0xFE55, 0xFE56),
-    (0xFE5F, 0xFE5F),
-    (0xFE6B, 0xFE6B),
-    (0xFF03, 0xFF03),
-    (0xFF0F, 0xFF0F),
-    (0xFF1A, 0xFF1A),
-    (0xFF1F, 0xFF20),
-];
-
 /// scikit-learn's ENGLISH_STOP_WORDS and the `extra` words of `_stop_words`, sorted.
 const STOP_WORD_LIST: &[&str] = &[
     "a",
@@ -785,56 +768,15 @@ const STOP_WORD_LIST: &[&str] = &[
     "zu",
 ];
 
-fn in_ranges(c: char, ranges: &[(u32, u32)]) -> bool {
-    let c = c as u32;
-    ranges
-        .binary_search_by(|&(lo, hi)| {
-            if hi < c {
-                std::cmp::Ordering::Less
-            } else if lo > c {
-                std::cmp::Ordering::Greater
-            } else {
-                std::cmp::Ordering::Equal
-            }
-        })
-        .is_ok()
-}
-
 /// Python's `str.isdigit()` for one character.
 fn py_isdigit(c: char) -> bool {
     if c.is_ascii() {
         return c.is_ascii_digit();
     }
-    in_ranges(c, DIGIT_RANGES)
+    crate::text::in_ranges(c, DIGIT_RANGES)
 }
 
-/// A multiplicative hash for sets of fixed words that every word of a page is looked up in
-/// (the stop words; the element names `nesting` knows). Their keys are fixed, so no input
-/// can crowd one of their buckets; the maps keyed by page text keep the standard, keyed
-/// hasher.
-#[derive(Default, Clone, Copy)]
-pub(crate) struct WordHasher(u64);
-
-impl std::hash::Hasher for WordHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        const K: u64 = 0x517c_c1b7_2722_0a95;
-        let mut h = self.0;
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            let v = u64::from_le_bytes(c.try_into().expect("8 bytes"));
-            h = (h.rotate_left(5) ^ v).wrapping_mul(K);
-        }
-        for &b in chunks.remainder() {
-            h = (h.rotate_left(5) ^ u64::from(b)).wrapping_mul(K);
-        }
-        self.0 = h;
-    }
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
-type StopSet = HashSet<&'static str, std::hash::BuildHasherDefault<WordHasher>>;
+type StopSet = HashSet<&'static str, std::hash::BuildHasherDefault<crate::text::WordHasher>>;
 
 fn stop_words() -> &'static StopSet {
     static SET: OnceLock<StopSet> = OnceLock::new();
@@ -868,11 +810,6 @@ fn date_re() -> &'static Regex {
         ))
         .expect("valid date pattern")
     })
-}
-
-fn wayback_re() -> &'static Regex {
-    static RE: OnceLock<Regex> = OnceLock::new();
-    RE.get_or_init(|| Regex::new(r"^/web/\d+[a-z_]*/(.*)$").expect("valid wayback pattern"))
 }
 
 /// `s` (lowercased) with every non-ASCII character but `©` (the one non-ASCII literal of
@@ -1430,7 +1367,7 @@ fn structure(pb: &PageBlocks, tree: &Tree, x: &mut [f64], page: &Page<'_>) {
     let log_long = (long_paras as f64).ln_1p();
     let url_shape = match pb.url.as_deref() {
         Some(url) if !url.is_empty() => {
-            let path = url_path(url);
+            let path = crate::urls::url_path(url);
             let segments = path.split('/').filter(|p| !p.is_empty()).count();
             let digits = path.chars().filter(|&c| py_isdigit(c)).count();
             Some((segments as f64, digits as f64))
@@ -1526,138 +1463,6 @@ pub fn ancestors(pb: &PageBlocks) -> Vec<[i64; 6]> {
             out
         })
         .collect()
-}
-
-/// The parts of a URL `urllib.parse.urlsplit` gives that the features use.
-struct Split {
-    netloc: String,
-    path: String,
-}
-
-const SCHEME_CHARS: &str = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+-.";
-
-/// Python 3.11's `urllib.parse.urlsplit` (netloc and path; Err where it raises ValueError).
-fn urlsplit(url: &str) -> Result<Split, ()> {
-    let url = url.trim_start_matches(|c: char| c <= ' ');
-    let url: Cow<str> = if url.contains(['\t', '\r', '\n']) {
-        Cow::Owned(
-            url.chars()
-                .filter(|c| !matches!(c, '\t' | '\r' | '\n'))
-                .collect(),
-        )
-    } else {
-        Cow::Borrowed(url)
-    };
-    let mut rest: &str = &url;
-    if let Some(i) = rest.find(':') {
-        if i > 0
-            && rest.starts_with(|c: char| c.is_ascii_alphabetic())
-            && rest[..i].chars().all(|c| SCHEME_CHARS.contains(c))
-        {
-            rest = &rest[i + 1..];
-        }
-    }
-    let mut netloc = "";
-    if rest.starts_with("//") {
-        let delim = rest[2..]
-            .find(['/', '?', '#'])
-            .map_or(rest.len(), |k| k + 2);
-        netloc = &rest[2..delim];
-        rest = &rest[delim..];
-        let (open, close) = (netloc.contains('['), netloc.contains(']'));
-        if open != close {
-            return Err(());
-        }
-        if open {
-            let host = netloc.split_once('[').map_or("", |x| x.1);
-            let host = host.split_once(']').map_or(host, |x| x.0);
-            check_bracketed_host(host)?;
-        }
-    }
-    if let Some(k) = rest.find('#') {
-        rest = &rest[..k];
-    }
-    if let Some(k) = rest.find('?') {
-        rest = &rest[..k];
-    }
-    // `_checknetloc`: a character that NFKC turns into one of /?#@: is refused
-    if !netloc.is_ascii()
-        && netloc
-            .chars()
-            .any(|c| !matches!(c, '@' | ':' | '#' | '?') && in_ranges(c, NFKC_NETLOC_BAD))
-    {
-        return Err(());
-    }
-    Ok(Split {
-        netloc: netloc.to_string(),
-        path: rest.to_string(),
-    })
-}
-
-/// `urllib.parse._check_bracketed_host`: an IPvFuture literal or an IPv6 address.
-fn check_bracketed_host(host: &str) -> Result<(), ()> {
-    if let Some(tail) = host.strip_prefix('v') {
-        // \Av[a-fA-F0-9]+\..+\Z
-        let hex = tail.bytes().take_while(|b| b.is_ascii_hexdigit()).count();
-        let after = &tail[hex..];
-        let ok = hex > 0 && after.starts_with('.') && after.len() > 1 && !after[1..].contains('\n');
-        return if ok { Ok(()) } else { Err(()) };
-    }
-    // ipaddress.ip_address: an IPv4 address is refused in brackets, as is anything that
-    // is not an IPv6 address (with an optional %scope)
-    let addr = match host.split_once('%') {
-        Some((_, scope)) if scope.is_empty() || scope.contains('%') => return Err(()),
-        Some((a, _)) => a,
-        None => host,
-    };
-    if addr.parse::<std::net::Ipv6Addr>().is_ok() {
-        Ok(())
-    } else {
-        Err(())
-    }
-}
-
-/// The path of a page's URL (of the archived URL for Wayback Machine copies).
-pub fn url_path(url: &str) -> String {
-    url_parts(url).map(|(_, path)| path).unwrap_or_default()
-}
-
-/// The host of an absolute URL (or a scheme-relative `//host/...` one), lowercased, without
-/// user, port or a leading `www.`; `None` for a relative URL or one `urlsplit` refuses.
-pub fn url_host(url: &str) -> Option<String> {
-    let (netloc, _) = url_parts(url)?;
-    let host = netloc.rsplit('@').next().unwrap_or("");
-    let host = host.rsplit_once(':').map_or(host, |(h, port)| {
-        if port.bytes().all(|b| b.is_ascii_digit()) {
-            h
-        } else {
-            host
-        }
-    });
-    let host = host.to_ascii_lowercase();
-    let host = host.strip_prefix("www.").unwrap_or(&host);
-    (!host.is_empty()).then(|| host.to_string())
-}
-
-/// The network location (host, maybe with user and port) and path of a page's URL, of the
-/// archived URL for Wayback Machine copies; `None` where `urlsplit` raises.
-pub fn url_parts(url: &str) -> Option<(String, String)> {
-    let parts = urlsplit(url).ok()?;
-    if parts.netloc.contains("archive.org") {
-        if let Some(cap) = wayback_re().captures(&parts.path) {
-            let inner = cap.get(1).map_or("", |g| g.as_str());
-            let target: Cow<str> = if inner.contains("//") {
-                Cow::Borrowed(inner)
-            } else {
-                Cow::Owned(format!("http://{inner}"))
-            };
-            return Some(
-                urlsplit(&target)
-                    .map_or_else(|()| (String::new(), String::new()), |p| (p.netloc, p.path)),
-            );
-        }
-    }
-    Some((parts.netloc, parts.path))
 }
 
 #[cfg(test)]
@@ -1764,29 +1569,7 @@ mod tests {
     }
 
     #[test]
-    fn url_paths_follow_urlsplit_and_wayback() {
-        // (url, url_path) as the Python gives them
-        let cases = [
-            ("https://web.archive.org/web/20051230052639/http://arstechnica.com/a/b1/c2.html?x=1#f",
-             "/a/b1/c2.html"),
-            ("http://web.archive.org/web/2005id_/example.com/x/9/", "/x/9/"),
-            ("https://web.archive.org/web/2005/https://www.x.org/", "/"),
-            ("http://[::1]/a/b", "/a/b"),
-            ("http://[1.2.3.4]/a", ""),
-            ("http://[v1.x]/p/q", "/p/q"),
-            ("http://ex\u{ff0f}ample.com/p", ""),
-            ("http://a.com]/p", ""),
-            (" \thttp://a.com/p\n/q", "/p/q"),
-            ("mailto:x@y", "x@y"),
-            ("//host/only/path", "/only/path"),
-            ("a.com/b/c", "a.com/b/c"),
-            ("http://archive.org/web/123/", ""),
-            ("http://archive.org/web/123/x//y/3", "x//y/3"),
-            ("http://web.archive.org/web/20010203/[::1]/z", "/z"),
-        ];
-        for (url, path) in cases {
-            assert_eq!(url_path(url), path, "{url:?}");
-        }
+    fn python_digits() {
         assert!(py_isdigit('\u{b2}') && py_isdigit('\u{663}') && !py_isdigit('\u{bd}'));
     }
 

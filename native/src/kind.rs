@@ -66,7 +66,7 @@ impl PageKind {
     pub fn read(a: &Arena, url: Option<&str>) -> PageKind {
         let declared = Declared::read(a);
         let by_url = url
-            .and_then(crate::features::url_parts)
+            .and_then(crate::urls::url_parts)
             .is_some_and(|(netloc, path)| {
                 let host = netloc.rsplit('@').next().unwrap_or("");
                 forum_host_re().is_match(host) || forum_path_re().is_match(&path)

@@ -29,6 +29,7 @@ pub mod structure;
 pub mod teasers;
 pub mod text;
 pub mod unseen;
+pub mod urls;
 
 #[cfg(feature = "python")]
 mod python;

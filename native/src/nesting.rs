@@ -41,7 +41,7 @@ use std::sync::OnceLock;
 
 use memchr::{memchr, memchr_iter};
 
-use crate::features::WordHasher;
+use crate::text::WordHasher;
 use crate::text::{all_space, is_space, lower, strip};
 
 pub const MAX_NESTING: u64 = 5000;
