@@ -2,13 +2,12 @@
 
     python benchmarks/nesting_speed.py DATASET... [--repeats 5]
 
-Reads every page of the corpora (`decode_file`, then what `Page.from_html` does before the
-guard), checks that the native scan and the Python one (`too_deep_python`) give the same
-answer on each, and times both over all pages and over those the pre-check leaves to the
-scan, best of `--repeats` in CPU time. The native call reads the page as UTF-8, which
-Python makes on a string's first such call and keeps with it (the core's read of the page
-uses it again): "cold" times calls on fresh copies of the pages, which make it, the other
-native figures calls that find it made.
+Reads every page of the corpora (`decode_file`), checks that the native scan and the
+Python one (`too_deep_python`) give the same answer on each, and times both over all
+pages and over those the pre-check leaves to the scan, best of `--repeats` in CPU time.
+The native call reads the page as UTF-8, which Python makes on a string's first such call
+and keeps with it: "cold" times calls on fresh copies of the pages, which make it, the
+other native figures calls that find it made.
 """
 
 from __future__ import annotations
@@ -23,18 +22,18 @@ from sitesift.decode import decode_file
 from sitesift.errors import InputError
 from sitesift.native import core
 from sitesift.nesting import _may_pass_limits, too_deep_python
-from sitesift.page import _close_title
 
 
 def pages(root: Path) -> list[str]:
-    """The corpus's pages as the guard sees them (those that do not decode are left out)."""
+    """The corpus's pages as the guard sees them, but for an unclosed `<title>`, which the
+    core closes first (`native/src/intake.rs`; those that do not decode are left out)."""
     out = []
     for row in read_index(root):
         try:
             html = decode_file(page_path(root, row["id"])).text
         except InputError:
             continue
-        out.append(_close_title(html.replace("\x00", ""))[0])
+        out.append(html)  # decoded: NUL characters already removed
     return out
 
 

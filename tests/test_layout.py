@@ -113,3 +113,11 @@ def test_no_module_of_the_native_crate_uses_itself_back() -> None:
     files = {p.stem: p for p in NATIVE.glob("*.rs") if p.stem not in ("lib", "main")}
     graph = {m: _crate_uses(p, set(files)) for m, p in files.items()}
     assert _circles(graph) == []
+
+
+def test_every_benchmark_script_is_named_in_its_readme() -> None:
+    """benchmarks/README.md tells the maintained tools from the studies: a new script must
+    say which it is."""
+    bench = SRC.parent / "benchmarks"
+    readme = (bench / "README.md").read_text(encoding="utf-8")
+    assert sorted(p.name for p in bench.glob("*.py") if f"`{p.name}`" not in readme) == []
