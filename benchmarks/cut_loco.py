@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from sitesift._native import verdicts_for
+from sitesift._native import Cut, verdicts_for
 from sitesift.datasets import gold_pages
 from sitesift.extractor import model as model_file
 from sitesift.methods.default import CONVENTIONS, read_page
@@ -58,6 +58,8 @@ def main() -> None:
     conventions.update(s.split("=", 1) for s in args.set)
     thresholds = (json.loads(args.thresholds) if args.thresholds
                   else model_file.load(args.model).thresholds)
+    cuts = {preset: Cut(float(thresholds[preset]), float(thresholds["balanced"]),
+                        model_file.RELATIVE, conventions) for preset in PRESETS}
     loco = Path(args.loco)
     blocks = np.load(loco / "blocks.npz")
     p2, bounds = blocks["p2"], blocks["bounds"]
@@ -77,9 +79,7 @@ def main() -> None:
             prob = p2[int(bounds[i]):int(bounds[i + 1])].astype(float).tolist()
             texts = npage.texts
             for preset in PRESETS:
-                kept = verdicts_for(npage, prob, threshold=float(thresholds[preset]),
-                                    balanced=float(thresholds["balanced"]),
-                                    relative=model_file.RELATIVE, conventions=conventions,
+                kept = verdicts_for(npage, prob, cuts[preset],
                                     novel=unlike.get((corpus, row["id"]), False))
                 prf = token_prf("\n".join(t for t, k in zip(texts, kept, strict=True) if k), gold)
                 rows.append({"corpus": corpus, "id": row["id"],

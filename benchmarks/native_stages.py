@@ -79,8 +79,8 @@ def main() -> None:
                 try:
                     for i in order:
                         timed[i] = n.stage_times(
-                            page.html, models[i].native, url=page.url,
-                            evidence=evidence.native if evidence else None, **cuts[i])
+                            page.markup, models[i].native, cuts[i], url=page.url,
+                            evidence=evidence.native if evidence else None)
                 except ValueError:
                     continue
                 for i, name in enumerate(names):
@@ -101,7 +101,7 @@ def main() -> None:
         _ratios(names, everything)
 
 
-def _cut(path: Path, sets: dict[str, str]) -> dict[str, Any]:
+def _cut(path: Path, sets: dict[str, str]) -> Any:
     """The cut of the default cleaner with settings `sets` and the model at `path`."""
     cleaner = get_cleaner("default", **{**sets, "model": str(path)})
     assert isinstance(cleaner, DefaultCleaner)

@@ -597,17 +597,13 @@ fn context<'py>(
 /// where no verdict is above it, content, the convention that decided it or None, nid,
 /// path).
 #[pyfunction]
-#[pyo3(signature = (page, model, *, threshold, balanced, relative, conventions=None, cv=None,
-                    evidence=None, noise=true, paths=true))]
+#[pyo3(signature = (page, model, cut, *, cv=None, evidence=None, noise=true, paths=true))]
 #[allow(clippy::too_many_arguments)]
 fn clean<'py>(
     py: Python<'py>,
     mut page: PyRefMut<'py, PyPage>,
     model: &Bound<'py, PyModel>,
-    threshold: f64,
-    balanced: f64,
-    relative: f64,
-    conventions: Option<HashMap<String, String>>,
+    cut: &Bound<'py, PyCut>,
     cv: Option<String>,
     evidence: Option<PyRef<'py, PyEvidence>>,
     noise: bool,
@@ -616,7 +612,7 @@ fn clean<'py>(
     let model = &model.get().inner;
     let ev = evidence.as_ref().map(|e| &e.inner);
     let p = &mut page.inner;
-    let cut = cut_of(threshold, balanced, relative, conventions)?;
+    let cut = cut.get().inner;
     let (blocks, prob, kept) = detached(py, || {
         pipeline::clean(p, model, cv.as_deref(), ev, cut, noise, paths)
     })?;
@@ -650,39 +646,59 @@ fn clean<'py>(
     Ok((list, prob, PyBytes::new(py, &kept)))
 }
 
-/// The cut a preset's thresholds and a `{kind: rule}` dict of conventions set
-/// (`conventions::Conventions::parse`).
-fn cut_of(
-    threshold: f64,
-    balanced: f64,
-    relative: f64,
-    given: Option<HashMap<String, String>>,
-) -> PyResult<Cut> {
-    let given = given.unwrap_or_default();
-    let conventions = Conventions::parse(given.iter().map(|(k, v)| (k.as_str(), v.as_str())))
-        .map_err(PyValueError::new_err)?;
-    Ok(Cut {
-        threshold,
-        balanced,
-        relative,
-        conventions,
-    })
+/// How the core cuts a cleaner's pages (`pipeline::Cut`): the preset's threshold, the
+/// model's balanced one, the relative cut and the convention switches (a `{kind: rule}`
+/// dict, `conventions::Conventions::parse`), checked once when the cleaner makes it.
+#[pyclass(module = "sitesift._native", name = "Cut", frozen)]
+struct PyCut {
+    inner: Cut,
+}
+
+#[pymethods]
+impl PyCut {
+    #[new]
+    #[pyo3(signature = (threshold, balanced, relative, conventions=None))]
+    fn new(
+        threshold: f64,
+        balanced: f64,
+        relative: f64,
+        conventions: Option<HashMap<String, String>>,
+    ) -> PyResult<Self> {
+        let given = conventions.unwrap_or_default();
+        let conventions = Conventions::parse(given.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+            .map_err(PyValueError::new_err)?;
+        Ok(PyCut {
+            inner: Cut {
+                threshold,
+                balanced,
+                relative,
+                conventions,
+            },
+        })
+    }
+    #[getter]
+    fn threshold(&self) -> f64 {
+        self.inner.threshold
+    }
+    #[getter]
+    fn balanced(&self) -> f64 {
+        self.inner.balanced
+    }
+    #[getter]
+    fn relative(&self) -> f64 {
+        self.inner.relative
+    }
 }
 
 /// Per block of a read page: whether it is content, for probabilities given from
 /// elsewhere (held-out ones, in benchmarks of the cut and the conventions), on a page
 /// unlike (`novel`) or like the training pages of the model that gave them.
 #[pyfunction]
-#[pyo3(signature = (page, prob, *, threshold, balanced, relative, conventions=None,
-                    novel=false))]
-#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (page, prob, cut, *, novel=false))]
 fn verdicts_for(
     page: PyRef<'_, PyPage>,
     prob: Vec<f64>,
-    threshold: f64,
-    balanced: f64,
-    relative: f64,
-    conventions: Option<HashMap<String, String>>,
+    cut: &Bound<'_, PyCut>,
     novel: bool,
 ) -> PyResult<Vec<bool>> {
     let p = &page.inner;
@@ -693,8 +709,7 @@ fn verdicts_for(
             p.pb.elem.len()
         )));
     }
-    let cut = cut_of(threshold, balanced, relative, conventions)?;
-    let v = pipeline::verdicts(p, &prob, novel, cut);
+    let v = pipeline::verdicts(p, &prob, novel, cut.get().inner);
     Ok(p.pb
         .elem
         .iter()
@@ -787,24 +802,19 @@ type Decided = (usize, f64, bool, Option<&'static str>);
 /// `<body>`, score, content, the convention that decided it or None) per block, in block
 /// order.
 #[pyfunction]
-#[pyo3(signature = (page, model, *, threshold, balanced, relative, conventions=None, cv=None,
-                    evidence=None))]
-#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (page, model, cut, *, cv=None, evidence=None))]
 fn decide<'py>(
     py: Python<'py>,
     mut page: PyRefMut<'py, PyPage>,
     model: &Bound<'py, PyModel>,
-    threshold: f64,
-    balanced: f64,
-    relative: f64,
-    conventions: Option<HashMap<String, String>>,
+    cut: &Bound<'py, PyCut>,
     cv: Option<String>,
     evidence: Option<PyRef<'py, PyEvidence>>,
 ) -> PyResult<Vec<Decided>> {
     let model = &model.get().inner;
     let ev = evidence.as_ref().map(|e| &e.inner);
     let p = &mut page.inner;
-    let cut = cut_of(threshold, balanced, relative, conventions)?;
+    let cut = cut.get().inner;
     detached(py, || {
         let (prob, novel) = pipeline::score(p, model, cv.as_deref(), ev, &cut);
         let v = pipeline::verdicts(p, &prob, novel, cut);
@@ -821,23 +831,18 @@ fn decide<'py>(
 /// Nanoseconds per stage of cleaning one page (`pipeline::stage_times`), page-level or
 /// with the site's evidence, with the convention switches given as `clean` takes them.
 #[pyfunction]
-#[pyo3(signature = (html, model, *, threshold, balanced, relative, conventions=None, url=None,
-                    evidence=None))]
-#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (html, model, cut, *, url=None, evidence=None))]
 fn stage_times(
     py: Python<'_>,
-    html: PyBackedStr,
+    html: Markup,
     model: &Bound<'_, PyModel>,
-    threshold: f64,
-    balanced: f64,
-    relative: f64,
-    conventions: Option<HashMap<String, String>>,
+    cut: &Bound<'_, PyCut>,
     url: Option<String>,
     evidence: Option<PyRef<'_, PyEvidence>>,
 ) -> PyResult<Vec<(&'static str, u64)>> {
     let model = &model.get().inner;
     let ev = evidence.as_ref().map(|e| &e.inner);
-    let cut = cut_of(threshold, balanced, relative, conventions)?;
+    let cut = cut.get().inner;
     detached(py, || {
         pipeline::stage_times(&html, url.as_deref(), model, ev, cut)
     })?
@@ -967,6 +972,7 @@ fn context_names() -> Vec<String> {
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyPage>()?;
     m.add_class::<PyPageText>()?;
+    m.add_class::<PyCut>()?;
     m.add_function(wrap_pyfunction!(decode_page, m)?)?;
     m.add_function(wrap_pyfunction!(page_text, m)?)?;
     m.add_function(wrap_pyfunction!(content_type_charset, m)?)?;

@@ -377,14 +377,13 @@ def _shop_page() -> str:
 def test_a_listings_products_are_kept_where_the_model_kept_only_its_intro() -> None:
     # probabilities of a model that keeps the heading and intro only: with listings=keep,
     # the default, the grid's records come too, and the navigation and footer do not
-    from sitesift._native import verdicts_for
+    from sitesift._native import Cut, verdicts_for
 
     npage = read_page(page(_shop_page()))
     prob = [0.9 if t in ("Kettles", "Kettles for the stove and the socket.") else 0.05
             for t in npage.texts]
     def kept(conventions: dict[str, str]) -> list[str]:
-        verdicts = verdicts_for(npage, prob, threshold=0.5, balanced=0.5, relative=0.0,
-                                conventions=conventions)
+        verdicts = verdicts_for(npage, prob, Cut(0.5, 0.5, 0.0, conventions))
         return [t for t, k in zip(npage.texts, verdicts, strict=True) if k]
 
     listing = kept({"listings": "keep"})
@@ -414,7 +413,7 @@ def test_the_cleaner_says_which_blocks_the_listing_brought_in(bundled: object) -
 def test_an_articles_text_is_kept_where_the_model_kept_only_its_heading() -> None:
     # a model sure of the heading alone (filler it never learnt from): articles=keep, the
     # default, keeps the <article>'s prose, not the navigation or the footer beside it
-    from sitesift._native import verdicts_for
+    from sitesift._native import Cut, verdicts_for
 
     lorem = ("Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor "
              "incididunt ut labore et dolore magna aliqua. Ut enim ad minim veniam, quis "
@@ -427,8 +426,7 @@ def test_an_articles_text_is_kept_where_the_model_kept_only_its_heading() -> Non
     prob = [0.9 if t == "Tempor incididunt" else 0.05 for t in npage.texts]
 
     def kept(conventions: dict[str, str]) -> list[str]:
-        verdicts = verdicts_for(npage, prob, threshold=0.5, balanced=0.5, relative=0.0,
-                                conventions=conventions)
+        verdicts = verdicts_for(npage, prob, Cut(0.5, 0.5, 0.0, conventions))
         return [t for t, k in zip(npage.texts, verdicts, strict=True) if k]
 
     assert kept({"articles": "keep"}) == ["Tempor incididunt", lorem, lorem]
@@ -436,21 +434,16 @@ def test_an_articles_text_is_kept_where_the_model_kept_only_its_heading() -> Non
 
 
 def test_the_convention_switches_are_those_the_core_knows() -> None:
-    from sitesift._native import clean as native_clean
+    from sitesift._native import Cut
     from sitesift.methods.default import CONVENTIONS
 
-    cleaner = get_cleaner("default")
-    npage = read_page(page(FIGURE_STORY))
     for kind, values in CONVENTIONS.items():
-        for value in values:
-            native_clean(npage, cleaner._model.native, threshold=0.5, balanced=0.5,
-                         relative=0.5, conventions={kind: value})
+        for value in values:  # every value Python offers, the core takes
+            Cut(0.5, 0.5, 0.5, {kind: value})
         with pytest.raises(ValueError, match=kind):
-            native_clean(npage, cleaner._model.native, threshold=0.5, balanced=0.5,
-                         relative=0.5, conventions={kind: "sometimes"})
+            Cut(0.5, 0.5, 0.5, {kind: "sometimes"})
     with pytest.raises(ValueError, match="unknown convention"):
-        native_clean(npage, cleaner._model.native, threshold=0.5, balanced=0.5,
-                     relative=0.5, conventions={"tweets": "drop"})
+        Cut(0.5, 0.5, 0.5, {"tweets": "drop"})
 
 
 def test_site_evidence_drops_template_text(bundled: object) -> None:
@@ -921,7 +914,7 @@ def test_the_cleaners_cut_is_the_one_training_scores_with(
     """The native core cuts each page as `extractor.model.page_cut` does (the thresholds
     are chosen on the latter): same block verdicts at every preset and relative setting,
     and the same floor."""
-    from sitesift._native import MIN_PAGE_MAX, SMALL_PAGE_BLOCKS, decide
+    from sitesift._native import MIN_PAGE_MAX, SMALL_PAGE_BLOCKS, Cut, decide
 
     assert MIN_PAGE_MAX == model_file.MIN_PAGE_MAX
     assert SMALL_PAGE_BLOCKS == model_file.SMALL_PAGE_BLOCKS
@@ -933,8 +926,7 @@ def test_the_cleaners_cut_is_the_one_training_scores_with(
         npage = read_page(page(html))
         for threshold in (0.9, 0.475, 0.35, 0.175):
             for relative in (0.0, 0.5, 2.0):
-                got = decide(npage, cleaner._model.native, threshold=threshold,
-                             balanced=0.35, relative=relative)
+                got = decide(npage, cleaner._model.native, Cut(threshold, 0.35, relative))
                 top = max(score for _, score, _, _ in got)
                 cut = model_file.page_cut(threshold, top, 0.35, relative, len(got))
                 assert [content for _, _, content, _ in got] == [
@@ -1030,14 +1022,13 @@ def _story_with_gallery(stated: int = 31, shown: int = 12) -> str:
 
 def test_a_numbered_slideshow_beside_the_story_is_dropped() -> None:
     # probabilities of a model that keeps the story and the captions (sentences) alike
-    from sitesift._native import verdicts_for
+    from sitesift._native import Cut, verdicts_for
 
     def kept(html: str, conventions: dict[str, str]) -> list[str]:
         npage = read_page(page(html))
         prob = [0.9 if t.startswith(("Old bridge", "The council", "Buses", "Shops", "Protesters"))
                 else 0.6 if "/" in t else 0.05 for t in npage.texts]
-        verdicts = verdicts_for(npage, prob, threshold=0.5, balanced=0.5, relative=0.0,
-                                conventions=conventions)
+        verdicts = verdicts_for(npage, prob, Cut(0.5, 0.5, 0.0, conventions))
         return [t for t, k in zip(npage.texts, verdicts, strict=True) if k]
 
     html = _story_with_gallery()
@@ -1076,15 +1067,15 @@ _CONSENT = ("<div id='onetrust-consent-sdk'><div class='ot-sdk-container'><p>We 
 def test_a_consent_dialogs_text_is_dropped_and_not_taken_for_the_pages_prose() -> None:
     # probabilities of a model that keeps the shop's heading and intro, and the consent
     # dialog's text too (it is prose)
-    from sitesift._native import verdicts_for
+    from sitesift._native import Cut, verdicts_for
 
     html = _shop_page().replace("</footer>", f"</footer>{_CONSENT}")
     npage = read_page(page(html))
     prob = [0.9 if t.startswith(("Kettles", "We process")) else 0.05 for t in npage.texts]
 
     def kept(conventions: dict[str, str]) -> list[str]:
-        verdicts = verdicts_for(npage, prob, threshold=0.5, balanced=0.5, relative=0.0,
-                                conventions={"listings": "keep", **conventions})
+        verdicts = verdicts_for(npage, prob,
+                                Cut(0.5, 0.5, 0.0, {"listings": "keep", **conventions}))
         return [t for t, k in zip(npage.texts, verdicts, strict=True) if k]
 
     dropped = kept({"consent": "drop"})
@@ -1191,12 +1182,12 @@ def test_stage_times_run_the_rules_the_cleaner_runs(bundled: model_file.Extracto
     assert isinstance(cleaner, DefaultCleaner)
     scorer = model_file.load_scorer(model_file.BUNDLED)
     cut = cleaner.native_cut()
-    assert cut["threshold"] == cut["balanced"] == bundled.thresholds["balanced"]
-    stages = [name for name, _ in core().stage_times(CHOICE_STORY, scorer.native, **cut)]
+    assert cut.threshold == cut.balanced == bundled.thresholds["balanced"]
+    assert cleaner.native_cut() is cut  # made once
+    stages = [name for name, _ in core().stage_times(CHOICE_STORY, scorer.native, cut)]
     assert stages[-3:] == ["novelty", "forests", "render"] and "parse" in stages
-    with pytest.raises(ValueError, match="choices"):
-        core().stage_times(CHOICE_STORY, scorer.native,
-                           **{**cut, "conventions": {"choices": "keep"}})
+    with pytest.raises(ValueError, match="choices"):  # checked when made
+        core().Cut(cut.threshold, cut.balanced, cut.relative, {"choices": "keep"})
 
 
 def test_soft_labels_teach_the_probabilities_not_their_rounding() -> None:

@@ -278,6 +278,7 @@ class DefaultCleaner(ParamsCleaner[DefaultParams]):
         # is fitted on the pages it then cleans). Each entry goes when its page is cleaned,
         # all of them at the next fit.
         self._read: dict[int, tuple[Page, Any]] = {}
+        self._cut: Any = None  # `native_cut`, made on first use
 
     def _path(self) -> str:
         return self.params.model or os.environ.get(ENV_MODEL) or str(model_file.BUNDLED)
@@ -342,16 +343,17 @@ class DefaultCleaner(ParamsCleaner[DefaultParams]):
             self._read[id(page)] = (page, npage)
         return npage
 
-    def native_cut(self) -> dict[str, Any]:
-        """How the core cuts a page for this cleaner: the preset's threshold (or its own),
-        the model's balanced one, the relative cut and the convention switches, as the
-        core's `clean` and `stage_times` take them."""
-        return {"threshold": self.cutoff, "balanced": self._model.thresholds["balanced"],
-                "relative": self.params.relative, "conventions": self.conventions()}
+    def native_cut(self) -> Any:
+        """How the core cuts a page for this cleaner (`_native.Cut`: the preset's threshold
+        or its own, the model's balanced one, the relative cut and the convention switches),
+        made once: its params and model do not change."""
+        if self._cut is None:
+            self._cut = core().Cut(self.cutoff, self._model.thresholds["balanced"],
+                                   self.params.relative, self.conventions())
+        return self._cut
 
-    def _settings(self) -> dict[str, Any]:
-        return {**self.native_cut(),
-                "evidence": self.evidence.native if self.evidence is not None else None}
+    def _evidence(self) -> Any:
+        return self.evidence.native if self.evidence is not None else None
 
     def clean(self, page: Page, *, noise: bool = True) -> Result:
         """The page's blocks, labelled; a page whose content only shows without scripts
@@ -359,8 +361,9 @@ class DefaultCleaner(ParamsCleaner[DefaultParams]):
         only the content blocks, without their node addresses."""
         npage = self._native_page(page)
         # (a held-out bundle names pages without a site `unknown`, as training did)
-        rows, _, kept = core().clean(npage, self._model.native, cv=cv_group(page.site),
-                                     noise=noise, paths=noise, **self._settings())
+        rows, _, kept = core().clean(npage, self._model.native, self.native_cut(),
+                                     cv=cv_group(page.site), evidence=self._evidence(),
+                                     noise=noise, paths=noise)
         # (score None: no verdict above the block, which the core reports as content)
         blocks = [Block(text, tag, CONTENT if content else NOISE,
                         1.0 if score is None else score,
@@ -389,8 +392,8 @@ class DefaultCleaner(ParamsCleaner[DefaultParams]):
         import numpy as np
 
         npage = self._native_page(page)
-        decided = core().decide(npage, self._model.native, cv=cv_group(page.site),
-                                **self._settings())
+        decided = core().decide(npage, self._model.native, self.native_cut(),
+                                cv=cv_group(page.site), evidence=self._evidence())
         return npage.texts, np.asarray([score for _, score, _, _ in decided],
                                        dtype=np.float64)
 
@@ -399,8 +402,8 @@ class DefaultCleaner(ParamsCleaner[DefaultParams]):
         content, which is another tree). The core reads the same visible tree as
         `sitesift.dom`, so its elements in preorder are the DomNodes in preorder."""
         npage = read_page(page, reveal=False)
-        decided = core().decide(npage, self._model.native, cv=cv_group(page.site),
-                                **self._settings())
+        decided = core().decide(npage, self._model.native, self.native_cut(),
+                                cv=cv_group(page.site), evidence=self._evidence())
         nodes = list(page.root.iter())[1:]  # below the virtual root: <body> first
         verdicts: NodeScores = {}
         for e, score, content, section in decided:
