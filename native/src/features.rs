@@ -296,17 +296,9 @@ pub const FEATURES: &[&str] = &[
     "site_log_pages",
 ];
 
-/// Columns of the site evidence (filled only when the site has other pages).
-pub const SITE_COLUMNS: [usize; 4] = [C_SITE, C_SITE + 1, C_SITE + 2, C_SITE + 3];
-
 /// The index of a feature by name.
 pub fn feature_index(name: &str) -> Option<usize> {
     FEATURES.iter().position(|&f| f == name)
-}
-
-/// The feature names as owned strings.
-pub fn feature_names() -> Vec<String> {
-    FEATURES.iter().map(|s| s.to_string()).collect()
 }
 
 /// Python 3.11's `str.isdigit()` (Unicode 14.0): Numeric_Type Digit or Decimal.
@@ -1499,7 +1491,7 @@ mod tests {
         assert_eq!(FEATURES[C_BEST], "in_best");
         assert_eq!(FEATURES[C_STRUCT], "boiler_phrases");
         assert_eq!(FEATURES[C_SIB], "sib0_log_same");
-        assert_eq!(FEATURES[SITE_COLUMNS[3]], "site_log_pages");
+        assert_eq!(FEATURES[C_SITE + 3], "site_log_pages");
         assert_eq!(stop_words().len(), 370);
         assert!(stop_words().contains("the") && stop_words().contains("não"));
     }

@@ -308,10 +308,6 @@ impl Forest {
         self.first_leaf.len()
     }
 
-    pub fn baseline(&self) -> f64 {
-        self.baseline
-    }
-
     /// Sum of leaf values plus baseline per row of `x` (rows x `n_features`, row-major):
     /// the trees' values are added in tree order, then the baseline, as NumPy's
     /// `baseline + reached.reshape(trees, rows).sum(axis=0)` does. NumPy sums a lone row

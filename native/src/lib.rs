@@ -1,35 +1,39 @@
-//! sitesift's native core: the default cleaner's whole per-page path (HTML5 parsing, the
-//! visible tree, revealed content, blocks, features, both stages of every member's
-//! forests, site evidence, verdicts and the rendered blocks), exposed to Python as
-//! `sitesift._native` when built with the `python` feature.
+//! sitesift's native core: the per-page path, exposed to Python as `sitesift._native` when
+//! built with the `python` feature. For every method a page's bytes are decoded and checked;
+//! for the default cleaner it is HTML5 parsing, the visible tree, revealed content, blocks,
+//! features, both stages of every member's forests, site evidence, verdicts and the
+//! rendered blocks. The modules are the crate's own: the Python face (`python.rs`) is its
+//! one door.
+// Without the Python face only the tests reach the core's items.
+#![cfg_attr(not(feature = "python"), allow(dead_code))]
 
-pub mod article;
-pub mod blocks;
-pub mod context;
-pub mod conventions;
-pub mod declared;
-pub mod decode;
-pub mod dom;
-pub mod features;
-pub mod forest;
-pub mod intake;
-pub mod kind;
-pub mod nesting;
-pub mod novelty;
-pub mod parse;
-pub mod pipeline;
-pub mod records;
-pub mod render;
-pub mod reveal;
-pub mod sections;
-pub mod shingles;
-pub mod site;
-pub mod slideshow;
-pub mod structure;
-pub mod teasers;
-pub mod text;
-pub mod unseen;
-pub mod urls;
+mod article;
+mod blocks;
+mod context;
+mod conventions;
+mod declared;
+mod decode;
+mod dom;
+mod features;
+mod forest;
+mod intake;
+mod kind;
+mod nesting;
+mod novelty;
+mod parse;
+mod pipeline;
+mod records;
+mod render;
+mod reveal;
+mod sections;
+mod shingles;
+mod site;
+mod slideshow;
+mod structure;
+mod teasers;
+mod text;
+mod unseen;
+mod urls;
 
 #[cfg(feature = "python")]
 mod python;
