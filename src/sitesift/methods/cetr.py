@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from sitesift.methods.base import NodeScores, ParamsCleaner, register
-from sitesift.methods.shared.presets import check_preset, preset_settings
+from sitesift.methods.shared.presets import Presets, check_preset
 from sitesift.methods.shared.source import (
     TAG,
     Line,
@@ -58,13 +58,16 @@ PRESETS: dict[str, dict[str, Any]] = {
 
 
 @dataclass(frozen=True, slots=True)
-class CETRParams:
+class CETRParams(Presets):
     """Options of the three CETR variants, with where each default comes from.
 
     Choices the paper (as seed 001 describes it) leaves open, the same in both presets: a
     line without tags counts one tag (the seed's "Tags=0, TR=37"); the smoothing kernel's
     radius and its edges (SciPy: 4 sigma, reflected); lambda (`threshold`); the k-means
     seeding (k-means++, `seed`); a zero ratio is never content even at lambda 0."""
+
+    METHOD = "cetr"
+    PRESETS = PRESETS
 
     sigma: float = 1.0
     """Standard deviation (in lines) of the Gaussian smoothing: the paper's value."""
@@ -99,11 +102,6 @@ class CETRParams:
     """'default' (the values above) or 'paper': CETR as seed 001 describes it (PRESETS).
     `--set preset=paper` / `get_cleaner("cetr-tm", preset="paper")`: the preset gives the
     starting values, and any field also set explicitly wins."""
-
-    @classmethod
-    def from_preset(cls, preset: str, **overrides: Any) -> CETRParams:
-        """The preset's values with `overrides` on top."""
-        return cls(**preset_settings("cetr", PRESETS, preset, overrides))
 
     def __post_init__(self) -> None:
         check_preset("cetr", PRESETS, self.preset)

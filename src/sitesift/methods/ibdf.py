@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from sitesift.errors import ModelError
 from sitesift.methods.base import NodeScores, ParamsCleaner, register
 from sitesift.methods.shared.blocks import Block, Keywords, add_features, parse_levels, partition
-from sitesift.methods.shared.presets import check_preset, preset_settings
+from sitesift.methods.shared.presets import Presets, check_preset
 from sitesift.methods.shared.state import fingerprint, get_int, get_list, params_from_state
 from sitesift.page import Page
 from sitesift.result import CONTENT, NOISE, Result
@@ -43,8 +43,11 @@ PRESETS: dict[str, dict[str, Any]] = {
 
 
 @dataclass(frozen=True, slots=True)
-class IBDFParams:
+class IBDFParams(Presets):
     """Every parameter of the method, with where its default comes from."""
+
+    METHOD = "ibdf"
+    PRESETS = PRESETS
 
     tags: tuple[str, ...] = DEFAULT_TAGS
     """The ordered partitioning tags (space-separated names share a level). The paper's
@@ -97,11 +100,6 @@ class IBDFParams:
     (PRESETS; each field's docstring gives its paper value). `IBDFCleaner(preset=...)` /
     `--set preset=paper` / `IBDFParams.from_preset`: the preset gives the starting values,
     and any field also set explicitly wins."""
-
-    @classmethod
-    def from_preset(cls, preset: str, **overrides: Any) -> IBDFParams:
-        """The preset's values with `overrides` on top."""
-        return cls(**preset_settings("ibdf", PRESETS, preset, overrides))
 
     def __post_init__(self) -> None:
         check_preset("ibdf", PRESETS, self.preset)

@@ -21,7 +21,7 @@ from sitesift.methods.shared.entropy import (
     greedy_threshold,
     threshold_steps,
 )
-from sitesift.methods.shared.presets import check_preset, preset_settings
+from sitesift.methods.shared.presets import Presets, check_preset
 from sitesift.methods.shared.state import (
     fingerprint,
     get_float,
@@ -57,7 +57,7 @@ PRESETS: dict[str, dict[str, Any]] = {
 
 
 @dataclass(frozen=True, slots=True)
-class InfoDiscovererParams:
+class InfoDiscovererParams(Presets):
     """Every parameter of the method, with where its default comes from.
 
     Choices the paper (as seed 001 describes it) leaves open, the same in both presets:
@@ -68,6 +68,9 @@ class InfoDiscovererParams:
     says below is informative, above redundant); blocks without keywords follow the
     verdict around them; a page outside the fit is folded into the matrix (the paper
     classifies the cluster's own pages only)."""
+
+    METHOD = "infodiscoverer"
+    PRESETS = PRESETS
 
     levels: tuple[str, ...] = DEFAULT_LEVELS
     """Partitioning tag levels: <TABLE> first (the paper), then modern containers (ours).
@@ -98,11 +101,6 @@ class InfoDiscovererParams:
     (PRESETS; each field's docstring gives its paper value). `--set preset=paper` /
     `InfoDiscoverer(preset="paper")`: the preset gives the starting values, and any field
     also set explicitly wins."""
-
-    @classmethod
-    def from_preset(cls, preset: str, **overrides: Any) -> InfoDiscovererParams:
-        """The preset's values with `overrides` on top."""
-        return cls(**preset_settings("infodiscoverer", PRESETS, preset, overrides))
 
     def __post_init__(self) -> None:
         check_preset("infodiscoverer", PRESETS, self.preset)

@@ -53,7 +53,7 @@ from urllib.parse import urlsplit
 
 from sitesift.dom import BLOCK_TAGS, DomNode
 from sitesift.methods.base import NodeScores, ParamsCleaner, register
-from sitesift.methods.shared.presets import check_preset, preset_settings
+from sitesift.methods.shared.presets import Presets, check_preset
 from sitesift.page import Page
 from sitesift.result import CONTENT, NOISE
 from sitesift.verdicts import Verdict
@@ -70,8 +70,11 @@ PRESETS: dict[str, dict[str, Any]] = {
 
 
 @dataclass(frozen=True, slots=True)
-class KMIBParams:
+class KMIBParams(Presets):
     """Options of k-MIB, with where each default comes from."""
+
+    METHOD = "kmib"
+    PRESETS = PRESETS
 
     k: int = 3
     """At most k informative blocks (the paper's parameter). Measured on every 10th page of
@@ -115,11 +118,6 @@ class KMIBParams:
     """'default' (the values above) or 'paper' (PRESETS). `KMaxInformativeBlocks(preset=...)`
     / `--set preset=paper` / `KMIBParams.from_preset`: the preset gives the starting values,
     and any field also set explicitly wins."""
-
-    @classmethod
-    def from_preset(cls, preset: str, **overrides: Any) -> KMIBParams:
-        """The preset's values with `overrides` on top."""
-        return cls(**preset_settings("kmib", PRESETS, preset, overrides))
 
     def __post_init__(self) -> None:
         check_preset("kmib", PRESETS, self.preset)

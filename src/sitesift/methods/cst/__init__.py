@@ -78,7 +78,7 @@ from sitesift.methods.cst.tree import (
     tree_from_state,
     tree_to_state,
 )
-from sitesift.methods.shared.presets import check_preset, preset_settings
+from sitesift.methods.shared.presets import Presets, check_preset
 from sitesift.methods.shared.state import params_from_state
 from sitesift.methods.sst.tree import STYLE_KEYS, style_children
 from sitesift.page import Page
@@ -99,8 +99,11 @@ PRESETS: dict[str, dict[str, Any]] = {
 
 
 @dataclass(frozen=True, slots=True)
-class CSTParams:
+class CSTParams(Presets):
     """Every parameter of the method, with where its default comes from."""
+
+    METHOD = "cst"
+    PRESETS = PRESETS
 
     gamma: float = 0.5
     """Attenuation of an ancestor's style entropy per level above the leaf's parent (not
@@ -129,11 +132,6 @@ class CSTParams:
     preset: str = "default"
     """'default' (the values above) or 'paper' (PRESETS): the preset gives the starting
     values, and any field also set explicitly wins."""
-
-    @classmethod
-    def from_preset(cls, preset: str, **overrides: Any) -> CSTParams:
-        """The preset's values with `overrides` on top."""
-        return cls(**preset_settings("cst", PRESETS, preset, overrides))
 
     def __post_init__(self) -> None:
         check_preset("cst", PRESETS, self.preset)

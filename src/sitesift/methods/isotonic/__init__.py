@@ -36,7 +36,7 @@ from sitesift.methods.isotonic.distinct import smooth_tree_values
 from sitesift.methods.isotonic.features import FEATURES, RENDER_FEATURES, NodeTable, node_table
 from sitesift.methods.isotonic.model import TemplateModel
 from sitesift.methods.isotonic.regression import smooth_tree
-from sitesift.methods.shared.presets import check_preset, preset_settings
+from sitesift.methods.shared.presets import Presets, check_preset
 from sitesift.methods.shared.state import params_from_state
 from sitesift.page import Page
 from sitesift.result import CONTENT, NOISE
@@ -57,8 +57,11 @@ PRESETS: dict[str, dict[str, Any]] = {
 
 
 @dataclass(frozen=True, slots=True)
-class IsotonicParams:
+class IsotonicParams(Presets):
     """Settings of the page-level cleaner; the classifier itself is the model's state."""
+
+    METHOD = "isotonic"
+    PRESETS = PRESETS
 
     c: float = 0.5
     """Cost of one more section, in units of summed weighted |x - y|. Cross-site F and
@@ -94,11 +97,6 @@ class IsotonicParams:
     preset: str = "default"
     """'default' (the values above) or 'paper' (PRESETS): the preset gives the starting
     values, and any field also set explicitly wins."""
-
-    @classmethod
-    def from_preset(cls, preset: str, **overrides: Any) -> IsotonicParams:
-        """The preset's values with `overrides` on top."""
-        return cls(**preset_settings("isotonic", PRESETS, preset, overrides))
 
     def __post_init__(self) -> None:
         check_preset("isotonic", PRESETS, self.preset)

@@ -41,7 +41,7 @@ from sitesift.dom import DomNode
 from sitesift.errors import ModelError
 from sitesift.links import SiteGraph, page_links
 from sitesift.methods.base import NodeScores, ParamsCleaner, register
-from sitesift.methods.shared.presets import check_preset, preset_settings
+from sitesift.methods.shared.presets import Presets, check_preset
 from sitesift.methods.shared.state import params_from_state
 from sitesift.methods.template.components import MAX_FINGERPRINT, Components, is_int
 from sitesift.page import Page
@@ -75,8 +75,11 @@ PRESETS: dict[str, dict[str, Any]] = {
 
 
 @dataclass(frozen=True, slots=True)
-class TemplateParams:
+class TemplateParams(Presets):
     """Every parameter of the method, with where its default comes from."""
+
+    METHOD = "template"
+    PRESETS = PRESETS
 
     k: int = 3
     """Hyperlinks that split a region: the setting the SST paper reports as the template
@@ -138,11 +141,6 @@ class TemplateParams:
     template method (each field's docstring says its paper value). Read by
     `TemplateCleaner(preset=...)` / `--set preset=paper` and `TemplateParams.from_preset`:
     the preset gives the starting values, and any field also set explicitly wins."""
-
-    @classmethod
-    def from_preset(cls, preset: str, **overrides: Any) -> TemplateParams:
-        """The preset's values with `overrides` on top."""
-        return cls(**preset_settings("template", PRESETS, preset, overrides))
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "eligible", tuple(self.eligible))
