@@ -34,6 +34,8 @@ use encoding_rs::{
     X_USER_DEFINED,
 };
 
+use crate::text::is_space;
+
 /// Where the encoding came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Source {
@@ -154,7 +156,7 @@ pub fn decode(
     if memchr::memchr(0, text.as_bytes()).is_some() {
         text.retain(|c| c != '\0');
     }
-    if text.chars().all(python_space) {
+    if text.chars().all(is_space) {
         return Err("empty input: the page decodes to whitespace only".to_string());
     }
     Ok(Decoded {
@@ -162,12 +164,6 @@ pub fn decode(
         charset,
         source,
     })
-}
-
-/// Python's `str.isspace` (Unicode White_Space plus the separators U+001C-U+001F), so the
-/// API's empty-page check and this one agree.
-fn python_space(c: char) -> bool {
-    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
 }
 
 type Chosen<'a> = (Cow<'a, str>, Charset, Source);

@@ -8,6 +8,7 @@ use std::sync::OnceLock;
 use regex::Regex;
 
 use crate::nesting::{grouped, too_deep};
+use crate::text::is_space;
 
 /// The most characters a page may have (a page file holds at most 64 MiB of bytes).
 pub const MAX_CHARS: usize = 32 * 1024 * 1024;
@@ -22,10 +23,7 @@ pub struct Checked {
 
 /// The text checked and fixed; the reason it is refused as the error.
 pub fn check(mut text: String) -> Result<Checked, String> {
-    if text
-        .chars()
-        .all(|c| c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c))
-    {
+    if text.chars().all(is_space) {
         return Err("empty page".to_string());
     }
     if text.len() > MAX_CHARS {

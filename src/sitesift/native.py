@@ -57,5 +57,10 @@ def read(html: Any, url: str | None = None, *, cut_title: bool = False,
     try:
         return n.read(html, url, cut_title, reveal)
     except UnicodeEncodeError:
-        fixed = html.encode("utf-8", "replace").decode("utf-8")
-        return n.read(fixed, url, cut_title, reveal)
+        return n.read(without_surrogates(html), url, cut_title, reveal)
+
+
+def without_surrogates(html: str) -> str:
+    """`html` with its lone surrogates (which no UTF-8 text can hold, so the core cannot
+    take them) replaced."""
+    return html.encode("utf-8", "replace").decode("utf-8")

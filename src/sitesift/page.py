@@ -11,7 +11,7 @@ from selectolax.lexbor import LexborHTMLParser, SelectolaxError
 from sitesift.decode import page_file
 from sitesift.dom import DomNode, build_dom
 from sitesift.errors import InputError
-from sitesift.native import core
+from sitesift.native import core, without_surrogates
 from sitesift.reading import MAX_PAGE_BYTES, text_name
 
 
@@ -128,8 +128,8 @@ class Page:
         try:
             text = core().page_text(html)
         except UnicodeEncodeError:  # lone surrogates, which no UTF-8 text can hold
-            return cls.from_html(html.encode("utf-8", "replace").decode("utf-8"), url=url,
-                                 site=site, id=id, encoding=encoding)
+            return cls.from_html(without_surrogates(html), url=url, site=site, id=id,
+                                 encoding=encoding)
         except ValueError as exc:
             raise InputError(f"{id or url or 'page'}: {exc}") from None
         page = cls._of(text, url, site, id)
