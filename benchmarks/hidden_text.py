@@ -9,7 +9,7 @@ hidden element (`hidden`, `aria-hidden="true"`, a style with `display:none` or
 is a short toggle: 25 words at most, and `aria-expanded`, a `button` or `summary`, or a
 class of it, the panel or their parent naming an accordion, toggle, collapse, FAQ,
 question or expand. Its three-word runs found in the gold's are counted as kept. The
-figures are in docs/loco.md ("Collapsed FAQ answers").
+figures are in docs/lab/loco.md ("Collapsed FAQ answers").
 """
 from __future__ import annotations
 

@@ -9,7 +9,7 @@ corpus is (1,476 of them, those with gold text), and then extracts with that typ
 profile. This runs it four ways on every page: as it ships (its classifier), typed by its
 URL heuristics alone (no learnt model), as an article whatever the page, and told the
 index's own page type. It prints each way's mean token F1 per page type and how often its
-classifier agrees with the index. The figures are in docs/loco.md ("What rs-trafilatura's
+classifier agrees with the index. The figures are in docs/lab/loco.md ("What rs-trafilatura's
 lead on wcxb is made of").
 """
 from __future__ import annotations

@@ -60,7 +60,7 @@ a page of a few blocks (a fixture, a bare article) has no template around its te
 lower cut to let in. Leave-one-corpus-out: readability 0.9315 -> 0.9461 (its Lorem-ipsum
 fixtures, whose surest block is at 0.26-0.71), wcxb +0.0001, every other corpus unchanged;
 with sites held out no page changes. Without the bound, dragnet's near-empty pages of
-73-400 blocks kept their navigation (docs/loco.md). The native core's
+73-400 blocks kept their navigation (docs/lab/loco.md). The native core's
 `pipeline::SMALL_PAGE_BLOCKS` is the same number (tested)."""
 MAX_BYTES = 256 * 1024 * 1024
 BUNDLED = Path(__file__).resolve().parents[1] / "data" / "default-v1.json.gz"

@@ -13,7 +13,7 @@ these are most of its numbers.
 
 The cleaner asks this before rules that trust a page's layout over the model's doubt
 (`unseen=keep`): on a kind of page the model learnt, its doubt is learnt too; on one it never
-saw, it is only not knowing (docs/loco.md, "Pages unlike the training pages"). A model file
+saw, it is only not knowing (docs/lab/loco.md, "Pages unlike the training pages"). A model file
 without a reference finds no page unlike its own, so older files clean as they did.
 """
 
