@@ -187,7 +187,7 @@ def sealed_head(path: Path, max_bytes: int, kind: Kind, keys: tuple[str, ...]
     `read_document` can judge, and for a head it cannot follow.
 
     For a process that checks a model its workers will read whole: parsing the default
-    model's 5 MB of JSON is 0.08 s of its 0.12 s load (docs/crawl.md)."""
+    model's 5 MB of JSON is 0.08 s of its 0.12 s load (docs/lab/crawl.md)."""
     try:
         raw = read_bounded(path, max_bytes, gunzip=None)
     except InputError as exc:
