@@ -26,7 +26,7 @@ row of its table closes it with all that is open inside it (an old page's unclos
 `<font>` in every cell nests nothing).
 
 The native core runs the same scan in Rust (`native/src/nesting.rs`: about 0.4 ms for a
-page of more than 5,000 tags, where this module's takes about 12; docs/native.md). This
+page of more than 5,000 tags, where this module's takes about 12; docs/lab/native.md). This
 module's scan is the fallback where the core is not built, and tests/test_nesting.py holds
 the two to the same answers.
 """
