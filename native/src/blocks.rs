@@ -207,7 +207,7 @@ impl PageBlocks {
 
     /// Per block, whether it is an option of a drop-down list (under a `select`): a choice
     /// a form offers, which a browser shows only when the list is opened and no gold keeps
-    /// (docs/loco.md, "A drop-down's options"). A `datalist` is no block at all
+    /// (docs/lab/loco.md, "A drop-down's options"). A `datalist` is no block at all
     /// (`dom::SKIPPED_TAGS`).
     pub fn in_choice_list(&self) -> Vec<bool> {
         let inside = self.under(|e| self.tags[e] == "select");

@@ -124,7 +124,7 @@ impl Walked {
 /// each column is gathered from the rows into registers and written whole, where writing
 /// row by row stored every value alone, a column apart, with a bounds test on each (a
 /// third of the forests' instructions under callgrind, as many as the scan's own; see
-/// docs/native.md, "The per-page path's copies").
+/// docs/lab/native.md, "The per-page path's copies").
 fn lay_out(doubled: &mut [[f64; BATCH]], batch: &[f64], n: usize, nf: usize) {
     assert!(n <= BATCH && batch.len() == n * nf && doubled.len() == 2 * nf);
     let (low, high) = doubled.split_at_mut(nf);

@@ -284,7 +284,7 @@ pub fn verdicts(p: &Prepared, prob: &[f64], novel: bool, cut: Cut) -> Vec<Option
             (c, balanced) = (f64::INFINITY, f64::INFINITY);
         } else {
             // a page of a few blocks has no template around its text for a lower cut to let
-            // in: its relatively likely blocks are its text (docs/loco.md)
+            // in: its relatively likely blocks are its text (docs/lab/loco.md)
             let f = f64::min(1.0, cut.relative * max / cut.balanced);
             let factor = if prob.len() <= SMALL_PAGE_BLOCKS {
                 f * f

@@ -40,7 +40,7 @@
 //! bars no listing, and the posts need no links: there they are the thread, where on a
 //! blog they are the comments under a post, named the same.
 //!
-//! `docs/loco.md` has the figures; `records=auto` and `listings=auto` turn them off.
+//! `docs/lab/loco.md` has the figures; `records=auto` and `listings=auto` turn them off.
 
 use std::collections::{HashMap, HashSet};
 

@@ -8,7 +8,7 @@
 //! runs in elements named for reviews on the pages declaring a product, 10 % are in wcxb's
 //! gold (its product pages keep the description and the specifications); of those in
 //! elements named for a modal dialog, 4 % are in wcxb's and 0.5-12 % in the older corpora's
-//! golds (docs/loco.md, "Customer reviews and modal dialogs").
+//! golds (docs/lab/loco.md, "Customer reviews and modal dialogs").
 //!
 //! Names say what a section is, not where the page's text is: an editorial review is a
 //! story in an element named `review`, and a page may open its article in a lightbox. So
@@ -108,7 +108,7 @@ pub fn product_reviews(pb: &PageBlocks, view: &View, likely: &[bool], prob: &[f6
 /// A dialog the page keeps in its `<header>` or `<footer>` is never the page, whatever it
 /// holds: a shop's footer links open the privacy policy or the size guide in a modal
 /// placed there, and a policy of 6,000 words outweighs a product's own text, so the main
-/// block is found outside such dialogs (docs/loco.md, "Text a class hides, and dialogs in
+/// block is found outside such dialogs (docs/lab/loco.md, "Text a class hides, and dialogs in
 /// the page's header or footer").
 pub fn modal_dialogs(pb: &PageBlocks, view: &View, likely: &[bool], prob: &[f64]) -> Vec<bool> {
     let named = dialog_name();

@@ -14,7 +14,7 @@
 //! (40 slides of 25 words beside 300 words), so neither the page's longest block nor its
 //! most text tells which is the main text; the story's own length does. A gallery page,
 //! whose captions are its main text and whose intro is short, and a product's carousel of
-//! 3-6 feature slides (wcxb) keep what the model says. `docs/loco.md` has the figures;
+//! 3-6 feature slides (wcxb) keep what the model says. `docs/lab/loco.md` has the figures;
 //! `slideshows=auto` turns it off.
 
 use crate::blocks::PageBlocks;

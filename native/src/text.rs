@@ -64,7 +64,7 @@ pub fn is_upper(s: &str) -> bool {
 
 /// `a`, `sep` and `b` in one string, as `format!("{a}{sep}{b}")` gives it without the
 /// formatting machinery: the walk and the record rules make one per element, and
-/// `format!` took about 700 instructions each under callgrind (docs/native.md).
+/// `format!` took about 700 instructions each under callgrind (docs/lab/native.md).
 pub fn joined(a: &str, sep: char, b: &str) -> String {
     let mut out = String::with_capacity(a.len() + sep.len_utf8() + b.len());
     out.push_str(a);

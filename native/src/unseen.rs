@@ -24,7 +24,7 @@
 //! gate (the model may be sure of the little it keeps) and its floor is `SCANT_FLOOR` of the
 //! cut: what the model does not rule out, outside the template, is the page's content. A
 //! short post of two paragraphs is more than an intro, and a thread's short posts are the
-//! listing rule's, its user cards no content (docs/loco.md, "Pages that kept next to
+//! listing rule's, its user cards no content (docs/lab/loco.md, "Pages that kept next to
 //! nothing").
 //!
 //! Where the model found little of such a page (its kept text under `FOUND_LITTLE` of the
@@ -33,11 +33,11 @@
 //! whose kept text is its name four times over and a warranty note, its feature blurbs at
 //! p 0.05-0.2. A page whose story the model found (a kept block of more than
 //! `records::INTRO_TOKENS`), or most of whose text it keeps, keeps the higher floor: what
-//! it doubts there is the template around a text it knows (docs/loco.md, "Pages the model
+//! it doubts there is the template around a text it knows (docs/lab/loco.md, "Pages the model
 //! found little of").
 //!
 //! On a page of a kind the model learnt the same rule costs: its doubt there is learnt
-//! (docs/loco.md, "Pages unlike the training pages"), hence the novelty gate.
+//! (docs/lab/loco.md, "Pages unlike the training pages"), hence the novelty gate.
 
 use std::collections::HashSet;
 
