@@ -246,6 +246,22 @@ def test_crawl_accounts_for_every_record(tmp_path: Path, inputs: list[str]) -> N
     assert not (tmp_path / "work").exists()
 
 
+def test_a_record_counts_the_noise_blocks_it_does_not_hold() -> None:
+    """The crawl cleans without noise blocks (its records hold none); its block count is
+    still every block of the page, as a cleaning with the noise has them."""
+    from sitesift.io.records import PageRecord, result_record
+
+    page = Page.from_bytes(BODIES[0], url=f"http://{HOST}/0.html")
+    cleaner = get_cleaner("default")
+    whole, lean = cleaner.clean(page), cleaner.clean(page, noise=False)
+    assert len(lean.blocks) < len(whole.blocks) == lean.n_blocks
+    assert [b.text for b in lean.blocks] == [b.text for b in whole.content]
+    where = PageRecord(0, 0, "sample", page.url, None, b"")
+    record = result_record(where, finish(lean, page, Output(noise=False)))
+    assert record["blocks"] == len(whole.blocks)
+    assert record["content_blocks"] == len(whole.content)
+
+
 @pytest.mark.parametrize(("limits", "words"), [
     (Limits(page_seconds=1.0, grace_seconds=1.0), ("time limit",)),
     # The memory case must not race the clock: on a loaded machine the default 10 s of wall

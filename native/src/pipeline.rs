@@ -424,8 +424,8 @@ pub fn verdicts(p: &Prepared, prob: &[f64], novel: bool, cut: Cut) -> Vec<Option
     out
 }
 
-/// The page cleaned: its blocks, their probabilities, and the verdicts as the structure
-/// renderer reads them (`Prepared::structure`; what a convention decides, there too).
+/// The page cleaned: its blocks (the noise too where `noise`), how many it holds with the
+/// noise, their probabilities, and the verdicts as the structure renderer reads them (`Prepared::structure`; what a convention decides, there too).
 #[allow(clippy::too_many_arguments)]
 pub fn clean(
     p: &mut Prepared,
@@ -435,11 +435,12 @@ pub fn clean(
     cut: Cut,
     noise: bool,
     with_paths: bool,
-) -> (Vec<OutBlock>, Vec<f64>, Vec<Option<bool>>) {
+) -> (Vec<OutBlock>, usize, Vec<f64>, Vec<Option<bool>>) {
     let (prob, novel) = score(p, model, cv, evidence, &cut);
     let v = verdicts(p, &prob, novel, cut);
     let kept = v.iter().map(|x| x.map(|x| x.content)).collect();
-    (render(&p.view, &v, noise, with_paths), prob, kept)
+    let (blocks, found) = render(&p.view, &v, noise, with_paths);
+    (blocks, found, prob, kept)
 }
 
 /// Nanoseconds spent in each stage of one page's cleaning, for `benchmarks/native_stages.py`:

@@ -537,9 +537,9 @@ fn bytes_f64(b: &[u8]) -> PyResult<Vec<f64>> {
         .collect())
 }
 
-/// (blocks, probabilities, verdicts for `render`: a byte per element of the visible tree,
+/// (blocks, how many with the noise, probabilities, verdicts for `render`: a byte per element of the visible tree,
 /// 0 none, 1 noise, 2 content)
-type Cleaned<'py> = (Bound<'py, PyList>, Vec<f64>, Bound<'py, PyBytes>);
+type Cleaned<'py> = (Bound<'py, PyList>, usize, Vec<f64>, Bound<'py, PyBytes>);
 
 /// (X as float64 bytes, rows, token counts, ancestors as int64 bytes)
 type Features<'py> = (Bound<'py, PyBytes>, usize, Vec<f64>, Bound<'py, PyBytes>);
@@ -593,9 +593,10 @@ fn context<'py>(
     Ok(f64_bytes(py, &out))
 }
 
-/// Clean a read page: (blocks, probabilities, verdicts for `render`). Each block is (text, tag, score or None
-/// where no verdict is above it, content, the convention that decided it or None, nid,
-/// path).
+/// Clean a read page: (blocks, how many blocks the page holds with the noise, probabilities,
+/// verdicts for `render`). Each block is (text, tag, score or None where no verdict is above
+/// it, content, the convention that decided it or None, nid, path); `noise` false leaves
+/// the noise blocks out.
 #[pyfunction]
 #[pyo3(signature = (page, model, cut, *, cv=None, evidence=None, noise=true, paths=true))]
 #[allow(clippy::too_many_arguments)]
@@ -613,7 +614,7 @@ fn clean<'py>(
     let ev = evidence.as_ref().map(|e| &e.inner);
     let p = &mut page.inner;
     let cut = cut.get().inner;
-    let (blocks, prob, kept) = detached(py, || {
+    let (blocks, found, prob, kept) = detached(py, || {
         pipeline::clean(p, model, cv.as_deref(), ev, cut, noise, paths)
     })?;
     let kept: Vec<u8> = kept
@@ -643,7 +644,7 @@ fn clean<'py>(
             ],
         )?)?;
     }
-    Ok((list, prob, PyBytes::new(py, &kept)))
+    Ok((list, found, prob, PyBytes::new(py, &kept)))
 }
 
 /// How the core cuts a cleaner's pages (`pipeline::Cut`): the preset's threshold, the

@@ -74,19 +74,21 @@ pub fn path(view: &View, v: u32, cache: &mut [Option<String>]) -> String {
 }
 
 /// Render with `verdicts[view index]`; `noise` false leaves the noise blocks out,
-/// `with_paths` false leaves the addresses empty.
+/// `with_paths` false leaves the addresses empty. Also how many blocks the page holds,
+/// noise included (a record counts them where it holds only the content).
 pub fn render(
     view: &View,
     verdicts: &[Option<Verdict>],
     noise: bool,
     with_paths: bool,
-) -> Vec<OutBlock> {
+) -> (Vec<OutBlock>, usize) {
     enum Work<'a> {
         Node(u32),
         Text(&'a str),
         Leave(Option<Verdict>, u32, &'a str),
     }
     let mut out = Vec::new();
+    let mut count = 0usize;
     let mut cache: Vec<Option<String>> = vec![None; view.elems.len()];
     let mut parts = String::new();
     let mut verdict: Option<Verdict> = None;
@@ -99,10 +101,12 @@ pub fn render(
                  decider: u32,
                  tag: &str,
                  out: &mut Vec<OutBlock>,
+                 count: &mut usize,
                  cache: &mut [Option<String>]| {
         let text = fold_ws(parts);
         parts.clear();
         let is_noise = verdict.is_some_and(|v| !v.content);
+        *count += usize::from(!text.is_empty());
         if !text.is_empty() && (noise || !is_noise) {
             let p = if with_paths {
                 path(view, decider, cache)
@@ -129,7 +133,9 @@ pub fn render(
             }
             Work::Leave(v, d, t) => {
                 if !parts.is_empty() {
-                    flush(&mut parts, verdict, decider, tag, &mut out, &mut cache);
+                    flush(
+                        &mut parts, verdict, decider, tag, &mut out, &mut count, &mut cache,
+                    );
                 }
                 verdict = v;
                 decider = d;
@@ -140,7 +146,9 @@ pub fn render(
                 let found = verdicts[e as usize];
                 let is_block = is_block_tag(&el.tag);
                 if !parts.is_empty() && (found.is_some() || is_block) {
-                    flush(&mut parts, verdict, decider, tag, &mut out, &mut cache);
+                    flush(
+                        &mut parts, verdict, decider, tag, &mut out, &mut count, &mut cache,
+                    );
                 }
                 if found.is_some() || is_block {
                     stack.push(Work::Leave(verdict, decider, tag));
@@ -162,9 +170,11 @@ pub fn render(
         }
     }
     if !parts.is_empty() {
-        flush(&mut parts, verdict, decider, tag, &mut out, &mut cache);
+        flush(
+            &mut parts, verdict, decider, tag, &mut out, &mut count, &mut cache,
+        );
     }
-    out
+    (out, count)
 }
 
 #[cfg(test)]
@@ -192,7 +202,8 @@ mod tests {
                 section: None,
             });
         }
-        let out = render(&v, &verdicts, true, true);
+        let (out, found) = render(&v, &verdicts, true, true);
+        assert_eq!(found, out.len());
         let got: Vec<(&str, bool, &str)> = out
             .iter()
             .map(|b| (b.text.as_str(), b.verdict.unwrap().content, b.path.as_str()))
@@ -216,7 +227,8 @@ mod tests {
             .map(|e| path(&v2, e, &mut cache))
             .collect();
         assert_eq!(paths, ["body/div./p", "body/div.a.b/p", "body/div#x/p"]);
-        let content_only = render(&v, &verdicts, false, false);
+        let (content_only, found) = render(&v, &verdicts, false, false);
+        assert_eq!(found, out.len()); // every block counted, the noise too
         assert_eq!(content_only.len(), 1);
         assert_eq!(content_only[0].path, "");
     }

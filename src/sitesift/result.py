@@ -49,6 +49,15 @@ class Result:
     # deciding on nodes turns the relabelling into verdicts (the Site Style Tree's locally
     # noisy blocks, `verdicts.block_runs`), or leaves None here and its text is its blocks'.
     verdicts: Any = field(default=None, repr=False, compare=False)
+    # How many blocks the page was read as, where `blocks` holds the content alone (a method
+    # asked for no noise blocks, `clean(noise=False)`, may leave them out); None: `blocks`
+    # holds every block. A record's block count reads `n_blocks`.
+    blocks_read: int | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def n_blocks(self) -> int:
+        """How many blocks the page was read as, noise included."""
+        return len(self.blocks) if self.blocks_read is None else self.blocks_read
 
     @property
     def content(self) -> list[Block]:

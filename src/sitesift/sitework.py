@@ -67,9 +67,10 @@ class CrawlConfig:
 
     def output(self) -> Output:
         """What each page's record carries: its text with its structure (paragraphs, line
-        breaks, code lines), and markdown and HTML where asked."""
+        breaks, code lines), and markdown and HTML where asked; no noise blocks (a record
+        counts them, `Result.n_blocks`, and holds none)."""
         return Output(renderings=("text",) + ("markdown",) * self.markdown
-                      + ("html",) * self.html)
+                      + ("html",) * self.html, noise=False)
 
     def identity(self) -> dict[str, Any]:
         """The settings that decide a crawl's output: a resumed job must keep them."""

@@ -79,7 +79,7 @@ def result_record(page: PageRecord, result: Result, *, markdown: bool = False,
         "url": page.url, "site": page.site, "method": result.method, "input": page.input,
         "position": page.position, "offset": page.offset, "title": result.title,
         "text": result.text, "markdown": result.markdown() if markdown else None,
-        "html": result.html() if html else None, "blocks": len(result.blocks),
+        "html": result.html() if html else None, "blocks": result.n_blocks,
         "content_blocks": len(result.content), "warnings": result.warnings,
         "no_main_content": result.meta.get("no_main_content"),
     }

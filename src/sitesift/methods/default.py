@@ -361,7 +361,7 @@ class DefaultCleaner(ParamsCleaner[DefaultParams]):
         only the content blocks, without their node addresses."""
         npage = self._native_page(page)
         # (a held-out bundle names pages without a site `unknown`, as training did)
-        rows, _, kept = core().clean(npage, self._model.native, self.native_cut(),
+        rows, found, _, kept = core().clean(npage, self._model.native, self.native_cut(),
                                      cv=cv_group(page.site), evidence=self._evidence(),
                                      noise=noise, paths=noise)
         # (score None: no verdict above the block, which the core reports as content)
@@ -371,7 +371,7 @@ class DefaultCleaner(ParamsCleaner[DefaultParams]):
                   for text, tag, score, content, section, nid, path in rows]
         page.know_title(npage.title)
         result = Result(blocks, self.name, page.id, page.url, page.site, page.title,
-                        verdicts=Verdicts(npage, kept))
+                        verdicts=Verdicts(npage, kept), blocks_read=found)
         if npage.revealed:
             result.meta["revealed"] = "content shown from <noscript> / hidden elements"
         result.meta["evidence"] = self.evidence_used()
