@@ -6,6 +6,9 @@ behaviour end to end; these hold what the engine promises every adapter.
 
 from __future__ import annotations
 
+import contextlib
+import ipaddress
+import json
 from dataclasses import replace
 
 import pytest
@@ -14,13 +17,14 @@ from sitesift.cli import SAMPLE_SITE
 from sitesift.datasets import read_index
 from sitesift.errors import InputError, reason_of
 from sitesift.io.records import outcome_record
-from sitesift.jobs.grouping import UNKNOWN, group_key, site_key
+from sitesift.jobs.grouping import UNKNOWN, group_key, host_of, site_key
 from sitesift.jobs.outcome import Out, SiteDone
 from sitesift.jobs.policy import SitePolicy
 from sitesift.jobs.site import steps
 from sitesift.jobs.source import Source
 from sitesift.jobs.task import SiteTask
 from sitesift.sitework import CrawlConfig
+from tests.conftest import SHARED
 
 ROWS = read_index(SAMPLE_SITE)
 
@@ -87,6 +91,48 @@ def test_a_fit_that_failed_before_makes_its_pages_errors_or_the_fallbacks() -> N
     outs, done = _run(SiteTask("hg", _sources(3), crawl, fit_failed=failed))
     assert done.model == "fallback" and done.note == f"fit stopped: {failed[0]}"
     assert all(o.outcome.record is not None for o in outs.values())
+
+
+# Hosts whose registrable domain takes the list's harder rules: its private section, a
+# wildcard and its exception, names in Unicode and in punycode, an unlisted top-level
+# domain, a bare suffix, an IP address.
+HARD_HOSTS = ["news.bbc.co.uk", "alice.blogspot.com", "blogspot.com", "x.alice.github.io",
+              "a.b.kawasaki.jp", "city.kawasaki.jp", "bücher.de", "食狮.公司.cn",
+              "xn--85x722f.xn--55qx5d.cn", "shop.example.unlistedtld", "co.uk", "com",
+              "localhost", "192.0.2.7", "[2001:db8::1]"]
+
+
+def _corpus_urls() -> list[str]:
+    """Every page URL of the shared corpora (none where they are absent)."""
+    urls = set()
+    for index in sorted(SHARED.glob("*/index.jsonl")):
+        for line in index.read_text(encoding="utf-8").splitlines():
+            url = json.loads(line).get("url")
+            if isinstance(url, str):
+                urls.add(url)
+    return sorted(urls)
+
+
+def test_the_cores_suffix_list_groups_as_publicsuffixlist_does() -> None:
+    """The crawl's site of a URL is its registrable domain from the suffix list compiled
+    into the core (`native/src/urls.rs`); `publicsuffixlist`, which the crawl read before,
+    gives the same site for the hard cases and every page URL of the shared corpora."""
+    from publicsuffixlist import PublicSuffixList
+
+    psl = PublicSuffixList()
+
+    def reference(url: str) -> str:
+        host = host_of(url)
+        if host is None:
+            return UNKNOWN
+        with contextlib.suppress(ValueError):
+            ipaddress.ip_address(host)
+            return host
+        return psl.privatesuffix(host) or host
+
+    urls = [f"http://{h}/" for h in HARD_HOSTS] + _corpus_urls()
+    assert site_key("http://x.alice.github.io/") == "alice.github.io"
+    assert {u: site_key(u) for u in urls if site_key(u) != reference(u)} == {}
 
 
 @pytest.mark.parametrize(("url", "domain"), [

@@ -766,6 +766,13 @@ fn render_page(
 
 /// `url` as an absolute http(s) address, as a browser reads it and in the URL standard's
 /// form; None for any other (`structure::base_url`: the check a page's base passes).
+/// The registrable domain of a lower-case host (`urls::registrable_domain`), None where it
+/// has none.
+#[pyfunction]
+fn registrable_domain(host: &str) -> Option<String> {
+    crate::urls::registrable_domain(host).map(str::to_owned)
+}
+
 #[pyfunction]
 fn web_address(url: &str) -> Option<String> {
     crate::structure::base_url(Some(url), None).map(String::from)
@@ -998,6 +1005,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(render_page, m)?)?;
     m.add_function(wrap_pyfunction!(title_heading, m)?)?;
     m.add_function(wrap_pyfunction!(web_address, m)?)?;
+    m.add_function(wrap_pyfunction!(registrable_domain, m)?)?;
     m.add_function(wrap_pyfunction!(too_deep, m)?)?;
     m.add_function(wrap_pyfunction!(nesting_counts, m)?)?;
     m.add_function(wrap_pyfunction!(feature_names, m)?)?;

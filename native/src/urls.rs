@@ -1,6 +1,7 @@
 //! URLs as the features read them: Python 3.11's `urllib.parse.urlsplit` (the network
 //! location and path, refused where it raises), the host without user, port or `www.`, and
-//! the archived URL of a Wayback Machine copy.
+//! the archived URL of a Wayback Machine copy; and a host's registrable domain, the site a
+//! crawl groups a page into.
 
 use std::borrow::Cow;
 use std::sync::OnceLock;
@@ -163,6 +164,21 @@ pub fn url_parts(url: &str) -> Option<(String, String)> {
     Some((parts.netloc, parts.path))
 }
 
+/// The registrable domain of `host` (a lower-case host name, as `urlsplit` gives it): its
+/// public suffix and one label more, the Public Suffix List's private section included, so
+/// that each blog of a platform (`name.blogspot.com`) is a site of its own; an unlisted
+/// top-level domain is a suffix (the list's `*` rule). None where the host has none: a bare
+/// suffix (`co.uk`, `localhost`), or a name with an empty label (`a..b.com`). The list is the `psl` crate's, compiled in: nothing to
+/// parse when a process starts (`sitesift.jobs.grouping` once parsed the whole list in
+/// Python in every process that grouped pages, 0.23 s each).
+pub fn registrable_domain(host: &str) -> Option<&str> {
+    // (a name with an empty label is no domain name: the list has no say in it)
+    if host.split('.').any(str::is_empty) {
+        return None;
+    }
+    psl::domain_str(host)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -190,6 +206,32 @@ mod tests {
         ];
         for (url, path) in cases {
             assert_eq!(url_path(url), path, "{url:?}");
+        }
+    }
+
+    #[test]
+    fn a_host_registrable_domain_follows_the_public_suffix_list() {
+        let cases = [
+            ("news.bbc.co.uk", Some("bbc.co.uk")),
+            ("example.com", Some("example.com")),
+            ("a.b.example.com", Some("example.com")),
+            // the private section: each blog of a platform is its own site
+            ("alice.blogspot.com", Some("alice.blogspot.com")),
+            ("x.alice.github.io", Some("alice.github.io")),
+            // a wildcard rule and its exception
+            ("a.b.kawasaki.jp", Some("a.b.kawasaki.jp")),
+            ("city.kawasaki.jp", Some("city.kawasaki.jp")),
+            // an unlisted top-level domain is a suffix
+            ("shop.example.unlistedtld", Some("example.unlistedtld")),
+            // a bare suffix has none
+            ("co.uk", None),
+            ("com", None),
+            ("localhost", None),
+            ("a..b.com", None),
+            ("", None),
+        ];
+        for (host, want) in cases {
+            assert_eq!(registrable_domain(host), want, "{host}");
         }
     }
 }

@@ -4,9 +4,10 @@ Two families of keys, both here so that a folder, a corpus and a crawl are group
 rule set:
 - by the page's row (`GROUPINGS`: `clean`, `fit`, `evaluate`, `bench`, `report`): its
   `site` (or `host`), its `site` and `year`, or one group of everything (`none`);
-- by the page's URL (`URL_GROUPINGS`: `crawl` and Spark): its registrable domain (Public
-  Suffix List as bundled with `publicsuffixlist`, its private section included, so each
-  blog on a platform, `name.blogspot.com`, is a site of its own) or its host.
+- by the page's URL (`URL_GROUPINGS`: `crawl` and Spark): its registrable domain (the
+  Public Suffix List compiled into the native core, `native/src/urls.rs`, its private
+  section included, so each blog on a platform, `name.blogspot.com`, is a site of its own)
+  or its host.
 Hosts without a registrable domain (IP addresses, `localhost`, a bare suffix) are their own
 site; pages without a URL get the site `UNKNOWN`, which is never fitted.
 """
@@ -17,12 +18,9 @@ import ipaddress
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import cache, lru_cache
-from typing import TYPE_CHECKING, Any
+from functools import lru_cache
+from typing import Any
 from urllib.parse import urlsplit
-
-if TYPE_CHECKING:
-    from publicsuffixlist import PublicSuffixList
 
 GROUPINGS = ("site", "site,year", "none")
 URL_GROUPINGS = ("domain", "host")
@@ -63,13 +61,6 @@ def group_rows(rows: Iterable[dict[str, Any]], grouping: str) -> dict[str, list[
     return dict(groups)
 
 
-@cache
-def _suffix_list() -> PublicSuffixList:
-    from publicsuffixlist import PublicSuffixList
-
-    return PublicSuffixList()  # parses the list shipped in the package, once per process
-
-
 def host_of(url: str | None) -> str | None:
     """Lower-cased host without a trailing dot or a leading 'www.'; None if there is none."""
     if not url:
@@ -91,8 +82,9 @@ def _domain(host: str) -> str:
         return host
     except ValueError:
         pass
-    domain = _suffix_list().privatesuffix(host)
-    return str(domain) if domain else host
+    from sitesift.native import core
+
+    return core().registrable_domain(host) or host
 
 
 def site_key(url: str | None, grouping: str = "domain") -> str:
