@@ -10,6 +10,7 @@ import contextlib
 import ipaddress
 import json
 from dataclasses import replace
+from functools import partial
 
 import pytest
 
@@ -23,6 +24,7 @@ from sitesift.jobs.policy import SitePolicy
 from sitesift.jobs.site import steps
 from sitesift.jobs.source import Source
 from sitesift.jobs.task import SiteTask
+from sitesift.output import Output, file_record, render_result
 from sitesift.sitework import CrawlConfig
 from tests.conftest import SHARED
 
@@ -68,11 +70,26 @@ def test_the_crawls_pages_leave_their_task_as_records_made_as_the_parent_would()
     the parent and dropped there): the same record the parent made of the Result."""
     cfg = CrawlConfig(method="sst", fallback="alltext", min_site_pages=2, markdown=True)
     records, _ = _run(SiteTask("hg", _sources(4), cfg.policy()))
-    results, _ = _run(SiteTask("hg", _sources(4), replace(cfg.policy(), records=False)))
+    results, _ = _run(SiteTask("hg", _sources(4), replace(cfg.policy(), pack=None)))
     for i, out in records.items():
         assert out.outcome.result is None and out.outcome.record is not None
         made = outcome_record(results[i].outcome, "hg", "page", cfg.output())
         assert out.outcome.record == made and made["text"] and made["markdown"]
+
+
+@pytest.mark.parametrize("fmt", ["text", "markdown", "json"])
+def test_cleans_pages_leave_their_task_as_the_bodies_of_their_files(fmt: str) -> None:
+    """`clean -o DIR`'s worker sends each page's file body and warnings (`file_record`),
+    not its Result: the body the parent would have rendered from the Result."""
+    policy = SitePolicy("default", output=Output(renderings=("text",), noise=fmt == "json"))
+    packed = replace(policy, pack=partial(file_record, fmt=fmt, metadata=False))
+    bodies, _ = _run(SiteTask("hg", _sources(3), packed))
+    results, _ = _run(SiteTask("hg", _sources(3), policy))
+    for i, out in bodies.items():
+        outcome, result = out.outcome, results[i].outcome.result
+        assert outcome.result is None and outcome.record is not None and result is not None
+        assert outcome.record["body"] == render_result(result, fmt) != ""
+        assert outcome.warnings == result.warnings
 
 
 def test_a_page_that_killed_a_worker_is_recorded_as_that_and_the_rest_cleaned() -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from sitesift.errors import SettingsError
 from sitesift.result import CONTENT, Block, Result
@@ -95,6 +95,31 @@ def finish(result: Result, page: Page, output: Output) -> Result:
     return result
 
 
+def render_result(result: Result, fmt: str, metadata: bool = False) -> str:
+    """The result in `fmt` (`clean --format`); `metadata`: with the page's metadata
+    (`--metadata`): YAML front matter before the markdown, a header block before the text,
+    `<meta>` tags in the HTML's head (JSON: `meta.metadata`, always there when it was
+    read)."""
+    if fmt == "json":
+        import json
+
+        return json.dumps(result.to_dict(), ensure_ascii=False, indent=1)
+    if fmt == "markdown":
+        return str(result.markdown(front_matter=metadata))
+    if fmt == "html":
+        return str(result.html(metadata=metadata))
+    return str(result.header() + result.text if metadata else result.text)
+
+
+def file_record(outcome: Any, site: str, *, fmt: str, metadata: bool = False
+                ) -> dict[str, Any]:
+    """A cleaned page as `clean -o DIR` writes it, made where the page was cleaned
+    (`SitePolicy.pack`): the body of its file (`render_result`) and its warnings. A body
+    crosses from a worker in a fraction of the time its Result and blocks take."""
+    result = outcome.result
+    return {"body": render_result(result, fmt, metadata), "warnings": result.warnings}
+
+
 def keep_title(result: Result, title: str | None) -> Result:
     """Put `title` at the top of the content (a level-1 heading in every rendering)
     unless one of the first content blocks already is it: the headline the method kept."""
@@ -129,4 +154,5 @@ def _leads_with(result: Result, title: str) -> bool:
     return False
 
 
-__all__ = ["BLOCKS", "RENDERINGS", "SCORED", "TITLE_MODES", "Output", "finish", "keep_title"]
+__all__ = ["BLOCKS", "RENDERINGS", "SCORED", "TITLE_MODES", "Output", "file_record", "finish",
+           "keep_title", "render_result"]

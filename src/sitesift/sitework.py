@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Generator, Iterable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from sitesift.guards import Lost
@@ -85,7 +86,8 @@ class CrawlConfig:
                           fallback=self.fallback, fallback_sites=True,
                           min_site_pages=self.min_site_pages, fit_sample=self.fit_sample,
                           seed=self.seed, never_fit=UNKNOWN, store=self.models,
-                          refit=self.refit, records=True)
+                          refit=self.refit,
+                          pack=partial(outcome_record, stage="page", output=self.output()))
 
 
 def spill_task(site: str, pages: int, spill: SpillParts, cfg: CrawlConfig) -> SiteTask:

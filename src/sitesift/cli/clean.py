@@ -10,6 +10,7 @@ import sys
 import time
 from collections.abc import Iterable, Iterator
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -43,7 +44,7 @@ from sitesift.cli.common import (
     write_outcomes,
 )
 from sitesift.errors import SettingsError
-from sitesift.output import Output
+from sitesift.output import Output, file_record
 
 if TYPE_CHECKING:
     from sitesift.batch import Outcome, Source, WarningTally
@@ -336,7 +337,10 @@ def _clean(args: argparse.Namespace, inputs: list[str], out: Path | None,
             write_file(target, body)
             note(args, f"sitesift clean: {outcome.id} -> {target}")
         return OK
-    policy = SitePolicy(args.method, params, model=args.model, output=output)
+    # (each page's file body made where it was cleaned: a body crosses from a worker in a
+    # fraction of the time its Result does)
+    pack = partial(file_record, fmt=args.format, metadata=output.metadata)
+    policy = SitePolicy(args.method, params, model=args.model, output=output, pack=pack)
     stream = itertools.chain(prefailed, run_groups(groups, policy, run_settings(args, guards)))
     ok, failed = write_outcomes(_tallied(args, tally, stream), out, args.format,
                                 output.metadata)

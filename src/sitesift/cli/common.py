@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sitesift.jobs.grouping import GROUPINGS as GROUPINGS  # light: no dataset code for --help
+from sitesift.output import render_result as render_result
 
 if TYPE_CHECKING:
     from sitesift.batch import Outcome
@@ -402,19 +403,6 @@ def numbered(name: str, taken: Container[str]) -> str:
     return f"{name}~{k}"
 
 
-def render_result(result: Any, fmt: str, metadata: bool = False) -> str:
-    """The result in `fmt`; `metadata`: with the page's metadata (`--metadata`): YAML front
-    matter before the markdown, a header block before the text, `<meta>` tags in the
-    HTML's head (JSON: `meta.metadata`, always there when it was read)."""
-    if fmt == "json":
-        return json.dumps(result.to_dict(), ensure_ascii=False, indent=1)
-    if fmt == "markdown":
-        return str(result.markdown(front_matter=metadata))
-    if fmt == "html":
-        return str(result.html(metadata=metadata))
-    return str(result.header() + result.text if metadata else result.text)
-
-
 def write_file(path: Path, body: str) -> None:
     """Write `body` to `path` whole or not at all (a temporary file beside it, renamed)."""
     temp = path.with_name(f".{path.name}.{os.getpid()}.part")
@@ -460,7 +448,8 @@ def write_outcomes(outcomes: Iterable[Outcome], out: Path, fmt: str,
             record: dict[str, Any] = {"id": outcome.id, "group": outcome.group}
             if outcome.source.get("path"):
                 record["path"] = outcome.source["path"]
-            if outcome.result is None:
+            result, packed = outcome.result, outcome.record
+            if result is None and packed is None:
                 failed += 1
                 record["reason"] = outcome.error
                 errors.write(_line(record))
@@ -468,7 +457,11 @@ def write_outcomes(outcomes: Iterable[Outcome], out: Path, fmt: str,
                 continue
             ok += 1
             name = output_name(page_id, FORMATS[fmt])
-            body = render_result(outcome.result, fmt, metadata)
+            # (the body made where the page was cleaned, `output.file_record`, or here)
+            if packed is not None:
+                body = str(packed["body"])
+            elif result is not None:
+                body = render_result(result, fmt, metadata)
             (out / name).write_text(body + "\n", "utf-8")
             manifest.write(_line({**record, "file": name}))
     return ok, failed

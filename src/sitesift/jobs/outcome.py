@@ -28,14 +28,17 @@ class Outcome:
     # What the fit of the model that cleaned this page warned of (`Cleaner.fit_warnings`:
     # too few pages, several sites), the same for every page of its group (or fold).
     fit_warnings: tuple[str, ...] = ()
-    # The page's crawl record, made in the worker in place of `result`
-    # (`SitePolicy.records`): a record crosses to the parent in a fraction of the time.
+    # The page as its job writes it, made in the worker in place of `result`
+    # (`SitePolicy.pack`: a crawl record, the body of clean's file, with the page's
+    # warnings): it crosses to the parent in a fraction of the time.
     record: dict[str, Any] | None = None
 
     @property
     def warnings(self) -> list[str]:
         """This page's own warnings (`Result.warnings`: a page scripts would fill in)."""
-        return self.result.warnings if self.result is not None else []
+        if self.result is not None:
+            return self.result.warnings
+        return list(self.record.get("warnings") or []) if self.record is not None else []
 
 
 @dataclass(slots=True)

@@ -9,11 +9,18 @@ a model store, and lets its fallback clean the sites it cannot fit. Both are thi
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sitesift.methods.base import Cleaner, get_cleaner
 from sitesift.output import BLOCKS, Output
+
+if TYPE_CHECKING:
+    from sitesift.jobs.outcome import Outcome
+
+Pack = Callable[["Outcome", str], dict[str, Any]]
+"""A cleaned page as its job writes it: from its Outcome (with its Result) and site."""
 
 # Pages larger than this are cleaned but not fitted on (in every job): a template is learnt
 # from ordinary pages, and one giant page (a 9 MB page costs ~350 MB of tree) could cost the
@@ -46,9 +53,12 @@ class SitePolicy:
     never_fit: str | None = None  # a site name never fitted (the crawl's pages without URL)
     store: str | None = None  # a model store folder (sitesift.io.models), reused across runs
     refit: bool = False  # fit even where the store has a model
-    # Each result leaves the site task as its crawl record (`io.records.outcome_record`),
-    # made where the page was cleaned, not as the Result with its blocks: the crawl.
-    records: bool = False
+    # Each result leaves the site task as `pack(outcome, site)` makes it where the page was
+    # cleaned, not as the Result with its blocks (None: the Result): the crawl's record
+    # (`io.records.outcome_record`), the body of `clean -o DIR`'s file
+    # (`output.file_record`). A module-level function or a partial of one, as a policy
+    # crosses to the workers pickled.
+    pack: Pack | None = None
 
     def sample(self, site: str, pages: int) -> list[int]:
         """The pages a site's model is fitted on."""

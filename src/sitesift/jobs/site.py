@@ -17,7 +17,6 @@ from collections.abc import Callable, Iterable, Iterator
 
 from sitesift.errors import ModelError, reason_of
 from sitesift.guards import Busy, Last, Limits, PageTimeout, Then, time_limit
-from sitesift.io.records import outcome_record
 from sitesift.jobs.model import (
     NO_FIT,
     WARM_UNIT,
@@ -267,8 +266,8 @@ def _clean(run: Run, indices: Iterable[int], cleaner: Cleaner, cache: dict[int, 
             outcome = Outcome(src.id, task.site, error=str(exc), source=src.row)
         outcome.fit_ms, outcome.fit_cpu_ms = fit  # wall and CPU ms
         outcome.fit_warnings = cleaner.fit_warnings
-        if task.policy.records and outcome.result is not None:
-            outcome.record = outcome_record(outcome, task.site, "page", task.policy.output)
+        if task.policy.pack is not None and outcome.result is not None:
+            outcome.record = task.policy.pack(outcome, task.site)
             outcome.result = None
         out, announced = run.out(i, outcome), following.get(i)
         if announced is None or announced in task.poison or not run.paired:

@@ -16,7 +16,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, fields, is_dataclass, replace
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar, cast
 
-from sitesift.browser.chromium import styles_meta
 from sitesift.errors import (
     NotFittedError,
     SettingsError,
@@ -142,8 +141,12 @@ class Cleaner:
         blocks = render_blocks(page.root, verdicts, KEEP, noise=noise, with_paths=noise)
         result = Result(blocks, self.name, page.id, page.url, page.site, page.title,
                         verdicts=verdicts)
-        if self.needs_browser and (styles := styles_meta(page)) is not None:
-            result.meta["styles"] = styles  # laid out with the page's own CSS, or without
+        if self.needs_browser:
+            # (imported here: a process whose methods render nothing never loads the browser)
+            from sitesift.browser.chromium import styles_meta
+
+            if (styles := styles_meta(page)) is not None:
+                result.meta["styles"] = styles  # laid out with the page's own CSS, or without
         return check_page(page, result)
 
     def to_state(self) -> dict[str, Any]:
