@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from sitesift.extractor import model as model_file
-from sitesift.model_io import check_seal
-from sitesift.reading import json_line, read_bounded
+from sitesift.model_io import check_seal, parse_document
+from sitesift.reading import read_bounded
 
 
 def best(run: Callable[[], Any], repeat: int) -> float:
@@ -39,7 +39,7 @@ def measure(path: Path, repeat: int) -> str:
     """One model file's figures, as a line."""
     model_file.load_scorer(path)  # the imports and the native module, not timed
     raw = read_bounded(path, model_file.MAX_BYTES, gunzip=None)
-    doc = json_line(raw)
+    doc = parse_document(raw)
     version = doc["format_version"]
     if version == model_file.FORMAT_VERSION:
         checksum = best(lambda: check_seal(raw, model_file.FORMAT, version), repeat)
@@ -47,7 +47,7 @@ def measure(path: Path, repeat: int) -> str:
         checksum = best(lambda: model_file._legacy_digest(doc), repeat)
     load = best(lambda: cold_load(path), repeat)
     gunzip = best(lambda: read_bounded(path, model_file.MAX_BYTES, gunzip=None), repeat)
-    parse = best(lambda: json_line(raw), repeat)
+    parse = best(lambda: parse_document(raw), repeat)
     return (f"{path} (format version {version}): load_scorer {load:.3f} s CPU; gunzip "
             f"{gunzip:.3f} s, JSON {parse:.3f} s, checksum {checksum:.4f} s")
 

@@ -235,3 +235,29 @@ def test_a_version_1_file_with_its_old_digest_still_loads(saved: Path) -> None:
     saved.write_text(json.dumps(old))
     with pytest.raises(ModelError, match="checksum mismatch"):
         load_model(saved)
+
+
+@pytest.mark.parametrize("raw", [
+    b'{"a": [1, 2.5, -0.0, 1e-320, "\\u00e9"], "b": {"c": null, "c": true}}',
+    b'{"x": NaN, "y": Infinity}',            # json reads these; orjson refuses them
+    b'{"s": "\\ud800"}',                       # a lone surrogate escape
+    b'{"s": "\xff\xfe"}',                      # bytes that are not UTF-8
+    b"[" * 2000 + b"]" * 2000,                 # deeper than orjson goes
+    b'{"cut": [1, 2',                          # truncated
+])
+def test_a_model_file_is_parsed_as_every_json_sitesift_reads(raw: bytes) -> None:
+    """Model files are parsed by orjson where it can (a worker's start), and otherwise as
+    `json_line` parses any JSON: the same value, or the same refusal."""
+    from sitesift.errors import InputError
+    from sitesift.model_io import parse_document
+    from sitesift.reading import json_line
+
+    try:
+        expected: object = json_line(raw)
+    except InputError as exc:
+        with pytest.raises(InputError) as got:
+            parse_document(raw)
+        assert str(got.value) == str(exc)
+        return
+    value = parse_document(raw)
+    assert json.dumps(value, sort_keys=True) == json.dumps(expected, sort_keys=True)

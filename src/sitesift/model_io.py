@@ -147,6 +147,23 @@ class Kind:
         return f"versions {', '.join(known[:-1])} and {known[-1]}"
 
 
+
+
+def parse_document(raw: bytes) -> Any:
+    """A model file's JSON (uncompressed bytes) as `reading.json_line` reads it, faster:
+    orjson takes the files sitesift writes (a worker reads its model in a third of the
+    time); what orjson refuses (NaN, bad UTF-8, deep nesting) is read by `json_line` as any
+    JSON sitesift reads, or refused with its reason. (One difference stays: an integer past
+    64 bits, which sitesift never writes, is a float to orjson; the checks after parsing
+    refuse it where a count or an index is due, as they refuse the integer.)"""
+    import orjson
+
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return json_line(raw)
+
+
 def read_document(path: Path, max_bytes: int, kind: Kind) -> dict[str, Any]:
     """The parsed JSON object of a model file of this kind (gzipped or not), its format,
     version and checksum checked; refuses files or unpacked data over `max_bytes`
@@ -160,7 +177,7 @@ def read_document(path: Path, max_bytes: int, kind: Kind) -> dict[str, Any]:
     if sealed:  # checked before parsing: damage past the head is a mismatch, not bad JSON
         check_seal(raw, kind.format, kind.version)
     try:
-        doc = json_line(raw)
+        doc = parse_document(raw)
     except InputError as exc:  # also a number too long to read, which json gives as ValueError
         raise ModelError(f"not {kind.what} (corrupt or truncated JSON: {exc})") from None
     if not isinstance(doc, dict) or doc.get("format") != kind.format:
