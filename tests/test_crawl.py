@@ -246,6 +246,25 @@ def test_crawl_accounts_for_every_record(tmp_path: Path, inputs: list[str]) -> N
     assert not (tmp_path / "work").exists()
 
 
+def test_inputs_are_read_in_parallel_only_where_they_are_large(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A process reading inputs starts only for `INGEST_BYTES_PER_PROCESS` of them: small
+    inputs are read in the crawl's own process, where starting costs nothing."""
+    from sitesift.crawl import INGEST_BYTES_PER_PROCESS, ingest_processes
+
+    paths = [tmp_path / f"{i}.jsonl" for i in range(6)]
+    for path in paths:
+        path.write_bytes(b"x" * 1000)
+    inputs = [str(p) for p in paths]
+    assert INGEST_BYTES_PER_PROCESS >= 16 << 20
+    assert ingest_processes(inputs, workers=4) == 1
+    assert ingest_processes([str(tmp_path / "missing.warc")], workers=2) == 1
+    monkeypatch.setattr("sitesift.crawl.INGEST_BYTES_PER_PROCESS", 2000)
+    assert ingest_processes(inputs, workers=8) == 3  # 6,000 bytes: three readers
+    assert ingest_processes(inputs, workers=2) == 2
+    assert ingest_processes(inputs[:1], workers=4) == 1  # one input, one reader
+
+
 def test_a_record_counts_the_noise_blocks_it_does_not_hold() -> None:
     """The crawl cleans without noise blocks (its records hold none); its block count is
     still every block of the page, as a cleaning with the noise has them."""

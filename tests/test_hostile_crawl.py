@@ -43,10 +43,13 @@ TEXTS = [decode_html(read_page_bytes(SAMPLE_SITE, r)).text for r in read_index(S
 OUTPUTS = ("results.jsonl", "errors.jsonl", "sites.jsonl")
 
 # Loaded by every Python process of a test crawl: each record read by the ingest waits
-# SLOW_INGEST seconds, and the first one of input i leaves MARKS/started-i.
+# SLOW_INGEST seconds, and the first one of input i leaves MARKS/started-i; the test's small
+# inputs are read by parallel processes, as large ones are (`crawl.ingest_processes`).
 SLOW_HOOK = '''
 import os, time
 if os.environ.get("SLOW_INGEST"):
+    import sitesift.crawl as crawl
+    crawl.INGEST_BYTES_PER_PROCESS = 1
     import sitesift.io.ingest as ingest
     _read = ingest.read_input
     def _slow(path, index, *args, **kwargs):
