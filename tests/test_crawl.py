@@ -12,6 +12,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -189,12 +190,13 @@ def crawl_inputs(root: Path) -> list[str]:
     18 of them pages to clean, 3 unreadable, 4 to skip."""
     warc = root / "crawl.warc.gz"
     bomb = gzip.compress(b"\0" * (40 << 20), 9)
-    write_warc(warc, [
-        *pages(HOST, 12), *pages("news.small.example", 2, 12),
+    write_warc(warc, [  # the small site's and the bomb's records with payload digests
+        *pages(HOST, 12), *(replace(p, digests=True) for p in pages("news.small.example", 2, 12)),
         HttpResponse("http://a.example/q", b"", record_type="request"),
         HttpResponse("http://a.example/logo.png", b"\x89PNG\r\n", "image/png"),
         HttpResponse("http://a.example/gone", BODIES[0], status=404),
-        HttpResponse("http://a.example/bomb", bomb, headers=(("Content-Encoding", "gzip"),)),
+        HttpResponse("http://a.example/bomb", bomb, headers=(("Content-Encoding", "gzip"),),
+                     digests=True),
     ])
     last = gzip.compress(warc_record(HttpResponse(f"http://{HOST}/cut.html", BODIES[5])))
     with open(warc, "ab") as fh:
@@ -244,6 +246,39 @@ def test_crawl_accounts_for_every_record(tmp_path: Path, inputs: list[str]) -> N
     assert all("All rights reserved" not in str(r["text"]) for r in main_site)
     assert all(int(r["content_blocks"]) <= int(r["blocks"]) for r in results)  # type: ignore[call-overload]
     assert not (tmp_path / "work").exists()
+
+
+def test_every_record_says_where_it_came_from(tmp_path: Path, inputs: list[str]) -> None:
+    """Provenance on every result and every error record: a WARC's record id, date and
+    payload digest (where it has one) as its WARC header says, a record that could not be
+    read included; nulls for the other inputs; and the digest of the record's text."""
+    from tests.test_warc import sha1_b32, warc_heads
+
+    run_crawl(inputs, tmp_path, CFG, run=RunSettings(1))
+    heads = {h["WARC-Target-URI"]: h for h in warc_heads(Path(inputs[0]))
+             if "WARC-Target-URI" in h}
+    results = lines(tmp_path / "results.jsonl")
+    records = results + lines(tmp_path / "errors.jsonl")
+    assert len(records) == 18 + 3
+    from_warc = [r for r in records if r["input"] == inputs[0]]
+    assert len(from_warc) == 14 + 2  # its pages, the bomb and the record cut short
+    for record in from_warc:
+        head = heads[str(record["url"])]
+        assert record["warc_record_id"] == head["WARC-Record-ID"]
+        assert record["warc_date"] == head["WARC-Date"]
+        assert record["warc_payload_digest"] == head.get("WARC-Payload-Digest")
+        assert isinstance(record["offset"], int)
+    digested = {str(r["url"]) for r in from_warc if r["warc_payload_digest"]}
+    assert digested == {"http://news.small.example/0.html", "http://news.small.example/1.html",
+                        "http://a.example/bomb"}
+    others = [r for r in records if r["input"] != inputs[0]]
+    assert len(others) == 5 and all(
+        r["warc_record_id"] is r["warc_date"] is r["warc_payload_digest"] is None
+        for r in others)
+    assert all(r["text_digest"] == sha1_b32(str(r["text"]).encode()) for r in results)
+    # one digest a text and one text a digest: exact copies are found by their digest
+    by_digest = {(r["text_digest"], r["text"]) for r in results}
+    assert len({d for d, _ in by_digest}) == len({t for _, t in by_digest}) == len(by_digest)
 
 
 def test_inputs_are_read_in_parallel_only_where_they_are_large(
@@ -484,6 +519,11 @@ def test_cli_crawl_writes_parquet_and_reruns_as_done(tmp_path: Path,
     assert main(args) == 0
     table = pq.read_table(tmp_path / "out" / "results.parquet")
     assert table.num_rows == 12 and all(table.column("markdown").to_pylist())
+    for name in ("warc_record_id", "warc_date", "warc_payload_digest", "text_digest"):
+        assert str(table.schema.field(name).type) == "string"
+    assert all(table.column("warc_record_id").to_pylist())
+    assert all(table.column("text_digest").to_pylist())
+    assert table.column("warc_payload_digest").null_count == 12  # none written
     assert set(table.column("method").to_pylist()) == {"default"}  # no --method: default
     assert "13 records in = 12 results + 0 errors + 1 skipped" in capsys.readouterr().err
     shutil.rmtree(tmp_path / "out" / "work", ignore_errors=True)

@@ -14,6 +14,7 @@ import pytest
 
 from sitesift.crawl import run_crawl
 from sitesift.io import parts
+from sitesift.io.ingest import LAYOUT
 from sitesift.io.parts import PartStore
 from sitesift.io.sinks import concat
 from sitesift.io.warc import write_warc
@@ -182,8 +183,26 @@ def test_a_work_folder_of_the_old_layout_is_deleted_and_its_crawl_done_again(
         '{"text": "stale"}\n')
     resumed = run_crawl([mixed], out, CFG, run=RunSettings(2), keep_work=True)
     assert resumed["balanced"] and _outputs(out) == _outputs(whole)
-    assert (work / "layout").read_text() == "2\n"
+    assert (work / "layout").read_text() == LAYOUT
     assert not list(work.rglob("*-0123456789ab*"))
+
+
+def test_a_work_folder_without_provenance_is_redone(tmp_path: Path, mixed: str,
+                                                    whole: Path) -> None:
+    """Layout 2: the same files, but pages spilled and records made without their WARC
+    provenance. Its records are not taken: the crawl is done again, every record with it."""
+    out = tmp_path / "out"
+    run_crawl([mixed], out, CFG, run=RunSettings(2), keep_work=True)
+    work = _cut_to_rerun(out)
+    (work / "layout").write_text("2\n")
+    old = ("warc_record_id", "warc_date", "warc_payload_digest", "text_digest")
+    for part in (work / "parts").glob("*.results.jsonl"):
+        part.write_text("".join(json.dumps({k: v for k, v in r.items() if k not in old}) + "\n"
+                                for r in lines(part)))
+    resumed = run_crawl([mixed], out, CFG, run=RunSettings(2), keep_work=True)
+    assert resumed["balanced"] and _outputs(out) == _outputs(whole)
+    assert (work / "layout").read_text() == LAYOUT
+    assert all(r["warc_record_id"] and r["text_digest"] for r in lines(out / "results.jsonl"))
 
 
 def test_the_part_store_keeps_each_sites_records_together_and_drops_what_a_kill_cut(

@@ -146,10 +146,12 @@ def test_a_fitted_site_model_cleans_with_its_own_method(site_model: str) -> None
 def test_dataset_map_cleans_the_sample_site() -> None:
     datasets = _need("datasets", "hf")
     pages = sample()
+    ids = [f"<urn:uuid:{k}>" for k in range(len(pages))]  # provenance, as a crawl's
     ds = datasets.Dataset.from_dict({"html": [p["html"] for p in pages],
-                                     "url": [p["url"] for p in pages]})
+                                     "url": [p["url"] for p in pages], "warc_record_id": ids})
     out = ds.map(clean_batch, batched=True, batch_size=4, fn_kwargs={"preset": "precision"})
-    assert out.column_names == ["html", "url", "text", ERROR_COLUMN]
+    assert out.column_names == ["html", "url", "warc_record_id", "text", ERROR_COLUMN]
+    assert list(out["warc_record_id"]) == ids
     assert list(out[ERROR_COLUMN]) == [""] * len(pages)
     assert_cleaned(pages, list(out["text"]))
     # the factory: the same texts, also without batching
@@ -195,8 +197,12 @@ def test_dataset_map_in_two_processes_with_bytes() -> None:
 def _documents(pages: list[dict[str, Any]]) -> list[Any]:
     from datatrove.data import Document
 
-    return [Document(text=p["html"], id=p["id"], metadata={"url": p["url"], "dump": "test"})
-            for p in pages]
+    return [Document(text=p["html"], id=p["id"], metadata=_metadata(p)) for p in pages]
+
+
+def _metadata(page: dict[str, Any]) -> dict[str, Any]:
+    """What DataTrove's WarcReader gives a document besides its id (the WARC-Record-ID)."""
+    return {"url": page["url"], "date": "2024-05-01T12:00:00Z", "dump": "test"}
 
 
 def test_datatrove_step_cleans_documents_and_drops_broken_ones() -> None:
@@ -213,8 +219,7 @@ def test_datatrove_step_cleans_documents_and_drops_broken_ones() -> None:
     out = list(step(iter(docs), rank=0, world_size=1))
     assert [d.id for d in out] == [p["id"] for p in pages]
     assert_cleaned(pages, [d.text for d in out])
-    assert all(d.metadata == {"url": p["url"], "dump": "test"}
-               for d, p in zip(out, pages, strict=True))
+    assert all(d.metadata == _metadata(p) for d, p in zip(out, pages, strict=True))
     stats = {k: v.total for k, v in step.stats.stats.items()}
     assert stats["total"] == len(pages) + 3
     assert stats["forwarded"] == len(pages)

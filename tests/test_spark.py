@@ -63,12 +63,18 @@ def test_spark_job_equals_the_local_job(spark: Any, tmp_path: Path) -> None:
     assert sites["hillgazette.example"]["model"] == "fitted"
     assert sites["small.example"]["model"] == sites["(no url)"]["model"] == "fallback"
     assert spark_results == rows(tmp_path / "local" / "results.parquet")
-    fields = ("input", "position", "url", "stage", "reason")
+    # provenance, the same on both engines (the whole rows above): every WARC record's
+    assert all(r["warc_record_id"] and r["warc_date"] and r["text_digest"]
+               for r in spark_results if r["input"] == inputs[0])
+    assert sum(bool(r["warc_payload_digest"]) for r in spark_results) == 2
+    fields = ("input", "position", "url", "offset", "warc_record_id", "warc_date",
+              "warc_payload_digest", "stage", "reason")
     local_errors = [json.loads(line) for line in
                     (tmp_path / "local" / "errors.jsonl").read_text().splitlines()]
     assert sorted((tuple(e[f] for f in fields) for e in rows(tmp_path / "spark" / "errors")),
                   key=repr) == sorted((tuple(e[f] for f in fields) for e in local_errors),
                                       key=repr)
+    assert sum(bool(e["warc_record_id"]) for e in local_errors) == 2  # the bomb, the cut one
     assert (tmp_path / "spark" / "summary.json").is_file()
 
 

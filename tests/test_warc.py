@@ -240,6 +240,106 @@ def test_spill_keeps_each_sites_pages_in_order(tmp_path: Path, budget: int, word
             p for p in pages if p.site == site]
 
 
+# -- provenance: each record's WARC headers, as written ------------------------------------
+
+def warc_heads(path: Path) -> list[dict[str, str]]:
+    """The WARC header of each record of a `.warc.gz` (one gzip member each), read apart
+    from sitesift's reader: what the crawlers wrote. A member cut short gives what it has."""
+    data, heads = path.read_bytes(), []
+    while data:
+        member = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        text = member.decompress(data)
+        data = member.unused_data
+        head = text.split(b"\r\n\r\n", 1)[0].decode("utf-8").split("\r\n")
+        heads.append(dict(line.split(": ", 1) for line in head[1:] if ": " in line))
+    return heads
+
+
+def sha1_b32(data: bytes) -> str:
+    import base64
+    import hashlib
+
+    return "sha1:" + base64.b32encode(hashlib.sha1(data).digest()).decode("ascii")
+
+
+def test_pages_carry_their_warc_record_id_date_and_payload_digest(tmp_path: Path) -> None:
+    """Each page has its record's WARC-Record-ID and WARC-Date as written, and its
+    WARC-Payload-Digest where the record has one (crawlers write it; not every WARC has)."""
+    pages = [HttpResponse(f"http://a.example/p{i}", html(i), digests=i % 2 == 1)
+             for i in range(4)]
+    write_warc(tmp_path / "a.warc.gz", pages)
+    heads = warc_heads(tmp_path / "a.warc.gz")[1:]  # (after the warcinfo record)
+    got = [i for i in read(tmp_path / "a.warc.gz") if isinstance(i, PageRecord)]
+    assert len(got) == len(heads) == 4
+    for page, head, written in zip(got, heads, pages, strict=True):
+        assert page.warc_record_id == head["WARC-Record-ID"]
+        assert page.warc_record_id.startswith("<urn:uuid:")  # type: ignore[union-attr]
+        assert page.warc_date == head["WARC-Date"]
+        assert page.warc_payload_digest == head.get("WARC-Payload-Digest")
+        assert page.warc_payload_digest == (sha1_b32(written.body) if written.digests else None)
+
+
+def test_a_record_that_cannot_be_read_keeps_what_its_header_said(tmp_path: Path) -> None:
+    """A failed record whose WARC header was read (too large, cut off) has its record id
+    and date; bytes that are no record have none."""
+    path = tmp_path / "a.warc.gz"
+    write_warc(path, [HttpResponse("http://a.example/big", html(0, 2000), digests=True)])
+    cut = gzip.compress(warc_record(HttpResponse("http://a.example/cut", html(1))))
+    with open(path, "ab") as fh:
+        fh.write(gzip.compress(b"no WARC record here\r\n" * 4))
+        fh.write(gzip.compress(warc_record(HttpResponse("http://a.example/ok", html(2)))))
+        fh.write(cut[:-12])  # within its content: its header whole
+    heads = warc_heads(path)
+    items = read(path, limit=10_000)
+    assert kinds(items) == "SFFPF"
+    big, junk, _, short = items[1:]
+    assert isinstance(big, Failed) and "exceeds the limit" in big.reason
+    assert (big.warc_record_id, big.warc_date, big.warc_payload_digest) == (
+        heads[1]["WARC-Record-ID"], heads[1]["WARC-Date"], heads[1]["WARC-Payload-Digest"])
+    assert isinstance(junk, Failed) and junk.warc_record_id is junk.warc_date is None
+    assert isinstance(short, Failed) and short.url == "http://a.example/cut"
+    assert (short.warc_record_id, short.warc_date, short.warc_payload_digest) == (
+        heads[4]["WARC-Record-ID"], heads[4]["WARC-Date"], None)
+
+
+def test_inputs_that_are_not_warc_have_no_warc_provenance(tmp_path: Path) -> None:
+    (tmp_path / "pages.jsonl").write_text(
+        json.dumps({"url": "http://a.example/1", "html": "<p>one</p>"}) + "\n{bad\n")
+    (tmp_path / "folder").mkdir()
+    (tmp_path / "folder" / "a.html").write_bytes(b"<html><body>a</body>")
+    items = [*read_input(str(tmp_path / "pages.jsonl"), 0, LIMIT),
+             *read_input(str(tmp_path / "folder"), 1, LIMIT)]
+    assert kinds(items) == "PFP"
+    assert all(i.warc_record_id is i.warc_date is i.warc_payload_digest is None  # type: ignore[union-attr]
+               for i in items)
+
+
+def test_the_spill_keeps_a_pages_provenance(tmp_path: Path) -> None:
+    """Its WARC headers go through the spill with the page; a page spilled without them (the
+    meta of layout 2) reads back with none."""
+    import io
+    import struct
+
+    from fastwarc.stream_io import ZstdWriter
+
+    page = PageRecord(0, 3, "in.warc", "http://s.example/", "text/html", html(0), 40,
+                      "s.example", "<urn:uuid:1>", "2024-01-02T03:04:05Z", "sha1:ABC")
+    writer = SpillWriter(tmp_path / "in.spill")
+    writer.add(page)
+    writer.close()
+    assert list(read_spill([(tmp_path / "in.spill", writer.frames["s.example"])])) == [page]
+    meta = json.dumps([0, 3, "in.warc", "http://s.example/", "text/html", 40,
+                       "s.example"]).encode()
+    raw = io.BytesIO()
+    zstd = ZstdWriter(raw, compression_level=1)
+    zstd.write(struct.pack("<II", len(meta), len(page.body)) + meta + page.body)
+    zstd.close()
+    (tmp_path / "old.spill").write_bytes(raw.getvalue())
+    (old,) = read_spill([(tmp_path / "old.spill", [(0, len(raw.getvalue()))])])
+    assert old.warc_record_id is old.warc_date is old.warc_payload_digest is None
+    assert old.body == page.body and old.offset == 40
+
+
 # -- hostile WARCs: one bad record costs that record only -----------------------------------
 # Each file is GOOD pages, a bad record (or bad bytes), GOOD more pages: in a plain file, or
 # one gzip member each. Every good page must come through once, the bad stretch must be

@@ -11,8 +11,10 @@ main text, runs each document in a worker process under `timeout` seconds, and d
 document that comes out empty. Its stats are the base extractor's: `total`, `extracted`,
 `forwarded`, `dropped`, `timeout`, `broken_process` and `clean_error` (a page sitesift
 refuses: binary junk, nesting too deep, too large; the first one is logged). The
-document's metadata is left as the reader made it; its `url` (the key `url_key`, which
-`WarcReader` fills from WARC-Target-URI) is handed to the cleaner, whose link features
+document's id and metadata are left as the reader made them, so its provenance goes on
+with it: `WarcReader` makes the id the WARC-Record-ID and fills `url` and `date` from
+WARC-Target-URI and WARC-Date (a crawl record's `warc_record_id`, `url` and `warc_date`,
+docs/crawl.md). Its `url` (the key `url_key`) is handed to the cleaner, whose link features
 read it.
 
 Needs `pip install sitesift[datatrove]`; `import sitesift` never imports DataTrove.

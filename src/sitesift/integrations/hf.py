@@ -9,7 +9,9 @@ text and a column of errors out.
     ds = ds.map(clean_batch, batched=True, fn_kwargs={"preset": "precision"})  # the same
 
 Each row gets `text` (the main text, one block per line) and `sitesift_error` ("" when the
-row was cleaned, else why not); a row that fails (no HTML, binary junk, a page nested too
+row was cleaned, else why not), and keeps its other columns (`map` adds these two), so a
+row's provenance goes on with it (a `url`, a `warc_record_id`, a `warc_date`, as a crawl
+record has them: docs/crawl.md); a row that fails (no HTML, binary junk, a page nested too
 deep) gets empty text and its reason, and the map goes on. Settings that are wrong for every
 row (an unknown method or setting, a bad value, a missing model file, no HTML column) raise
 before the first row is cleaned: `batch_cleaner` when it is called, `clean_batch` on its

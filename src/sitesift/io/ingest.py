@@ -13,9 +13,9 @@ first rename wins, the second try's folder is deleted. So an input costs three f
 many sites it has.
 
 The work folder says its layout in `work/layout`; `discard_partial` deletes a work folder of
-another layout whole (an older crawl's, with a spill file and a part pair per site, or
-`spill/` and `ingest/` before that), so its inputs are read again and its sites cleaned
-again: it is never misread.
+another layout whole (an older crawl's: one whose spilled pages and records lack their
+WARC provenance, with a spill file and a part pair per site before that, or `spill/` and
+`ingest/`), so its inputs are read again and its sites cleaned again: it is never misread.
 """
 
 from __future__ import annotations
@@ -35,7 +35,10 @@ from sitesift.io.spill import SpillWriter
 from sitesift.jobs.grouping import site_key
 
 PARTIAL = ".part-"  # the mark of an uncommitted ingest folder
-LAYOUT = "2\n"  # work/layout: one spill file per input (`inputs/`), batched parts (`parts/`)
+LAYOUT = "3\n"
+"""work/layout: one spill file per input (`inputs/`), batched parts (`parts/`); since 3 a
+spilled page's meta holds its WARC headers (`sitesift.io.spill`), and its records their
+provenance: a work folder of layout 2 is redone, so that no record of it lacks them."""
 
 
 @dataclass(slots=True)

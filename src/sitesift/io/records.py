@@ -10,6 +10,8 @@ turns each page into one result or one error record, so that
 
 from __future__ import annotations
 
+import base64
+import hashlib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -19,13 +21,30 @@ if TYPE_CHECKING:
     from sitesift.jobs.outcome import Outcome
     from sitesift.output import Output
 
-RESULT_FIELDS = ("url", "site", "method", "input", "position", "offset", "title", "text",
-                 "markdown", "html", "blocks", "content_blocks", "warnings", "no_main_content")
+WARC_FIELDS = ("warc_record_id", "warc_date", "warc_payload_digest")
+"""Where a page came from in its WARC, beside its url (WARC-Target-URI), input and offset:
+the record's WARC-Record-ID, WARC-Date and WARC-Payload-Digest headers as written (their
+value, without the spaces around it); null where the record has no such header, and for
+inputs that are not WARC (JSONL, folders of pages). Issue 55's names (DataTrove's WARC
+reader and FineWeb call the first two `id` and `date`)."""
+RESULT_FIELDS = ("url", "site", "method", "input", "position", "offset", *WARC_FIELDS,
+                 "title", "text", "text_digest", "markdown", "html", "blocks",
+                 "content_blocks", "warnings", "no_main_content")
 """A result record's fields, always all of them (a fixed schema for Parquet): `markdown` and
 `html` are null unless asked for; `warnings` is a list of strings, empty unless the page was
 doubtful (`Result.warnings`: a page whose text scripts would fill in); `no_main_content` is
-null unless the result keeps no content, and then says why (`sitesift.weak.empty_reason`)."""
-ERROR_FIELDS = ("url", "site", "input", "position", "offset", "stage", "reason")
+null unless the result keeps no content, and then says why (`sitesift.weak.empty_reason`);
+`text_digest` is `text_digest(text)`."""
+ERROR_FIELDS = ("url", "site", "input", "position", "offset", *WARC_FIELDS, "stage", "reason")
+
+
+def text_digest(text: str) -> str:
+    """The digest of a record's text: `sha1:` and the base-32 SHA-1 of its UTF-8 bytes, the
+    form of a WARC's WARC-Payload-Digest and of the WARC-Block-Digest of the text records of
+    Common Crawl's WET files, so that exact copies are found by it (the text, byte for
+    byte: the same words with other spacing are another text)."""
+    digest = hashlib.sha1(text.encode("utf-8", "surrogatepass")).digest()
+    return "sha1:" + base64.b32encode(digest).decode("ascii")
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +60,10 @@ class PageRecord:
     body: bytes
     offset: int | None = None  # byte offset of the WARC record, where there is one
     site: str = ""
+    # The record's WARC-Record-ID, WARC-Date and WARC-Payload-Digest (`WARC_FIELDS`)
+    warc_record_id: str | None = None
+    warc_date: str | None = None
+    warc_payload_digest: str | None = None
 
     @property
     def order(self) -> tuple[int, int]:
@@ -63,22 +86,34 @@ class Failed:
     url: str | None
     offset: int | None
     reason: str
+    # What is known of the record that could not be read (`PageRecord`'s, where its WARC
+    # header was read)
+    warc_record_id: str | None = None
+    warc_date: str | None = None
+    warc_payload_digest: str | None = None
 
 
 Item = PageRecord | Skipped | Failed
 
 
+def warc_fields(where: PageRecord | Failed) -> dict[str, str | None]:
+    """The record's `WARC_FIELDS`, for its result or error record."""
+    return {"warc_record_id": where.warc_record_id, "warc_date": where.warc_date,
+            "warc_payload_digest": where.warc_payload_digest}
+
+
 def error_record(where: PageRecord | Failed, site: str, stage: str, reason: str) -> dict[str, Any]:
     return {"url": where.url, "site": site, "input": where.input, "position": where.position,
-            "offset": where.offset, "stage": stage, "reason": reason}
+            "offset": where.offset, **warc_fields(where), "stage": stage, "reason": reason}
 
 
 def result_record(page: PageRecord, result: Result, *, markdown: bool = False,
                   html: bool = False) -> dict[str, Any]:
     return {
         "url": page.url, "site": page.site, "method": result.method, "input": page.input,
-        "position": page.position, "offset": page.offset, "title": result.title,
-        "text": result.text, "markdown": result.markdown() if markdown else None,
+        "position": page.position, "offset": page.offset, **warc_fields(page),
+        "title": result.title, "text": result.text, "text_digest": text_digest(result.text),
+        "markdown": result.markdown() if markdown else None,
         "html": result.html() if html else None, "blocks": result.n_blocks,
         "content_blocks": len(result.content), "warnings": result.warnings,
         "no_main_content": result.meta.get("no_main_content"),
@@ -95,9 +130,9 @@ def outcome_record(outcome: Outcome, site: str, stage: str, output: Output) -> d
     if outcome.record is not None:  # made where the page was cleaned (`SitePolicy.records`)
         return outcome.record
     row: dict[str, Any] = {"position": None, "input": None, "url": None, "offset": None,
-                           "site": site, **outcome.source}
+                           "site": site, **dict.fromkeys(WARC_FIELDS), **outcome.source}
     where = PageRecord(0, row["position"], row["input"], row["url"], None, b"",
-                       row["offset"], row["site"])
+                       row["offset"], row["site"], *(row[f] for f in WARC_FIELDS))
     if outcome.result is None:
         return error_record(where, site, stage, outcome.error or "no result")
     return result_record(where, outcome.result, markdown="markdown" in output.renderings,

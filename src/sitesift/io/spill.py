@@ -10,7 +10,10 @@ frame each and no file of their own. The frames are written and read by FastWARC
 classes (level 1: four times faster than zlib's fastest level on the corpora's pages, at a
 third of the size; ingest is the crawl's serial step), one writer per input that ends a
 frame per site (`finish`: about 0.3 ms a frame, where a new writer a frame costs 0.5 ms).
-Unpacked, a frame is a run of records `<u32 meta length><u32 body length><meta JSON><body>`.
+Unpacked, a frame is a run of records `<u32 meta length><u32 body length><meta JSON><body>`,
+the meta a JSON list: input index, position, input, url, content type, offset, site, and the
+record's WARC-Record-ID, WARC-Date and WARC-Payload-Digest (added in layout 3 of the work
+folder, `sitesift.io.ingest.LAYOUT`; a list without them reads as nulls).
 Appending never rewrites what is there.
 """
 
@@ -57,7 +60,8 @@ class SpillWriter:
 
     def add(self, page: PageRecord) -> None:
         meta = json.dumps([page.input_index, page.position, page.input, page.url,
-                           page.content_type, page.offset, page.site]).encode("utf-8")
+                           page.content_type, page.offset, page.site, page.warc_record_id,
+                           page.warc_date, page.warc_payload_digest]).encode("utf-8")
         buf = self._buffers.setdefault(page.site, bytearray())
         buf += _RECORD.pack(len(meta), len(page.body))
         buf += meta
@@ -121,9 +125,9 @@ def _records(reader: ZstdReader) -> Iterator[PageRecord]:
     while header := reader.read(_RECORD.size):
         meta_len, body_len = _RECORD.unpack(_exactly(reader, header, _RECORD.size))
         meta = json.loads(_exactly(reader, b"", meta_len))
-        index, position, source, url, ctype, offset, site = meta
+        index, position, source, url, ctype, offset, site, *warc = meta
         body = _exactly(reader, b"", body_len)
-        yield PageRecord(index, position, source, url, ctype, body, offset, site)
+        yield PageRecord(index, position, source, url, ctype, body, offset, site, *warc)
 
 
 def _exactly(reader: ZstdReader, start: bytes, size: int) -> bytes:

@@ -22,6 +22,10 @@ folded lines, a status line with odd spacing or no code; the HTTP Content-Length
 used (the WARC record says where the payload ends). An HTTP header over `http.HEAD_LIMIT`
 bytes fails its record only.
 
+Each page, and each failed item whose WARC header was read, carries its record's
+WARC-Record-ID, WARC-Date and WARC-Payload-Digest as written (`records.WARC_FIELDS`; an
+unreadable stretch, those of the record it starts at), for the crawl's records.
+
 Offsets: of the record in an uncompressed file, of its gzip member in a gzip file, in the
 decompressed data for zstd and lz4.
 
@@ -33,6 +37,7 @@ with it.
 from __future__ import annotations
 
 import gzip
+import hashlib
 import io
 import re
 from collections.abc import Generator, Iterable, Iterator
@@ -60,6 +65,9 @@ WARC_HEAD_LIMIT = 64 * 1024
 _TYPES = frozenset({"warcinfo", "response", "resource", "request", "metadata", "revisit",
                     "conversion", "continuation"})
 _LENGTH = re.compile(r"[0-9]{1,18}")  # more digits: an absurd length, not a number to parse
+_PROVENANCE = ("warc-record-id", "warc-date", "warc-payload-digest")  # (`records.WARC_FIELDS`)
+Provenance = tuple[str | None, str | None, str | None]
+_UNKNOWN: Provenance = (None, None, None)
 
 
 class ResponseFilter(Protocol):
@@ -122,7 +130,9 @@ class _Reader:
         self.path, self.index, self.max_bytes, self.keep = path, index, max_bytes, keep
         self.count = 0
         self.url: str | None = None  # of the record being read
-        self.stretch: tuple[int | None, str | None, str] | None = None  # offset, url, reason
+        self.warc = _UNKNOWN  # its WARC-Record-ID, WARC-Date, WARC-Payload-Digest
+        # the unreadable stretch: its offset, and the url, provenance and reason of its start
+        self.stretch: tuple[int | None, str | None, Provenance, str] | None = None
 
     def items(self) -> Iterator[Item]:
         try:
@@ -148,7 +158,7 @@ class _Reader:
         stream = Stream(source)
         resume: int | None = None  # after a bad record: look for the next one from here
         while True:
-            start, self.url = stream.pos, None
+            start, self.url, self.warc = stream.pos, None, _UNKNOWN
             try:
                 if resume is not None:
                     _resync(stream, resume)
@@ -178,19 +188,19 @@ class _Reader:
 
     def _open(self, offset: int | None, reason: str) -> None:
         if self.stretch is None:  # a stretch goes on until a record is read again
-            self.stretch = (offset, self.url, reason)
+            self.stretch = (offset, self.url, self.warc, reason)
 
     def _close(self, end: str) -> Item:
         assert self.stretch is not None
-        offset, url, reason = self.stretch
+        offset, url, warc, reason = self.stretch
         self.stretch = None
         where = "" if offset is None else f" at offset {offset}"
         return self._numbered(Failed(self.index, 0, self.path, url, offset,
-                                     f"{reason}{where}; {end}"))
+                                     f"{reason}{where}; {end}", *warc))
 
     def _record(self, stream: Stream, offset: int) -> Item:
         """The record at this position, read to its end and checked to end there."""
-        self.url = None
+        self.url, self.warc = None, _UNKNOWN
         start = stream.pos
         if not stream.peek(5).startswith(b"WARC/"):
             raise _BadRecord("not a WARC record", start + 1)
@@ -201,6 +211,8 @@ class _Reader:
                              else "truncated WARC record header", start + 1)
         fields = header_fields(head)
         self.url = _clean_uri(fields.get("warc-target-uri"))
+        self.warc = (fields.get(_PROVENANCE[0]) or None, fields.get(_PROVENANCE[1]) or None,
+                     fields.get(_PROVENANCE[2]) or None)
         length = _content_length(fields.get("content-length"), start + 1)
         stream.skip(len(head))
         content = stream.pos
@@ -254,13 +266,14 @@ class _Reader:
             return self._failed(offset, str(exc))
         if (reason := self.keep.by_body(content_type, body)) is not None:
             return self._skipped(reason)
-        return PageRecord(self.index, 0, self.path, self.url, content_type, body, offset)
+        return PageRecord(self.index, 0, self.path, self.url, content_type, body, offset, "",
+                          *self.warc)
 
     def _skipped(self, reason: str) -> Skipped:
         return Skipped(self.index, 0, self.path, reason)
 
     def _failed(self, offset: int, reason: str) -> Failed:
-        return Failed(self.index, 0, self.path, self.url, offset, reason)
+        return Failed(self.index, 0, self.path, self.url, offset, reason, *self.warc)
 
 
 def _whole(stream: Stream, offset: int) -> None:
@@ -306,6 +319,7 @@ class HttpResponse:
     status: int = 200
     headers: tuple[tuple[str, str], ...] = ()  # more HTTP headers (Content-Encoding, ...)
     record_type: str = "response"  # "request", "metadata", ... for tests of skipping
+    digests: bool = False  # WARC-Payload-Digest and WARC-Block-Digest, as crawlers write them
 
 
 def _http_message(page: HttpResponse) -> bytes:
@@ -333,7 +347,11 @@ def warc_record(page: HttpResponse) -> bytes:
     record.headers.append("Content-Type", warc_type)
     record.set_bytes_content(content)
     out = io.BytesIO()
-    record.write(out)
+    if page.digests:  # the payload: the HTTP body (as sent: before any Content-Encoding)
+        payload = page.body if page.record_type == "response" else content
+        record.write(out, checksum_data=True, payload_digest=hashlib.sha1(payload).digest())
+    else:
+        record.write(out)
     return out.getvalue()
 
 

@@ -17,7 +17,7 @@ from sitesift.browser.resources import FolderResources, attach, warc_store
 from sitesift.datasets import load_page
 from sitesift.errors import InputError
 from sitesift.io.listing import is_warc
-from sitesift.io.records import PageRecord
+from sitesift.io.records import PageRecord, warc_fields
 from sitesift.page import Page
 
 
@@ -68,11 +68,11 @@ def error_source(name: str, reason: str, dataset: str | None = None) -> Source:
 
 
 def record_source(rec: PageRecord) -> Source:
-    """A crawl record as a source; its row keeps where the record came from (for the
-    crawl's result and error records)."""
+    """A crawl record as a source; its row keeps where the record came from, its WARC
+    headers included (for the crawl's result and error records)."""
     return Source(f"{rec.input_index}:{rec.position}", rec.input,
                   {"url": rec.url, "site": rec.site, "input": rec.input,
-                   "position": rec.position, "offset": rec.offset},
+                   "position": rec.position, "offset": rec.offset, **warc_fields(rec)},
                   data=rec.body, content_type=rec.content_type)
 
 
