@@ -179,56 +179,6 @@ impl PageBlocks {
         (a >= 0).then_some(a as usize)
     }
 
-    /// Per block, whether it lies in a cookie-consent dialog: under an element named for
-    /// one (`consent`) that holds under half of the page's tokens (a `body` class
-    /// `cookies-accepted` names the page's state, not a dialog), or under a consent
-    /// manager's own container ([`ConsentName::Manager`]) that holds none of the page's
-    /// `main`, `article` and `h1` elements while the page has one. A manager's settings
-    /// panel, its purposes and vendors spelt out, may hold more text than a listing page
-    /// of linked titles; a site's own element (`cookie-policy`) may be its page's text.
-    pub fn in_consent_dialog(&self) -> Vec<bool> {
-        if self.consent.iter().all(|&c| c == ConsentName::No) {
-            return vec![false; self.elem.len()];
-        }
-        let tokens = self.subtree_sums(|b| self.tokens[b]);
-        let total: usize = self.tokens.iter().sum();
-        let landmark = |e: usize| matches!(self.tags[e].as_str(), "main" | "article" | "h1");
-        let landmarks = self.element_sums(landmark);
-        let all_landmarks = (0..self.parent.len()).filter(|&e| landmark(e)).count();
-        let inside = self.under(|e| match self.consent[e] {
-            ConsentName::No => false,
-            ConsentName::Named => 2 * tokens[e] < total,
-            ConsentName::Manager => {
-                2 * tokens[e] < total || (all_landmarks > 0 && landmarks[e] == 0)
-            }
-        });
-        self.elem.iter().map(|&e| inside[e]).collect()
-    }
-
-    /// Per block, whether it is an option of a drop-down list (under a `select`): a choice
-    /// a form offers, which a browser shows only when the list is opened and no gold keeps
-    /// (docs/lab/loco.md, "A drop-down's options"). A `datalist` is no block at all
-    /// (`dom::SKIPPED_TAGS`).
-    pub fn in_choice_list(&self) -> Vec<bool> {
-        let inside = self.under(|e| self.tags[e] == "select");
-        self.elem.iter().map(|&e| inside[e]).collect()
-    }
-
-    /// Per block, whether it is a notice a site stamps on its template, never main text: an
-    /// ad slot's label (`ad_label`) anywhere, or a copyright notice (`copyright_notice`)
-    /// in the page's footer (a `footer` element, a `contentinfo` role or a footer name), where
-    /// a photo's "© Reuters" credit never is.
-    pub fn notices(&self) -> Vec<bool> {
-        let (footer, footer_tag) = (attr_flag("footer"), tag_bits("footer"));
-        let in_footer =
-            self.under(|e| self.flags[e] & footer != 0 || self.tag_flags[e] & footer_tag != 0);
-        self.text
-            .iter()
-            .zip(&self.elem)
-            .map(|(t, &e)| ad_label(t) || (in_footer[e] && copyright_notice(t)))
-            .collect()
-    }
-
     /// Per element, the sum of `per_block` over the blocks in its subtree (elements come in
     /// preorder: children after parents).
     pub fn subtree_sums(&self, per_block: impl Fn(usize) -> usize) -> Vec<usize> {
@@ -495,34 +445,6 @@ pub fn names_consent(class: Option<&str>, id: Option<&str>) -> ConsentName {
     name
 }
 
-/// Is a block's whole text an advertising label: "Advertisement", "Sponsored content",
-/// "Anzeige", "Publicité", "Реклама", "广告", or a label with its reading hint
-/// ("Advertisement - Scroll to continue")? Such a label marks an ad slot; no gold text
-/// keeps it (of 1,313 such blocks in the eight shared corpora, 14 are in their gold).
-pub fn ad_label(text: &str) -> bool {
-    static RE: OnceLock<Regex> = OnceLock::new();
-    RE.get_or_init(|| {
-        Regex::new(
-            r"(?i)^\W*(advertisements?|advertising|advertorial|advert|ads?|sponsored( (content|links?|posts?|stories))?|paid (content|post)|anzeigen?|werbung|publicit[ée]|publicidad|pubblicit[àa]|reklama|реклама|广告|廣告|広告)(\W+(continue reading below|scroll to continue( with content)?|story continues below|article continues below))?\W*$",
-        )
-        .unwrap()
-    })
-    .is_match(text.trim())
-}
-
-/// Is a block's text a copyright notice: "© 2024 The Gazette", "Copyright 2024 ... All
-/// rights reserved." (of at most `NOTICE_TOKENS` tokens)?
-pub fn copyright_notice(text: &str) -> bool {
-    static RE: OnceLock<Regex> = OnceLock::new();
-    let re = RE.get_or_init(|| {
-        Regex::new(r"(?i)^\W*(©|\(c\)|copyright\b)|all rights reserved|alle rechte vorbehalten|tous droits réservés|todos los derechos reservados").unwrap()
-    });
-    crate::text::count_tokens(text) <= NOTICE_TOKENS && re.is_match(text.trim())
-}
-
-/// A copyright notice is a line or two: a longer block starting with one is a page's terms.
-pub const NOTICE_TOKENS: usize = 40;
-
 /// Does a class word name the layout its element has (`p-body-main--withSidebar`,
 /// `has-sidebar`, `no_sidebar`) rather than a sidebar (`sidebar`, `casino-widget`)?
 pub fn layout_word(word: &str) -> bool {
@@ -779,7 +701,7 @@ pub fn walk(view: &View, title: Option<&str>, url: Option<&str>) -> PageBlocks {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::records::tests::{kept, page};
+    use crate::testing::page;
 
     #[test]
     fn the_keyword_set_finds_what_each_group_finds() {
@@ -970,116 +892,18 @@ mod tests {
     }
 
     #[test]
-    fn a_consent_dialog_holds_its_blocks_unless_it_holds_most_of_the_page() {
-        let story = "<article><h1>Tides</h1><p>The tide comes in twice a day, and the bay \
-                     fills in an hour with water from the open sea beyond the cape.</p></article>";
-        let dialog = "<div id='onetrust-consent-sdk'><p>We use cookies to improve your \
-                      experience.</p><button>Accept</button></div>";
-        let (pb, _, _) = page(&format!("{story}{dialog}"), &[]);
-        let inside = pb.in_consent_dialog();
-        assert_eq!(
-            kept(&pb, &inside),
-            ["We use cookies to improve your experience.", "Accept"]
-        );
-        // a page wrapped whole in an element so named (a state class on the wrapper)
-        let (pb, _, _) = page(
-            &format!("<div class='cookie-consent-accepted'>{story}{dialog}</div>"),
-            &[],
-        );
-        let inside = pb.in_consent_dialog();
-        assert_eq!(
-            kept(&pb, &inside),
-            ["We use cookies to improve your experience.", "Accept"]
-        );
-    }
-
-    #[test]
-    fn a_consent_managers_panel_beside_the_pages_heading_is_a_dialog_whatever_its_size() {
-        // a listing of short linked titles under its heading, and a settings panel that
-        // spells out every purpose: the panel holds most of the page's text
-        let cards: String = (1..=4)
-            .map(|i| format!("<a href='/r{i}'>Tomato sauce recipe number {i}</a>"))
-            .collect();
-        let purposes = "<p>We and our partners store and access information on a device, \
-                        such as cookies, and process personal data such as unique \
-                        identifiers for personalised advertising and content.</p>"
-            .repeat(4);
-        let listing = format!("<main><h1>Tomato sauce recipes</h1>{cards}</main>");
-        let panel = |class: &str| format!("<div class='{class}'>{purposes}</div>");
-        let (pb, _, _) = page(&format!("{listing}{}", panel("onetrust-pc-sdk")), &[]);
-        let inside = pb.in_consent_dialog();
-        assert_eq!(kept(&pb, &inside).len(), 4);
-        assert!(!kept(&pb, &inside).iter().any(|t| t.starts_with("Tomato")));
-        // a site's own element so named may be its page's text (a cookie policy)
-        let (pb, _, _) = page(&format!("{listing}{}", panel("cookie-policy")), &[]);
-        assert!(!pb.in_consent_dialog().contains(&true));
-        // a manager's name around the page's heading is no dialog beside it
-        let (pb, _, _) = page(
-            &format!("<div class='onetrust-pc-sdk'>{listing}{purposes}</div>"),
-            &[],
-        );
-        assert!(!pb.in_consent_dialog().contains(&true));
-    }
-
-    #[test]
-    fn an_advertising_label_is_told_from_text_about_ads() {
-        for t in [
-            "Advertisement",
-            "ADVERTISEMENT",
-            " Ad ",
-            "Ads",
-            "Sponsored content",
-            "Anzeige",
-            "Publicité",
-            "Реклама",
-            "广告",
-            "Advertisement - Scroll to continue",
-            "ADVERTISEMENT - CONTINUE READING BELOW",
-        ] {
-            assert!(ad_label(t), "{t}");
-        }
-        for t in [
-            "Advertisement revenue fell by a third in 2023.",
-            "Sponsored by the city council, the fair runs all week.",
-            "Ad hoc",
-            "Read more",
-            "",
-        ] {
-            assert!(!ad_label(t), "{t}");
-        }
-    }
-
-    #[test]
-    fn a_drop_down_lists_options_are_choices_and_its_label_is_not() {
-        let html = "<p>Pick a harbour for your boat from the list below.</p>\
-                    <form><label>Harbour</label><select><optgroup label='North'>\
-                    <option>Northport</option></optgroup><option>Southsea</option></select>\
-                    </form><p>Northport opens in May.</p>";
+    fn the_lowest_common_element_and_its_subtree() {
+        let html = "<div><ul><li><p>a</p></li><li><p>b</p></li></ul><p>c</p></div>";
         let (pb, _, _) = page(html, &[]);
-        let choices: Vec<&str> = pb
-            .text
-            .iter()
-            .zip(pb.in_choice_list())
-            .filter_map(|(t, c)| c.then_some(t.as_str()))
-            .collect();
-        assert_eq!(choices, ["Northport", "Southsea"], "{:?}", pb.text);
-    }
-
-    #[test]
-    fn a_copyright_notice_is_a_notice_in_the_footer_only() {
-        let html = "<article><p>The quay reopens in May after six weeks of repairs.</p>\
-                    <figure><figcaption>© Reuters</figcaption></figure>\
-                    <p>Advertisement</p></article>\
-                    <footer><p>Copyright 2024 The Gazette. All rights reserved.</p>\
-                    <p>Contact us</p></footer>\
-                    <div class='site-footer'><p>© 2024 Gazette Media Ltd</p></div>";
-        let (pb, _, _) = page(html, &[]);
-        assert_eq!(
-            pb.notices(),
-            [false, false, true, true, false, true],
-            "{:?}",
-            pb.text
-        );
+        let elem_of = |t: &str| pb.elem[pb.text.iter().position(|x| x == t).unwrap()];
+        let (a, b, c) = (elem_of("a"), elem_of("b"), elem_of("c"));
+        let ul = pb.lowest_common([a, b]).unwrap();
+        assert_eq!(pb.tags[ul], "ul");
+        assert_eq!(pb.tags[pb.lowest_common([a, c]).unwrap()], "div");
+        assert_eq!(pb.lowest_common([a]), Some(a));
+        assert_eq!(pb.lowest_common([]), None);
+        let inside = pb.subtree(ul);
+        assert!(inside[ul] && inside[a] && inside[b] && !inside[c]);
     }
 
     #[test]

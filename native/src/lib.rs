@@ -7,10 +7,8 @@
 // Without the Python face only the tests reach the core's items.
 #![cfg_attr(not(feature = "python"), allow(dead_code))]
 
-mod article;
 mod blocks;
 mod context;
-mod conventions;
 mod declared;
 mod decode;
 mod dom;
@@ -22,17 +20,15 @@ mod nesting;
 mod novelty;
 mod parse;
 mod pipeline;
-mod records;
 mod render;
 mod reveal;
-mod sections;
+mod rules;
 mod shingles;
 mod site;
-mod slideshow;
 mod structure;
-mod teasers;
+#[cfg(test)]
+mod testing;
 mod text;
-mod unseen;
 mod urls;
 
 #[cfg(feature = "python")]

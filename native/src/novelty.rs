@@ -6,7 +6,7 @@
 //! page, a block it half-believes is usually noise it learnt to doubt; on a kind it never
 //! saw (a service page's feature tiles for a model of news corpora), the same probability is
 //! only its not knowing. Rules that trust the page's layout over the model's doubt
-//! (`unseen::fill`) ask this first (docs/lab/loco.md, "Pages unlike the training pages").
+//! (`rules::unseen::fill`) ask this first (docs/lab/loco.md, "Pages unlike the training pages").
 
 use std::sync::OnceLock;
 

@@ -5,10 +5,6 @@ use std::collections::HashMap;
 
 use crate::blocks::{walk, PageBlocks};
 use crate::context::context_features;
-use crate::conventions::{
-    Conventions, ARTICLES, CHOICES, CONSENT, DIALOGS, HIDDEN, LISTINGS, NOTICES, RECORDS, REVIEWS,
-    SLIDESHOWS, TEASERS, UNSEEN,
-};
 use crate::dom::{base_href, build_view, title, View};
 use crate::features::{ancestors, block_features, N_FEATURES};
 use crate::forest::Forest;
@@ -16,6 +12,14 @@ use crate::novelty::{descriptor, Reference};
 use crate::parse::parse;
 use crate::render::{render, OutBlock, Verdict};
 use crate::reveal::reveal;
+use crate::rules::editorial::{
+    Conventions, ARTICLES, CHOICES, CONSENT, DIALOGS, HIDDEN, LISTINGS, NOTICES, RECORDS, REVIEWS,
+    SLIDESHOWS, TEASERS, UNSEEN,
+};
+use crate::rules::{
+    articles, choices, consent, dialogs, editorial, hidden, listings, notices, records, reviews,
+    slideshows, teasers, unseen,
+};
 use crate::site::{block_keys, page_digest, Evidence};
 use crate::structure::{Format, Options};
 
@@ -297,20 +301,20 @@ pub fn verdicts(p: &Prepared, prob: &[f64], novel: bool, cut: Cut) -> Vec<Option
     // a consent dialog's text is never main text: out before the rules that read what is
     // kept (a listing's "no prose" test), and out of what they bring in
     let consent = if cut.conventions.consent {
-        p.pb.in_consent_dialog()
+        consent::in_consent_dialog(&p.pb)
     } else {
         vec![false; prob.len()]
     };
     // an ad slot's label and the footer's copyright notice are never main text: out with
     // the dialog's text
     let notices: Vec<bool> = if cut.conventions.notices {
-        p.pb.notices()
+        notices::notices(&p.pb)
     } else {
         vec![false; prob.len()]
     };
     // a drop-down list's options are a form's choices, never main text: out with them
     let choices: Vec<bool> = if cut.conventions.choices {
-        p.pb.in_choice_list()
+        choices::in_choice_list(&p.pb)
     } else {
         vec![false; prob.len()]
     };
@@ -318,7 +322,7 @@ pub fn verdicts(p: &Prepared, prob: &[f64], novel: bool, cut: Cut) -> Vec<Option
     // with them, unless it holds the page's main block (a page its scripts show whole)
     let hidden: Vec<bool> = if cut.conventions.hidden {
         let over: Vec<bool> = prob.iter().map(|&x| x >= c).collect();
-        crate::sections::hidden_by_class(&p.pb, &p.view, &over, prob)
+        hidden::hidden_by_class(&p.pb, &p.view, &over, prob)
     } else {
         vec![false; prob.len()]
     };
@@ -330,55 +334,55 @@ pub fn verdicts(p: &Prepared, prob: &[f64], novel: bool, cut: Cut) -> Vec<Option
         .map(|b| prob[b] >= c && !barred[b])
         .collect();
     let from_records = if cut.conventions.records {
-        crate::records::propagate(&p.pb, &sure, prob)
+        records::propagate(&p.pb, &sure, prob)
     } else {
         sure.clone()
     };
     // (a page sure to have no main content, cut at infinity, keeps nothing: no listing)
     let listed = if cut.conventions.listings && c.is_finite() {
-        crate::records::listing(&p.pb, &from_records, prob, &barred, balanced)
+        listings::listing(&p.pb, &from_records, prob, &barred, balanced)
     } else {
         from_records.clone()
     };
     // (the same: a page sure to have no main content has no article text either)
     let articled = if cut.conventions.articles && c.is_finite() {
-        crate::article::prose(&p.pb, &listed, prob)
+        articles::prose(&p.pb, &listed, prob)
     } else {
         listed.clone()
     };
     // (after the rules that read the kept text for prose: what this adds is never a
     // listing's intro or an article's heading)
     let told = if cut.conventions.unseen && novel && c.is_finite() {
-        crate::unseen::fill(&p.pb, &sure, &articled, prob, c, balanced)
+        unseen::fill(&p.pb, &sure, &articled, prob, c, balanced)
     } else {
         articled.clone()
     };
     let slides = if cut.conventions.slideshows {
-        crate::slideshow::beside_main(&p.pb, &told)
+        slideshows::beside_main(&p.pb, &told)
     } else {
         vec![false; told.len()]
     };
     // (a stream is read beside the kept story: after the rules that add to it)
     let teasers = if cut.conventions.teasers {
-        crate::teasers::beside_story(&p.pb, &told, prob)
+        teasers::beside_story(&p.pb, &told, prob)
     } else {
         vec![false; told.len()]
     };
     // (named sections beside the kept text's main block: after the rules that add to it)
     let reviews = if cut.conventions.reviews {
-        crate::sections::product_reviews(&p.pb, &p.view, &told, prob)
+        reviews::product_reviews(&p.pb, &p.view, &told, prob)
     } else {
         vec![false; told.len()]
     };
     let dialogs = if cut.conventions.dialogs {
-        crate::sections::modal_dialogs(&p.pb, &p.view, &told, prob)
+        dialogs::modal_dialogs(&p.pb, &p.view, &told, prob)
     } else {
         vec![false; told.len()]
     };
     let likely: Vec<bool> = (0..told.len())
         .map(|b| told[b] && !slides[b] && !teasers[b] && !reviews[b] && !dialogs[b] && !barred[b])
         .collect();
-    let decided = crate::conventions::apply(&p.pb, &p.view, &likely, prob, cut.conventions);
+    let decided = editorial::apply(&p.pb, &p.view, &likely, prob, cut.conventions);
     let mut out = vec![None; p.view.elems.len()];
     for (b, &e) in p.pb.elem.iter().enumerate() {
         let v = p.view.preorder[e] as usize;

@@ -11,11 +11,11 @@ use pyo3::pybacked::PyBackedStr;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 
 use crate::context::{context_features, N_CONTEXT};
-use crate::conventions::{decided_by, Conventions};
 use crate::features::N_FEATURES;
 use crate::forest::Forest;
 use crate::novelty::{descriptor, Reference};
 use crate::pipeline::{self, Cut, Member, Model, Prepared};
+use crate::rules::editorial::{decided_by, Conventions};
 use crate::shingles;
 use crate::site::{key_hex, parse_key, Evidence};
 use crate::structure::Format;
@@ -649,7 +649,7 @@ fn clean<'py>(
 
 /// How the core cuts a cleaner's pages (`pipeline::Cut`): the preset's threshold, the
 /// model's balanced one, the relative cut and the convention switches (a `{kind: rule}`
-/// dict, `conventions::Conventions::parse`), checked once when the cleaner makes it.
+/// dict, `rules::editorial::Conventions::parse`), checked once when the cleaner makes it.
 #[pyclass(module = "sitesift._native", name = "Cut", frozen)]
 struct PyCut {
     inner: Cut,

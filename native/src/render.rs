@@ -10,7 +10,7 @@ use crate::text::{all_space, fold_ws, split_ws};
 pub struct Verdict {
     pub content: bool,
     pub score: f64,
-    /// the convention that decided it (`conventions::decided_by` names it: `comments=drop`,
+    /// the convention that decided it (`rules::editorial::decided_by` names it: `comments=drop`,
     /// `records=keep`, ...),
     /// None where the model did
     pub section: Option<usize>,

@@ -1,16 +1,26 @@
-//! An article the model kept only the heading of (`articles=keep`, [`prose`]).
+//! `articles=keep` (bring-in): where the kept text holds no prose, the prose of the
+//! `<article>` holding the main block is kept.
 //!
-//! A page says where its story is when it puts it in an `<article>` element: HTML's own
-//! name for a self-contained composition. Where the model kept no prose at all (no likely
-//! block of `PROSE_TOKENS`) and its main block, a heading say, lies in an `<article>`, that
-//! article's prose-length blocks of little link text are the story the model missed:
-//! text unlike the stories it learnt from (a language or a filler whose words it does not
-//! know), not a page without one. A page whose kept text holds prose keeps what the model
-//! says; so does a page whose main block is in no `<article>` (a `<main>` holds a shop's
-//! fine print and a product's reviews as well).
+//! **What.** Where the model kept no prose at all (no likely block of `PROSE_TOKENS`) and
+//! its main block, a heading say, lies in an `<article>`, that article's prose-length
+//! blocks of little link text (`MAX_LINK_SHARE`), outside its share bars and the like
+//! (`toolkit::beside_main`), are kept. A page whose kept text holds prose keeps what the
+//! model says; so does a page whose main block is in no `<article>` (a `<main>` holds a
+//! shop's fine print and a product's reviews as well).
+//!
+//! **Why.** A page says where its story is when it puts it in an `<article>` element:
+//! HTML's own name for a self-contained composition. Its prose the model missed is text
+//! unlike the stories it learnt from (a language or a filler whose words it does not
+//! know), not a page without one.
+//!
+//! **Example.** An `<article>` of a heading and paragraphs of lorem ipsum, the model sure of
+//! the heading alone: the paragraphs are kept, not the article's share bar nor a paragraph
+//! that is one link.
+//!
+//! **Switch.** `articles=keep`, the default; `articles=auto` leaves it to the model.
 
+use super::toolkit::{beside_main, keeps_prose, main_block, PROSE_TOKENS};
 use crate::blocks::PageBlocks;
-use crate::records::{beside_main, keeps_prose, main_block, PROSE_TOKENS};
 
 /// A block more than this share of whose characters are link text is no story's prose.
 pub const MAX_LINK_SHARE: f64 = 0.3;
@@ -48,7 +58,7 @@ pub fn prose(pb: &PageBlocks, likely: &[bool], prob: &[f64]) -> Vec<bool> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::records::tests::{kept, page};
+    use crate::testing::{kept, page};
 
     const LOREM: &str = "Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do \
                          eiusmod tempor incididunt ut labore et dolore magna aliqua. Ut enim ad \
@@ -71,8 +81,8 @@ mod tests {
 
     #[test]
     fn the_cleaner_says_an_article_brought_its_prose_in() {
-        use crate::conventions::{decided_by, Conventions};
         use crate::pipeline::{prepare, verdicts, Cut};
+        use crate::rules::editorial::{decided_by, Conventions};
         let html = format!(
             "<html><body><article><h1>A heading</h1><div>{LOREM}</div></article></body></html>"
         );

@@ -1,11 +1,9 @@
-//! Runs of headline + teaser records beside a story (`teasers=drop`, [`beside_story`]).
+//! `teasers=drop` (take-out): a stream of headline + teaser records beside a declared story
+//! is dropped.
 //!
-//! A page that declares itself a story ([`crate::kind::PageKind::story`]: `og:type`
-//! `article`, a JSON-LD `Article` type) often runs a stream of other stories below or beside
-//! it, "latest", "more from", "recommended": each a linked headline over a sentence or two
-//! of teaser. The model learnt that sentences are content and keeps the teasers. Where the
-//! kept text holds prose, a run of alike records ([`crate::records::runs`]: one parent, one
-//! record kind) is dropped whole when
+//! **What.** On a page that declares itself a story ([`crate::kind::PageKind::story`]:
+//! `og:type` `article`, a JSON-LD `Article` type), where the kept text holds prose, a run of
+//! alike records (`toolkit::runs`: one parent, one record kind) is dropped whole when
 //! - none of its records holds the main block, and its parent holds it not either: the
 //!   stream lies beside the story's text, not among its sections;
 //! - each record holds `MAX_TEASER_BLOCKS` text blocks at most, and `MIN_TEASERS` or more;
@@ -14,14 +12,21 @@
 //!   most 20 % link text).
 //!
 //! A stream's headlines lead to the site's other stories; a "best of" story's sections,
-//! written the same way, lead to shops (`PageBlocks::away_chars`), and stay.
+//! written the same way, lead to shops (`PageBlocks::away_chars`), and stay. Pages that
+//! declare no story are left alone: a product page's tiles of "Learn more" links, a
+//! documentation section's self-linked headings and a listing's items are written the same
+//! way, and there they are the page.
 //!
-//! Pages that declare no story are left alone: a product page's tiles of "Learn more"
-//! links, a documentation section's self-linked headings and a listing's items are written
-//! the same way, and there they are the page.
+//! **Why.** The model learnt that sentences are content and keeps the teasers; no gold
+//! keeps another story's teaser (`docs/lab/loco.md` has the figures).
+//!
+//! **Example.** Below or beside a story, "latest", "more from", "recommended": each a linked
+//! headline over a sentence or two of teaser.
+//!
+//! **Switch.** `teasers=drop`, the default; `teasers=auto` leaves the stream to the model.
 
+use super::toolkit::{blocks_by_elem, holding, keeps_prose, main_block, runs};
 use crate::blocks::PageBlocks;
-use crate::records::{blocks_by_elem, holding, keeps_prose, main_block, runs};
 
 /// Records a run holds at least before it is a stream.
 pub const MIN_TEASERS: usize = 4;
@@ -90,7 +95,7 @@ pub fn beside_story(pb: &PageBlocks, likely: &[bool], prob: &[f64]) -> Vec<bool>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::records::tests::{kept, page};
+    use crate::testing::{kept, page};
 
     const STORY: &str = "The council voted on Monday to keep the old harbour bridge open to \
                          cyclists and walkers through the winter, after a long debate in which \

@@ -1,48 +1,56 @@
-//! A page unlike every page the model trained on (`unseen=keep`, [`fill`]).
+//! `unseen=keep` (bring-in): on a page unlike every page the model trained on, the blocks it
+//! half-believes are kept.
 //!
-//! On a kind of page the model never saw, it recognises the template (navigation, footer)
-//! with confidence but is unsure of everything in the main region: a service page's prose at
-//! p 0.4-0.8 and, between those paragraphs, its feature tiles, figures and calls to action
-//! at 0.15-0.35, all of it content. There its doubt is not knowing, not knowledge: the
-//! region the kept blocks span says more than the blocks' own probabilities. So, on a page
-//! `novelty` finds unlike the training pages, where even the kept text's median probability
-//! is under `UNSURE_MEDIAN`, the blocks between the first and last kept block that the model
-//! half-believes are kept too, except those beside the main text (navigation, header,
-//! footer, sidebar, comment, share or related names: `records::beside_main`).
-//!
-//! On a page that declares no story ([`crate::kind::PageKind`]: no `og:type` `article`, no
-//! JSON-LD `Article`) the half-believed blocks before the first and after the last kept
-//! block are kept too, on the same terms: a service page's tiles and a listing's cards run
-//! on past the prose the model believes, where a story's text ends and what follows it
-//! (more stories, a newsletter box) is not its text.
+//! **What.** On a page `novelty` finds unlike the training pages, where even the kept
+//! text's median probability is under `UNSURE_MEDIAN`, the blocks between the first and last
+//! kept block that the model half-believes (`HALF_BELIEF` of the cut) are kept too, except
+//! those beside the main text (navigation, header, footer, sidebar, comment, share or
+//! related names: `toolkit::beside_main`). On a page that declares no story
+//! ([`crate::kind::PageKind`]: no `og:type` `article`, no JSON-LD `Article`) the
+//! half-believed blocks before the first and after the last kept block are kept too, on the
+//! same terms: a service page's tiles and a listing's cards run on past the prose the model
+//! believes, where a story's text ends and what follows it (more stories, a newsletter box)
+//! is not its text.
 //!
 //! Where such a page, not a forum thread, kept no more than a listing's intro (one block of
-//! prose at most and `records::INTRO_TOKENS` in all, as `records::listing` reads an intro),
-//! the model found next to nothing it believes: a shop's category page whose product cards,
-//! a sports site's schedule whose rows, a service page whose tiles it put at p 0.02-0.15, as
-//! it learnt from stories to put a story's related links. There the fill needs no median
-//! gate (the model may be sure of the little it keeps) and its floor is `SCANT_FLOOR` of the
-//! cut: what the model does not rule out, outside the template, is the page's content. A
-//! short post of two paragraphs is more than an intro, and a thread's short posts are the
-//! listing rule's, its user cards no content (docs/lab/loco.md, "Pages that kept next to
-//! nothing").
+//! prose at most and `listings::INTRO_TOKENS` in all, as `listings::listing` reads an
+//! intro), the model found next to nothing it believes: a shop's category page whose product
+//! cards, a sports site's schedule whose rows, a service page whose tiles it put at p
+//! 0.02-0.15, as it learnt from stories to put a story's related links. There the fill needs
+//! no median gate (the model may be sure of the little it keeps) and its floor is
+//! `SCANT_FLOOR` of the cut: what the model does not rule out, outside the template, is the
+//! page's content. A short post of two paragraphs is more than an intro, and a thread's
+//! short posts are the listing rule's, its user cards no content (docs/lab/loco.md, "Pages that
+//! kept next to nothing").
 //!
 //! Where the model found little of such a page (its kept text under `FOUND_LITTLE` of the
 //! tokens outside the template, no kept block longer than a listing's intro) and is unsure
 //! even of that, the half-believed floor falls to `DOUBT_FLOOR` of the cut: a product page
 //! whose kept text is its name four times over and a warranty note, its feature blurbs at
 //! p 0.05-0.2. A page whose story the model found (a kept block of more than
-//! `records::INTRO_TOKENS`), or most of whose text it keeps, keeps the higher floor: what
+//! `listings::INTRO_TOKENS`), or most of whose text it keeps, keeps the higher floor: what
 //! it doubts there is the template around a text it knows (docs/lab/loco.md, "Pages the model
 //! found little of").
 //!
-//! On a page of a kind the model learnt the same rule costs: its doubt there is learnt
-//! (docs/lab/loco.md, "Pages unlike the training pages"), hence the novelty gate.
+//! **Why.** On a kind of page the model never saw, it recognises the template (navigation,
+//! footer) with confidence but is unsure of everything in the main region. There its doubt
+//! is not knowing, not knowledge: the region the kept blocks span says more than the blocks'
+//! own probabilities. On a page of a kind the model learnt the same rule costs: its doubt
+//! there is learnt (docs/lab/loco.md, "Pages unlike the training pages"), hence the novelty
+//! gate.
+//!
+//! **Example.** A service page's prose at p 0.4-0.8 and, between those paragraphs, its
+//! feature tiles, figures and calls to action at 0.15-0.35, all of it content.
+//!
+//! **Switch.** `unseen=keep`, the default; `unseen=auto` leaves them to the model (and no
+//! page pays for the novelty search). A model file without a reference finds no page unlike
+//! its own.
 
 use std::collections::HashSet;
 
+use super::listings::INTRO_TOKENS;
+use super::toolkit::{beside_main, holding, kept_text, main_block};
 use crate::blocks::PageBlocks;
-use crate::records::{beside_main, holding, kept_text, main_block, INTRO_TOKENS};
 
 /// The kept text's token-weighted median probability under this: the model is unsure even
 /// of what it keeps (a news story's paragraphs sit at 0.95 and over).
@@ -68,7 +76,7 @@ pub const SCANT_FLOOR: f64 = 0.05;
 /// at the page's cut `cut` or over), or anywhere on a page that declares no story, where
 /// the sure text's median probability is under `UNSURE_MEDIAN`; on a page declaring no
 /// story, no forum, whose `likely` text is no more than a listing's intro
-/// (`records::kept_text`), every block from `SCANT_FLOOR` of the cut, whatever the median;
+/// (`toolkit::kept_text`), every block from `SCANT_FLOOR` of the cut, whatever the median;
 /// where the model found little of the page (`found_little`), from `DOUBT_FLOOR` of it.
 /// `balanced` is the page's cut at the balanced preset (`cut` there). The caller asks
 /// `novelty` first.
@@ -120,7 +128,7 @@ pub fn fill(
 
 /// Did the model find little of the page: is the text it keeps at the balanced cut (`read`,
 /// `kept_tokens` of it) under `FOUND_LITTLE` of the tokens outside the template
-/// (`records::beside_main` of that text's main block), with no block longer than a
+/// (`toolkit::beside_main` of that text's main block), with no block longer than a
 /// listing's intro? (Read at the balanced cut, as the scant page is, so the presets' fills
 /// nest.)
 fn found_little(pb: &PageBlocks, read: &[bool], prob: &[f64], kept_tokens: usize) -> bool {
@@ -360,8 +368,8 @@ mod tests {
         assert!(fill(&pb, &sure, &sure, &prob, 0.575, 0.575)[card]);
         assert!(!fill(&pb, &sure, &sure, &prob, 0.575, 0.35)[card]);
         // the cleaner gives the fill the page's balanced cut
-        use crate::conventions::Conventions;
         use crate::pipeline::{prepare, verdicts, Cut};
+        use crate::rules::editorial::Conventions;
         let p = prepare(&html, None, false, true).unwrap();
         let at = p.view.preorder[p.pb.elem[card]] as usize;
         let cut = |threshold, balanced| Cut {
@@ -425,8 +433,8 @@ mod tests {
 
     #[test]
     fn the_cleaner_fills_only_a_page_unlike_the_training_pages() {
-        use crate::conventions::{decided_by, Conventions};
         use crate::pipeline::{prepare, verdicts, Cut};
+        use crate::rules::editorial::{decided_by, Conventions};
         let p = prepare(SERVICE, None, false, true).unwrap();
         let tile = index(&p.pb, "300+");
         let prob: Vec<f64> =

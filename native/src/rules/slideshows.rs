@@ -1,21 +1,24 @@
-//! `slideshows=drop`: a numbered slideshow beside the main text is not the main text.
+//! `slideshows=drop` (take-out): a numbered slideshow beside the main text is dropped.
 //!
-//! News sites put a gallery of the day's photos beside or under a story ("World news in
-//! pictures": 30-50 slides, each a counter `1/44`, a caption and a credit). Its captions are
-//! sentences, so the model, which reads each block's text and surroundings, keeps them at
-//! p 0.6-0.96; every gold corpus that has such pages leaves them out. What sets them apart
-//! on any site and in any language is the counter: a run of blocks `k/N` (or `k of N`, one
-//! short word between the numbers) with one N and k rising by one.
-//!
-//! A slideshow is the lowest element holding such a run of at least `MIN_COUNTERS` counters
-//! of a slideshow of at least `MIN_SLIDES` slides. It is dropped when it lies beside a text
-//! of the page's own: the likely blocks outside it of a sentence's length
-//! (`SENTENCE_TOKENS`) hold `MIN_OWN_TOKENS` or more. The captions may outweigh the story
-//! (40 slides of 25 words beside 300 words), so neither the page's longest block nor its
-//! most text tells which is the main text; the story's own length does. A gallery page,
+//! **What.** A slideshow is the lowest element holding a run of at least `MIN_COUNTERS`
+//! counters (blocks `k/N`, or `k of N` with one short word between the numbers, one N and k
+//! rising by one) of a slideshow of at least `MIN_SLIDES` slides. It is dropped whole when
+//! it lies beside a text of the page's own: the kept blocks outside it of a sentence's
+//! length (`SENTENCE_TOKENS`) hold `MIN_OWN_TOKENS` or more. The captions may outweigh the
+//! story (40 slides of 25 words beside 300 words), so neither the page's longest block nor
+//! its most text tells which is the main text; the story's own length does. A gallery page,
 //! whose captions are its main text and whose intro is short, and a product's carousel of
-//! 3-6 feature slides (wcxb) keep what the model says. `docs/lab/loco.md` has the figures;
-//! `slideshows=auto` turns it off.
+//! 3-6 feature slides (wcxb) keep what the model says.
+//!
+//! **Why.** Its captions are sentences, so the model, which reads each block's text and
+//! surroundings, keeps them at p 0.6-0.96; every gold corpus that has such pages leaves them
+//! out. What sets them apart on any site and in any language is the counter
+//! (`docs/lab/loco.md` has the figures).
+//!
+//! **Example.** A news site's "World news in pictures" under a story: 30-50 slides, each a
+//! counter `1/44`, a caption and a credit.
+//!
+//! **Switch.** `slideshows=drop`, the default; `slideshows=auto` leaves it to the model.
 
 use crate::blocks::PageBlocks;
 
@@ -122,7 +125,7 @@ pub fn beside_main(pb: &PageBlocks, likely: &[bool]) -> Vec<bool> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::records::tests::{kept as dropped, page as page_of};
+    use crate::testing::{kept as dropped, page as page_of};
 
     /// The page's blocks and `likely` (the blocks starting with one of `sure`).
     fn page(html: &str, sure: &[&str]) -> (PageBlocks, Vec<bool>) {
@@ -152,21 +155,6 @@ mod tests {
             })
             .collect();
         format!("<section><h2>World news in pictures</h2><ul>{slides}</ul></section>")
-    }
-
-    #[test]
-    fn the_lowest_common_element_and_its_subtree() {
-        let html = "<div><ul><li><p>a</p></li><li><p>b</p></li></ul><p>c</p></div>";
-        let (pb, _) = page(html, &[]);
-        let elem_of = |t: &str| pb.elem[pb.text.iter().position(|x| x == t).unwrap()];
-        let (a, b, c) = (elem_of("a"), elem_of("b"), elem_of("c"));
-        let ul = pb.lowest_common([a, b]).unwrap();
-        assert_eq!(pb.tags[ul], "ul");
-        assert_eq!(pb.tags[pb.lowest_common([a, c]).unwrap()], "div");
-        assert_eq!(pb.lowest_common([a]), Some(a));
-        assert_eq!(pb.lowest_common([]), None);
-        let inside = pb.subtree(ul);
-        assert!(inside[ul] && inside[a] && inside[b] && !inside[c]);
     }
 
     #[test]
