@@ -12,14 +12,7 @@ use crate::novelty::{descriptor, Reference};
 use crate::parse::parse;
 use crate::render::{render, OutBlock, Verdict};
 use crate::reveal::reveal;
-use crate::rules::editorial::{
-    Conventions, ARTICLES, CHOICES, CONSENT, DIALOGS, HIDDEN, LISTINGS, NOTICES, RECORDS, REVIEWS,
-    SLIDESHOWS, TEASERS, UNSEEN,
-};
-use crate::rules::{
-    articles, choices, consent, dialogs, editorial, hidden, listings, notices, records, reviews,
-    slideshows, teasers, unseen,
-};
+use crate::rules::{self, Settings, UNSEEN};
 use crate::site::{block_keys, page_digest, Evidence};
 use crate::structure::{Format, Options};
 
@@ -244,7 +237,7 @@ pub fn probabilities(
 
 /// Each block's content probability, with the site's evidence where given, and whether the
 /// page is unlike every page the model trained on (`Model::novel`), where `cut`'s
-/// conventions read it (`unseen=keep`; otherwise false, and no page pays for the search).
+/// settings read it (`unseen=keep`; otherwise false, and no page pays for the search).
 pub fn score(
     p: &mut Prepared,
     model: &Model,
@@ -253,7 +246,7 @@ pub fn score(
     cut: &Cut,
 ) -> (Vec<f64>, bool) {
     let (x, ntok, anc) = features(p, evidence);
-    let novel = cut.conventions.unseen && model.novel(cv, &x, &ntok);
+    let novel = cut.settings.is_on(UNSEEN) && model.novel(cv, &x, &ntok);
     (probabilities(&model.members, cv, &x, &ntok, &anc), novel)
 }
 
@@ -271,165 +264,58 @@ pub struct Cut {
     pub threshold: f64,
     pub balanced: f64,
     pub relative: f64,
-    /// sections dropped or kept whatever the model says (`comments=drop`, ...)
-    pub conventions: Conventions,
+    /// each rule set against the model (`comments=drop`, `records=keep`, ...; `rules::RULES`)
+    pub settings: Settings,
 }
 
 /// Verdicts per view element from the blocks' probabilities, on a page unlike (`novel`) or
-/// like the model's training pages.
+/// like the model's training pages: the page's cut, then the rules (`rules::decide`).
 pub fn verdicts(p: &Prepared, prob: &[f64], novel: bool, cut: Cut) -> Vec<Option<Verdict>> {
-    // the page's cut, and its cut at the balanced preset: each preset's threshold times the
-    // page's one factor
-    let (mut c, mut balanced) = (cut.threshold, cut.balanced);
-    if !prob.is_empty() && cut.relative > 0.0 {
-        let max = prob.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        if max < MIN_PAGE_MAX {
-            // sure there is no main content: keep nothing, not the navigation
-            (c, balanced) = (f64::INFINITY, f64::INFINITY);
-        } else {
-            // a page of a few blocks has no template around its text for a lower cut to let
-            // in: its relatively likely blocks are its text (docs/lab/loco.md)
-            let f = f64::min(1.0, cut.relative * max / cut.balanced);
-            let factor = if prob.len() <= SMALL_PAGE_BLOCKS {
-                f * f
-            } else {
-                f
-            };
-            (c, balanced) = (cut.threshold * factor, cut.balanced * factor);
-        }
-    }
-    // a consent dialog's text is never main text: out before the rules that read what is
-    // kept (a listing's "no prose" test), and out of what they bring in
-    let consent = if cut.conventions.consent {
-        consent::in_consent_dialog(&p.pb)
-    } else {
-        vec![false; prob.len()]
-    };
-    // an ad slot's label and the footer's copyright notice are never main text: out with
-    // the dialog's text
-    let notices: Vec<bool> = if cut.conventions.notices {
-        notices::notices(&p.pb)
-    } else {
-        vec![false; prob.len()]
-    };
-    // a drop-down list's options are a form's choices, never main text: out with them
-    let choices: Vec<bool> = if cut.conventions.choices {
-        choices::in_choice_list(&p.pb)
-    } else {
-        vec![false; prob.len()]
-    };
-    // text a hiding utility class hides (`d-none`, `hide`) is not shown by a browser: out
-    // with them, unless it holds the page's main block (a page its scripts show whole)
-    let hidden: Vec<bool> = if cut.conventions.hidden {
-        let over: Vec<bool> = prob.iter().map(|&x| x >= c).collect();
-        hidden::hidden_by_class(&p.pb, &p.view, &over, prob)
-    } else {
-        vec![false; prob.len()]
-    };
-    // what the four rules above bar is never main text, whatever the model or a rule says
-    let barred: Vec<bool> = (0..prob.len())
-        .map(|b| consent[b] || notices[b] || choices[b] || hidden[b])
-        .collect();
-    let sure: Vec<bool> = (0..prob.len())
-        .map(|b| prob[b] >= c && !barred[b])
-        .collect();
-    let from_records = if cut.conventions.records {
-        records::propagate(&p.pb, &sure, prob)
-    } else {
-        sure.clone()
-    };
-    // (a page sure to have no main content, cut at infinity, keeps nothing: no listing)
-    let listed = if cut.conventions.listings && c.is_finite() {
-        listings::listing(&p.pb, &from_records, prob, &barred, balanced)
-    } else {
-        from_records.clone()
-    };
-    // (the same: a page sure to have no main content has no article text either)
-    let articled = if cut.conventions.articles && c.is_finite() {
-        articles::prose(&p.pb, &listed, prob)
-    } else {
-        listed.clone()
-    };
-    // (after the rules that read the kept text for prose: what this adds is never a
-    // listing's intro or an article's heading)
-    let told = if cut.conventions.unseen && novel && c.is_finite() {
-        unseen::fill(&p.pb, &sure, &articled, prob, c, balanced)
-    } else {
-        articled.clone()
-    };
-    let slides = if cut.conventions.slideshows {
-        slideshows::beside_main(&p.pb, &told)
-    } else {
-        vec![false; told.len()]
-    };
-    // (a stream is read beside the kept story: after the rules that add to it)
-    let teasers = if cut.conventions.teasers {
-        teasers::beside_story(&p.pb, &told, prob)
-    } else {
-        vec![false; told.len()]
-    };
-    // (named sections beside the kept text's main block: after the rules that add to it)
-    let reviews = if cut.conventions.reviews {
-        reviews::product_reviews(&p.pb, &p.view, &told, prob)
-    } else {
-        vec![false; told.len()]
-    };
-    let dialogs = if cut.conventions.dialogs {
-        dialogs::modal_dialogs(&p.pb, &p.view, &told, prob)
-    } else {
-        vec![false; told.len()]
-    };
-    let likely: Vec<bool> = (0..told.len())
-        .map(|b| told[b] && !slides[b] && !teasers[b] && !reviews[b] && !dialogs[b] && !barred[b])
-        .collect();
-    let decided = editorial::apply(&p.pb, &p.view, &likely, prob, cut.conventions);
+    let rulings = rules::decide(
+        &p.pb,
+        &p.view,
+        prob,
+        page_cuts(prob, &cut),
+        novel,
+        &cut.settings,
+    );
     let mut out = vec![None; p.view.elems.len()];
-    for (b, &e) in p.pb.elem.iter().enumerate() {
-        let v = p.view.preorder[e] as usize;
-        // a block a record alike to the main text's, a listing, an article or a page unlike
-        // the training pages brought in says so (`records=keep`, `listings=keep`,
-        // `articles=keep`, `unseen=keep`), and a kept block a
-        // slideshow or a stream of teasers beside the main text, a consent dialog or a
-        // notice or a drop-down's options, text a class hides, a product's reviews or a modal
-        // dialog took out (`slideshows=drop`, `teasers=drop`, `consent=drop`, `notices=drop`,
-        // `choices=drop`, `hidden=drop`, `reviews=drop`, `dialogs=drop`)
-        let brought = if consent[b] {
-            (prob[b] >= c).then_some((CONSENT, false))
-        } else if notices[b] {
-            (prob[b] >= c || told[b]).then_some((NOTICES, false))
-        } else if choices[b] {
-            (prob[b] >= c || told[b]).then_some((CHOICES, false))
-        } else if hidden[b] {
-            (prob[b] >= c || told[b]).then_some((HIDDEN, false))
-        } else if slides[b] {
-            told[b].then_some((SLIDESHOWS, false))
-        } else if teasers[b] {
-            told[b].then_some((TEASERS, false))
-        } else if reviews[b] {
-            told[b].then_some((REVIEWS, false))
-        } else if dialogs[b] {
-            told[b].then_some((DIALOGS, false))
-        } else if from_records[b] && !sure[b] {
-            Some((RECORDS, true))
-        } else if listed[b] && !from_records[b] {
-            Some((LISTINGS, true))
-        } else if likely[b] && !listed[b] && articled[b] {
-            Some((ARTICLES, true))
-        } else {
-            (likely[b] && !articled[b]).then_some((UNSEEN, true))
-        };
-        let decided = decided[b].or(brought);
-        out[v] = Some(Verdict {
-            content: decided.map_or(likely[b], |(_, content)| content),
-            score: prob[b],
-            section: decided.map(|(k, _)| k),
+    for ((&e, ruling), &score) in p.pb.elem.iter().zip(rulings).zip(prob) {
+        out[p.view.preorder[e] as usize] = Some(Verdict {
+            content: ruling.content,
+            score,
+            section: ruling.by,
         });
     }
     out
 }
 
+/// The page's cut, and its cut at the balanced preset: each preset's threshold times the
+/// page's one factor (infinite both on a page sure to have no main content).
+fn page_cuts(prob: &[f64], cut: &Cut) -> (f64, f64) {
+    let adapts = !prob.is_empty() && cut.relative > 0.0;
+    if !adapts {
+        return (cut.threshold, cut.balanced);
+    }
+    let max = prob.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    if max < MIN_PAGE_MAX {
+        // sure there is no main content: keep nothing, not the navigation
+        return (f64::INFINITY, f64::INFINITY);
+    }
+    // a page of a few blocks has no template around its text for a lower cut to let in:
+    // its relatively likely blocks are its text (docs/lab/loco.md)
+    let f = f64::min(1.0, cut.relative * max / cut.balanced);
+    let factor = if prob.len() <= SMALL_PAGE_BLOCKS {
+        f * f
+    } else {
+        f
+    };
+    (cut.threshold * factor, cut.balanced * factor)
+}
+
 /// The page cleaned: its blocks (the noise too where `noise`), how many it holds with the
-/// noise, their probabilities, and the verdicts as the structure renderer reads them (`Prepared::structure`; what a convention decides, there too).
+/// noise, their probabilities, and the verdicts as the structure renderer reads them
+/// (`Prepared::structure`; what a rule decides, there too).
 #[allow(clippy::too_many_arguments)]
 pub fn clean(
     p: &mut Prepared,
@@ -469,7 +355,7 @@ pub fn stage_times(
     };
     let mut p = prepare_marked(html, url, false, true, &mut mark)?;
     let (x, ntok, anc) = features_marked(&mut p, evidence, &mut mark);
-    let novel = cut.conventions.unseen && model.novel(None, &x, &ntok);
+    let novel = cut.settings.is_on(UNSEEN) && model.novel(None, &x, &ntok);
     mark("novelty");
     let prob = probabilities(&model.members, None, &x, &ntok, &anc);
     mark("forests");

@@ -15,7 +15,7 @@ use crate::features::N_FEATURES;
 use crate::forest::Forest;
 use crate::novelty::{descriptor, Reference};
 use crate::pipeline::{self, Cut, Member, Model, Prepared};
-use crate::rules::editorial::{decided_by, Conventions};
+use crate::rules::{decided_by, Settings, RULES};
 use crate::shingles;
 use crate::site::{key_hex, parse_key, Evidence};
 use crate::structure::Format;
@@ -648,8 +648,9 @@ fn clean<'py>(
 }
 
 /// How the core cuts a cleaner's pages (`pipeline::Cut`): the preset's threshold, the
-/// model's balanced one, the relative cut and the convention switches (a `{kind: rule}`
-/// dict, `rules::editorial::Conventions::parse`), checked once when the cleaner makes it.
+/// model's balanced one, the relative cut and the rules' switches (a `{switch: value}`
+/// dict, `rules::Settings::parse`; those not named are `auto`), checked once when the
+/// cleaner makes it.
 #[pyclass(module = "sitesift._native", name = "Cut", frozen)]
 struct PyCut {
     inner: Cut,
@@ -666,14 +667,14 @@ impl PyCut {
         conventions: Option<HashMap<String, String>>,
     ) -> PyResult<Self> {
         let given = conventions.unwrap_or_default();
-        let conventions = Conventions::parse(given.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+        let settings = Settings::parse(given.iter().map(|(k, v)| (k.as_str(), v.as_str())))
             .map_err(PyValueError::new_err)?;
         Ok(PyCut {
             inner: Cut {
                 threshold,
                 balanced,
                 relative,
-                conventions,
+                settings,
             },
         })
     }
@@ -689,6 +690,20 @@ impl PyCut {
     fn relative(&self) -> f64 {
         self.inner.relative
     }
+}
+
+/// The rules set against the model, in precedence order (`rules::RULES`): each one's
+/// switch, phase, values (the default first) and one line on what it does. Python's
+/// settings of the default cleaner are made from them.
+#[pyfunction]
+fn rules() -> Vec<(&'static str, &'static str, Vec<&'static str>, &'static str)> {
+    RULES
+        .iter()
+        .map(|r| {
+            let values = r.values().iter().map(|v| v.word()).collect();
+            (r.name, r.phase.name(), values, r.summary)
+        })
+        .collect()
 }
 
 /// Per block of a read page: whether it is content, for probabilities given from
@@ -998,6 +1013,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(clean, m)?)?;
     m.add_function(wrap_pyfunction!(decide, m)?)?;
     m.add_function(wrap_pyfunction!(verdicts_for, m)?)?;
+    m.add_function(wrap_pyfunction!(rules, m)?)?;
     m.add_function(wrap_pyfunction!(stage_times, m)?)?;
     m.add("MIN_PAGE_MAX", pipeline::MIN_PAGE_MAX)?;
     m.add("SMALL_PAGE_BLOCKS", pipeline::SMALL_PAGE_BLOCKS)?;

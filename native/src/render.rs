@@ -4,16 +4,16 @@
 
 use crate::dom::{is_block_tag, Item, View};
 use crate::parse::NONE;
+use crate::rules::RuleId;
 use crate::text::{all_space, fold_ws, split_ws};
 
 #[derive(Clone, Copy)]
 pub struct Verdict {
     pub content: bool,
     pub score: f64,
-    /// the convention that decided it (`rules::editorial::decided_by` names it: `comments=drop`,
-    /// `records=keep`, ...),
-    /// None where the model did
-    pub section: Option<usize>,
+    /// the rule that decided it (`rules::decided_by` names it: `comments=drop`,
+    /// `records=keep`, ...), None where the model's cut did
+    pub section: Option<RuleId>,
 }
 
 pub struct OutBlock {

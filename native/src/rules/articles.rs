@@ -19,11 +19,19 @@
 //!
 //! **Switch.** `articles=keep`, the default; `articles=auto` leaves it to the model.
 
-use super::toolkit::{beside_main, keeps_prose, main_block, PROSE_TOKENS};
+use super::toolkit::{beside_main, brought_in, keeps_prose, main_block, PROSE_TOKENS};
+use super::{Context, Setting};
 use crate::blocks::PageBlocks;
 
 /// A block more than this share of whose characters are link text is no story's prose.
 pub const MAX_LINK_SHARE: f64 = 0.3;
+
+/// The rule: the prose `prose` brings in (none on a page cut at infinity, which is sure to
+/// have no main content, and so no article text either).
+pub fn run(cx: &Context, _: Setting) -> Option<Vec<bool>> {
+    let more = cx.cut.is_finite().then(|| prose(cx.pb, cx.kept, cx.prob))?;
+    Some(brought_in(cx.kept, more))
+}
 
 /// `likely` with the prose of the `<article>` holding the main block, where the kept text
 /// holds no prose (`prob` picks the main block).
@@ -82,7 +90,7 @@ mod tests {
     #[test]
     fn the_cleaner_says_an_article_brought_its_prose_in() {
         use crate::pipeline::{prepare, verdicts, Cut};
-        use crate::rules::editorial::{decided_by, Conventions};
+        use crate::rules::{decided_by, Settings};
         let html = format!(
             "<html><body><article><h1>A heading</h1><div>{LOREM}</div></article></body></html>"
         );
@@ -97,10 +105,8 @@ mod tests {
             threshold: 0.5,
             balanced: 0.5,
             relative: 0.0,
-            conventions: Conventions {
-                articles,
-                ..Default::default()
-            },
+            settings: Settings::parse([("articles", if articles { "keep" } else { "auto" })])
+                .unwrap(),
         };
         let v = verdicts(&p, &prob, false, cut(true))[lorem].unwrap();
         assert!(v.content && v.section.map(decided_by) == Some("articles"));

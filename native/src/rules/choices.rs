@@ -13,7 +13,13 @@
 //!
 //! **Switch.** `choices=drop`, the default; `choices=auto` leaves them to the model.
 
+use super::{Context, Setting};
 use crate::blocks::PageBlocks;
+
+/// The rule: the page's drop-down options.
+pub fn run(cx: &Context, _: Setting) -> Option<Vec<bool>> {
+    Some(in_choice_list(cx.pb))
+}
 
 /// Per block, whether it is an option of a drop-down list (under a `select`): a choice
 /// a form offers, which a browser shows only when the list is opened and no gold keeps

@@ -15,7 +15,13 @@
 //!
 //! **Switch.** `consent=drop`, the default; `consent=auto` leaves it to the model.
 
+use super::{Context, Setting};
 use crate::blocks::{ConsentName, PageBlocks};
+
+/// The rule: the page's consent dialogs.
+pub fn run(cx: &Context, _: Setting) -> Option<Vec<bool>> {
+    Some(in_consent_dialog(cx.pb))
+}
 
 /// Per block, whether it lies in a cookie-consent dialog: under an element named for
 /// one (`consent`) that holds under half of the page's tokens (a `body` class

@@ -23,6 +23,7 @@ use std::sync::OnceLock;
 use regex::Regex;
 
 use super::toolkit::{inside_sections, section_names};
+use super::{Context, Setting};
 use crate::blocks::PageBlocks;
 use crate::dom::View;
 
@@ -36,6 +37,12 @@ fn dialog_name() -> &'static Regex {
         )
         .unwrap()
     })
+}
+
+/// The rule: the dialogs beside the main block of what the model and the bring-in rules
+/// kept.
+pub fn run(cx: &Context, _: Setting) -> Option<Vec<bool>> {
+    Some(modal_dialogs(cx.pb, cx.view, cx.kept, cx.prob))
 }
 
 /// Per block, whether it is in a modal dialog (named `modal`, `popup` or `lightbox`, or of

@@ -1,20 +1,35 @@
-//! Editorial conventions a user sets against the model's: a page's comment section,
-//! photo captions, bylines and dates, dropped (or captions, bylines and dates kept) whatever
-//! the model says. The gold corpora disagree on these (docs/conventions.md), so the model
-//! follows some corpora on each and a user picks the other side here.
+//! `comments`, `captions`, `bylines`, `dates` (editorial, `auto` by default): a page's
+//! comment section, photo captions, bylines and dates, dropped (or captions, bylines and
+//! dates kept) whatever the model says.
 //!
-//! A section is an element of its kind that holds neither the start of the main text nor
-//! its surest block (a wrapper named for comments around the story, or around its body
-//! below the headline, as an opinion section's "tone-comment" is, is no comment section);
-//! a block is in the section when its element or an ancestor is. `keep` keeps the
-//! section's blocks that lie in the main text's container (the lowest element holding
-//! every likely block of main-text length): the captions of the story's photos, not those
-//! of a gallery in the sidebar.
+//! **What.** A section of a kind is an element named for it that holds neither the start of
+//! the main text (the first likely block of `MAIN_START_TOKENS`) nor its surest block of
+//! that length; a block is in the section when its element or an ancestor is. Comments are
+//! named by class, id, role or itemprop (the keyword groups' comment group); captions by
+//! `<figcaption>` or a class, id, itemprop or rel naming a caption or credit; bylines by one
+//! naming a byline or an author; dates by one naming a date, dateline, timestamp or the
+//! published or updated time. `drop` drops every block of the kind's sections; `keep` keeps
+//! those that lie in the main text's container (the lowest element holding every likely
+//! block of main-text length). A block in sections of two kinds is the first kind's, in the
+//! table's order.
+//!
+//! **Why.** The gold corpora disagree on these (docs/conventions.md), so the model follows
+//! some corpora on each and a user picks the other side here. A section never holds where
+//! the main text starts: a wrapper named for comments around the story, or around its body
+//! below the headline, as an opinion section's "tone-comment" is, is no comment section.
+//!
+//! **Example.** `captions=keep` keeps the captions of the story's photos, not those of a
+//! gallery in the sidebar; `comments=drop` removes a story's reader comments (and a forum's
+//! posts in containers so named: that is what the option asks for).
+//!
+//! **Switch.** Each kind is `auto` by default (the model decides); `comments=drop`,
+//! `captions=drop|keep`, `bylines=drop|keep`, `dates=drop|keep` set it against the model.
 
 use std::sync::OnceLock;
 
 use regex::Regex;
 
+use super::{Context, Setting};
 use crate::blocks::{attr_flag, PageBlocks};
 use crate::dom::View;
 
@@ -22,168 +37,29 @@ use crate::dom::View;
 /// the main container holds).
 pub const MAIN_START_TOKENS: usize = 10;
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Rule {
-    /// the model decides
-    #[default]
-    Auto,
-    Drop,
-    Keep,
+/// `comments`: a comment section, named so by class, id, role or itemprop.
+pub fn comments(cx: &Context, setting: Setting) -> Option<Vec<bool>> {
+    let comment = attr_flag("comment");
+    sections(cx, setting, |e| cx.pb.flags[e] & comment != 0)
 }
 
-/// The kinds of section, in the order of `Conventions::rules`.
-pub const KINDS: [&str; 4] = ["comments", "captions", "bylines", "dates"];
-/// The section index of a block that `records=keep` brought in (after `KINDS`'s).
-pub const RECORDS: usize = KINDS.len();
-/// The section index of a block that `listings=keep` brought in.
-pub const LISTINGS: usize = KINDS.len() + 1;
-/// The section index of a block that `slideshows=drop` took out.
-pub const SLIDESHOWS: usize = KINDS.len() + 2;
-/// The section index of a block that `consent=drop` took out.
-pub const CONSENT: usize = KINDS.len() + 3;
-/// The section index of a block that `articles=keep` brought in.
-pub const ARTICLES: usize = KINDS.len() + 4;
-/// The section index of a block that `teasers=drop` took out.
-pub const TEASERS: usize = KINDS.len() + 5;
-/// The section index of a block that `unseen=keep` brought in.
-pub const UNSEEN: usize = KINDS.len() + 6;
-/// The section index of a block that `notices=drop` took out.
-pub const NOTICES: usize = KINDS.len() + 7;
-/// The section index of a block that `choices=drop` took out.
-pub const CHOICES: usize = KINDS.len() + 8;
-/// The section index of a block that `reviews=drop` took out.
-pub const REVIEWS: usize = KINDS.len() + 9;
-/// The section index of a block that `dialogs=drop` took out.
-pub const DIALOGS: usize = KINDS.len() + 10;
-/// The section index of a block that `hidden=drop` took out.
-pub const HIDDEN: usize = KINDS.len() + 11;
-
-/// The name of what decided a block against the model: a `KINDS` entry, `records`,
-/// `listings`, `slideshows`, `consent`, `articles`, `teasers`, `unseen`, `notices`,
-/// `choices`, `reviews`, `dialogs` or `hidden`.
-pub fn decided_by(k: usize) -> &'static str {
-    match k {
-        RECORDS => "records",
-        LISTINGS => "listings",
-        SLIDESHOWS => "slideshows",
-        CONSENT => "consent",
-        ARTICLES => "articles",
-        TEASERS => "teasers",
-        UNSEEN => "unseen",
-        NOTICES => "notices",
-        CHOICES => "choices",
-        REVIEWS => "reviews",
-        DIALOGS => "dialogs",
-        HIDDEN => "hidden",
-        _ => KINDS[k],
-    }
+/// `captions`: a `<figcaption>`, or an element named for a caption or a credit.
+pub fn captions(cx: &Context, setting: Setting) -> Option<Vec<bool>> {
+    sections(cx, setting, |e| {
+        cx.view.elems[cx.view.preorder[e] as usize].tag == "figcaption"
+            || caption_name().is_match(&names(cx.view, e))
+    })
 }
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Conventions {
-    /// one rule per `KINDS` entry
-    pub rules: [Rule; 4],
-    /// `records=keep`: records alike to the main text's are kept as it is
-    /// (`records::propagate`); `auto` leaves them to the model
-    pub records: bool,
-    /// `listings=keep`: a page whose kept text holds no prose keeps its listing's records
-    /// (`records::listing`); `auto` leaves them to the model
-    pub listings: bool,
-    /// `slideshows=drop`: a numbered slideshow beside the main text is dropped
-    /// (`slideshow::beside_main`); `auto` leaves it to the model
-    pub slideshows: bool,
-    /// `consent=drop`: a cookie-consent dialog's text is dropped
-    /// (`PageBlocks::in_consent_dialog`); `auto` leaves it to the model
-    pub consent: bool,
-    /// `articles=keep`: where the kept text holds no prose, the prose of the `<article>`
-    /// holding the main block is kept (`article::prose`); `auto` leaves it to the model
-    pub articles: bool,
-    /// `teasers=drop`: a stream of headline + teaser records beside a declared story is
-    /// dropped (`teasers::beside_story`); `auto` leaves it to the model
-    pub teasers: bool,
-    /// `unseen=keep`: on a page unlike every page the model trained on, where the model is
-    /// unsure of what it keeps, the blocks between kept ones that it half-believes are
-    /// kept (`unseen::fill`); `auto` leaves them to the model
-    pub unseen: bool,
-    /// `notices=drop`: a block whose whole text is an advertising label ("Advertisement",
-    /// "Sponsored", "Anzeige"), or a copyright notice in the page's footer, is dropped
-    /// (`PageBlocks::notices`); `auto` leaves it to the model
-    pub notices: bool,
-    /// `choices=drop`: the options of a drop-down list (`<select>`) are dropped
-    /// (`PageBlocks::in_choice_list`); `auto` leaves them to the model
-    pub choices: bool,
-    /// `reviews=drop`: a product's customer reviews are dropped
-    /// (`sections::product_reviews`); `auto` leaves them to the model
-    pub reviews: bool,
-    /// `dialogs=drop`: a modal dialog's text is dropped (`sections::modal_dialogs`); `auto`
-    /// leaves it to the model
-    pub dialogs: bool,
-    /// `hidden=drop`: text a hiding utility class hides (`hide`, `d-none`) is dropped
-    /// (`sections::hidden_by_class`); `auto` leaves it to the model
-    pub hidden: bool,
+/// `bylines`: an element named for a byline or an author.
+pub fn bylines(cx: &Context, setting: Setting) -> Option<Vec<bool>> {
+    sections(cx, setting, |e| byline_name().is_match(&names(cx.view, e)))
 }
 
-impl Conventions {
-    /// From `(kind, rule)` pairs: kinds of `KINDS`, rules `auto`, `drop` or `keep`
-    /// (comments: `auto` or `drop`), `records`, `listings`, `articles` and `unseen`: `keep`
-    /// or `auto`, and `slideshows`, `consent`, `teasers`, `notices`, `choices`, `reviews`,
-    /// `dialogs` and `hidden`: `drop` or `auto`.
-    pub fn parse<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Result<Self, String> {
-        let mut c = Conventions::default();
-        for (kind, rule) in pairs {
-            // the on/off switches: the rule that turns each on, or `auto`
-            let switch = match kind {
-                "records" => Some((&mut c.records, "keep")),
-                "listings" => Some((&mut c.listings, "keep")),
-                "slideshows" => Some((&mut c.slideshows, "drop")),
-                "consent" => Some((&mut c.consent, "drop")),
-                "articles" => Some((&mut c.articles, "keep")),
-                "teasers" => Some((&mut c.teasers, "drop")),
-                "unseen" => Some((&mut c.unseen, "keep")),
-                "notices" => Some((&mut c.notices, "drop")),
-                "choices" => Some((&mut c.choices, "drop")),
-                "reviews" => Some((&mut c.reviews, "drop")),
-                "dialogs" => Some((&mut c.dialogs, "drop")),
-                "hidden" => Some((&mut c.hidden, "drop")),
-                _ => None,
-            };
-            if let Some((on, word)) = switch {
-                *on = match rule {
-                    "auto" => false,
-                    r if r == word => true,
-                    _ => return Err(format!("{kind}={rule}: use {word} or auto")),
-                };
-                continue;
-            }
-            let Some(k) = KINDS.iter().position(|&x| x == kind) else {
-                return Err(format!(
-                    "unknown convention {kind:?}: use one of {}, records, listings, slideshows, consent, articles, teasers, unseen, notices, choices, reviews, dialogs, hidden",
-                    KINDS.join(", ")
-                ));
-            };
-            c.rules[k] = match (rule, k) {
-                ("auto", _) => Rule::Auto,
-                ("drop", _) => Rule::Drop,
-                ("keep", 1..) => Rule::Keep,
-                _ => {
-                    let allowed = if k == 0 {
-                        "auto or drop"
-                    } else {
-                        "auto, drop or keep"
-                    };
-                    return Err(format!("{kind}={rule}: use {allowed}"));
-                }
-            };
-        }
-        Ok(c)
-    }
-
-    /// Does any section rule speak against the model (`records`, `listings`,
-    /// `slideshows`, `consent`, `articles`, `teasers`, `unseen`, `notices`, `choices`,
-    /// `reviews`, `dialogs` and `hidden` aside)?
-    pub fn any(&self) -> bool {
-        self.rules.iter().any(|&r| r != Rule::Auto)
-    }
+/// `dates`: an element named for a date, a dateline, a timestamp, the published or updated
+/// time.
+pub fn dates(cx: &Context, setting: Setting) -> Option<Vec<bool>> {
+    sections(cx, setting, |e| date_name().is_match(&names(cx.view, e)))
 }
 
 fn caption_name() -> &'static Regex {
@@ -204,46 +80,23 @@ fn date_name() -> &'static Regex {
     })
 }
 
-/// The kinds (bits of `KINDS` indices) among `wanted` that view element `v` is a section
-/// of, by its tag and names (class, id, itemprop, rel; lowercased, read once).
-fn kinds_of(view: &View, v: usize, wanted: &[usize], comment_flag: bool) -> u8 {
-    let el = &view.elems[v];
-    let names = ["class", "id", "itemprop", "rel"]
+/// An element's names as the kinds read them: class, id, itemprop and rel, lowercased.
+fn names(view: &View, e: usize) -> String {
+    let el = &view.elems[view.preorder[e] as usize];
+    ["class", "id", "itemprop", "rel"]
         .iter()
         .filter_map(|a| el.get(a))
         .map(str::to_ascii_lowercase)
         .collect::<Vec<_>>()
-        .join(" ");
-    let mut bits = 0u8;
-    for &k in wanted {
-        let hit = match k {
-            0 => comment_flag,
-            1 => el.tag == "figcaption" || caption_name().is_match(&names),
-            2 => byline_name().is_match(&names),
-            _ => date_name().is_match(&names),
-        };
-        if hit {
-            bits |= 1 << k;
-        }
-    }
-    bits
+        .join(" ")
 }
 
-/// Per block: the convention that decides it, if any (an index of `KINDS`), and then
-/// whether it is content. Blocks no convention speaks for are `None`. (`prob`: each
-/// block's probability, which picks the surest block.)
-pub fn apply(
-    pb: &PageBlocks,
-    view: &View,
-    likely: &[bool],
-    prob: &[f64],
-    conventions: Conventions,
-) -> Vec<Option<(usize, bool)>> {
+/// The blocks `setting` decides in the sections of one kind (`section`: is element `e`
+/// named for it?) on the kept text `cx.kept`: with `drop` every block of a section, with
+/// `keep` those in the main text's container. (`cx.prob` picks the surest block.)
+fn sections(cx: &Context, setting: Setting, section: impl Fn(usize) -> bool) -> Option<Vec<bool>> {
+    let (pb, likely, prob) = (cx.pb, cx.kept, cx.prob);
     let n_el = pb.parent.len();
-    let mut out = vec![None; likely.len()];
-    if !conventions.any() {
-        return out;
-    }
     let main: Vec<usize> = (0..likely.len())
         .filter(|&b| likely[b] && pb.tokens[b] >= MAIN_START_TOKENS)
         .collect();
@@ -264,39 +117,14 @@ pub fn apply(
             e = pb.parent[e as usize];
         }
     }
-    let container = main_container(pb, &main);
-    let comment = attr_flag("comment");
-    let wanted: Vec<usize> = (0..KINDS.len())
-        .filter(|&k| conventions.rules[k] != Rule::Auto)
-        .collect();
-    let in_main = container.map_or_else(|| vec![false; n_el], |c| pb.subtree(c));
-    // inside[e]: the kinds e or an ancestor is a section of (elements come in preorder,
-    // parents first)
-    let mut inside = vec![0u8; n_el];
-    for e in 0..n_el {
-        let up = pb.parent[e];
-        let own = if holds[e] {
-            0
-        } else {
-            kinds_of(
-                view,
-                view.preorder[e] as usize,
-                &wanted,
-                pb.flags[e] & comment != 0,
-            )
-        };
-        inside[e] = own | if up >= 0 { inside[up as usize] } else { 0 };
-    }
-    for (b, &e) in pb.elem.iter().enumerate() {
-        // the first kind, in KINDS order, whose rule decides the block
-        out[b] = wanted.iter().find_map(|&k| match conventions.rules[k] {
-            _ if inside[e] & (1 << k) == 0 => None,
-            Rule::Drop => Some((k, false)),
-            Rule::Keep if in_main[e] => Some((k, true)),
-            _ => None,
-        });
-    }
-    out
+    let inside = pb.under(|e| !holds[e] && section(e));
+    let in_main = match setting {
+        Setting::Keep => {
+            main_container(pb, &main).map_or_else(|| vec![false; n_el], |c| pb.subtree(c))
+        }
+        _ => vec![true; n_el],
+    };
+    Some(pb.elem.iter().map(|&e| inside[e] && in_main[e]).collect())
 }
 
 /// The lowest element that holds every main-text block and is not one of them (None
@@ -314,81 +142,28 @@ fn main_container(pb: &PageBlocks, main: &[usize]) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::blocks::walk;
-    use crate::dom::build_view;
-    use crate::parse::parse;
+    use crate::testing::read;
 
-    #[test]
-    fn rules_parse_and_bad_ones_are_refused() {
-        let c = Conventions::parse([("captions", "keep"), ("comments", "drop")]).unwrap();
-        assert_eq!(c.rules, [Rule::Drop, Rule::Keep, Rule::Auto, Rule::Auto]);
-        assert!(!Conventions::default().any() && c.any());
-        assert!(Conventions::parse([("comments", "keep")]).is_err());
-        assert!(Conventions::parse([("tweets", "drop")]).is_err());
-        assert!(Conventions::parse([("dates", "sometimes")]).is_err());
-        let r = Conventions::parse([("records", "keep")]).unwrap();
-        assert!(r.records && !r.any() && !Conventions::default().records);
-        assert!(Conventions::parse([("records", "drop")]).is_err());
-        let l = Conventions::parse([("listings", "keep")]).unwrap();
-        assert!(l.listings && !l.records && !l.any() && !Conventions::default().listings);
-        assert!(Conventions::parse([("listings", "drop")]).is_err());
-        let s = Conventions::parse([("slideshows", "drop")]).unwrap();
-        assert!(s.slideshows && !s.any() && !Conventions::default().slideshows);
-        assert!(Conventions::parse([("slideshows", "keep")]).is_err());
-        let k = Conventions::parse([("consent", "drop")]).unwrap();
-        assert!(k.consent && !k.slideshows && !k.any() && !Conventions::default().consent);
-        assert!(Conventions::parse([("consent", "keep")]).is_err());
-        let a = Conventions::parse([("articles", "keep")]).unwrap();
-        assert!(a.articles && !a.any() && !Conventions::default().articles);
-        assert!(Conventions::parse([("articles", "drop")]).is_err());
-        let t = Conventions::parse([("teasers", "drop")]).unwrap();
-        assert!(t.teasers && !t.any() && !Conventions::default().teasers);
-        assert!(Conventions::parse([("teasers", "keep")]).is_err());
-        assert_eq!(decided_by(TEASERS), "teasers");
-        let u = Conventions::parse([("unseen", "keep")]).unwrap();
-        assert!(u.unseen && !u.any() && !Conventions::default().unseen);
-        assert!(Conventions::parse([("unseen", "drop")]).is_err());
-        assert_eq!(decided_by(UNSEEN), "unseen");
-        let d = Conventions::parse([("notices", "drop")]).unwrap();
-        assert!(d.notices && !d.any() && !Conventions::default().notices);
-        assert!(Conventions::parse([("notices", "keep")]).is_err());
-        assert_eq!(decided_by(NOTICES), "notices");
-        let o = Conventions::parse([("choices", "drop")]).unwrap();
-        assert!(o.choices && !o.any() && !Conventions::default().choices);
-        assert!(Conventions::parse([("choices", "keep")]).is_err());
-        assert_eq!(decided_by(CHOICES), "choices");
-        for (kind, k) in [
-            ("reviews", REVIEWS),
-            ("dialogs", DIALOGS),
-            ("hidden", HIDDEN),
-        ] {
-            let c = Conventions::parse([(kind, "drop")]).unwrap();
-            assert!(!c.any() && c != Conventions::default());
-            assert!(Conventions::parse([(kind, "keep")]).is_err());
-            assert_eq!(decided_by(k), kind);
-        }
-        let all =
-            Conventions::parse([("reviews", "drop"), ("dialogs", "drop"), ("hidden", "drop")])
-                .unwrap();
-        assert!(all.reviews && all.dialogs && all.hidden);
-        assert_eq!(
-            (
-                decided_by(0),
-                decided_by(RECORDS),
-                decided_by(LISTINGS),
-                decided_by(SLIDESHOWS),
-                decided_by(CONSENT),
-                decided_by(ARTICLES)
-            ),
-            (
-                "comments",
-                "records",
-                "listings",
-                "slideshows",
-                "consent",
-                "articles"
-            )
-        );
+    /// The blocks each `(kind, setting)` decides of the page, on the kept text `likely`.
+    fn decided<'a>(
+        (pb, view): (&'a PageBlocks, &'a View),
+        likely: &'a [bool],
+        prob: &'a [f64],
+        run: fn(&Context, Setting) -> Option<Vec<bool>>,
+        setting: Setting,
+    ) -> Vec<&'a str> {
+        let cx = Context {
+            pb,
+            view,
+            prob,
+            cut: 0.5,
+            balanced: 0.5,
+            novel: false,
+            barred: &[],
+            sure: &[],
+            kept: likely,
+        };
+        crate::testing::kept(pb, &run(&cx, setting).unwrap())
     }
 
     #[test]
@@ -397,19 +172,23 @@ mod tests {
                     <p>The story starts here with words enough to be main text.</p>\
                     <figure><figcaption>A photo of the quay</figcaption></figure></div>\
                     <aside><p class='photo-credit'>Gallery credit line</p></aside>";
-        let a = parse(html);
-        let view = build_view(&a, a.html_child("body").unwrap());
-        let pb = walk(&view, None, None);
-        let texts: Vec<&str> = pb.text.iter().map(String::as_str).collect();
-        let at = |t: &str| texts.iter().position(|x| x.starts_with(t)).unwrap();
-        let mut likely = vec![false; pb.text.len()];
-        likely[at("The story")] = true;
-        let c = Conventions::parse([("captions", "keep"), ("bylines", "drop")]).unwrap();
-        let got = apply(&pb, &view, &likely, &vec![0.9; likely.len()], c);
-        assert_eq!(got[at("By A.")], Some((2, false)));
-        assert_eq!(got[at("A photo")], Some((1, true))); // in the story's container
-        assert_eq!(got[at("Gallery")], None); // a caption outside it: the model's call
-        assert_eq!(got[at("The story")], None);
+        let (pb, view) = read(html);
+        let likely: Vec<bool> = pb.text.iter().map(|t| t.starts_with("The story")).collect();
+        let prob = vec![0.9; likely.len()];
+        let page = (&pb, &view);
+        assert_eq!(
+            decided(page, &likely, &prob, bylines, Setting::Drop),
+            ["By A. Writer"]
+        );
+        // the caption in the story's container; one outside it is the model's call
+        assert_eq!(
+            decided(page, &likely, &prob, captions, Setting::Keep),
+            ["A photo of the quay"]
+        );
+        assert_eq!(
+            decided(page, &likely, &prob, captions, Setting::Drop),
+            ["A photo of the quay", "Gallery credit line"]
+        );
     }
 
     #[test]
@@ -424,21 +203,16 @@ mod tests {
                     more words than any paragraph of the body, which the model half \
                     believes, and which makes it the block of most tokens on the page by \
                     far, as long comments under a short post are.</p></div>";
-        let a = parse(html);
-        let view = build_view(&a, a.html_child("body").unwrap());
-        let pb = walk(&view, None, None);
-        let texts: Vec<&str> = pb.text.iter().map(String::as_str).collect();
-        let at = |t: &str| texts.iter().position(|x| x.starts_with(t)).unwrap();
-        let likely = vec![true; texts.len()];
+        let (pb, view) = read(html);
+        let likely = vec![true; pb.text.len()];
         // the model believes the body most, and the long comment a little
-        let prob: Vec<f64> = texts
+        let prob: Vec<f64> = pb
+            .text
             .iter()
             .map(|t| if t.starts_with("The body") { 0.95 } else { 0.6 })
             .collect();
-        let c = Conventions::parse([("comments", "drop")]).unwrap();
-        let got = apply(&pb, &view, &likely, &prob, c);
-        assert_eq!(got[at("The body")], None);
-        assert_eq!(got[at("A second")], None);
-        assert_eq!(got[at("A reader")], Some((0, false)));
+        let got = decided((&pb, &view), &likely, &prob, comments, Setting::Drop);
+        assert_eq!(got.len(), 1);
+        assert!(got[0].starts_with("A reader says"));
     }
 }

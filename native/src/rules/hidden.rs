@@ -17,8 +17,14 @@
 //! **Switch.** `hidden=drop`, the default; `hidden=auto` leaves it to the model.
 
 use super::toolkit::inside_sections;
+use super::{Context, Setting};
 use crate::blocks::PageBlocks;
 use crate::dom::View;
+
+/// The rule: what a class hides, but for what holds the main block of the model's cut.
+pub fn run(cx: &Context, _: Setting) -> Option<Vec<bool>> {
+    Some(hidden_by_class(cx.pb, cx.view, cx.kept, cx.prob))
+}
 
 /// Class words of the CSS frameworks' utilities that hide an element (`display: none`):
 /// Bootstrap's `d-none`, `hide` and `hidden`, Tailwind's `hidden`, Foundation's `hide`,

@@ -35,9 +35,10 @@
 use std::collections::{HashMap, HashSet};
 
 use super::toolkit::{
-    alike, beside_main, blocks_by_elem, holding, kept_text, main_block, placements, runs,
-    MIN_RECORDS,
+    alike, beside_main, blocks_by_elem, brought_in, holding, kept_text, main_block, placements,
+    runs, MIN_RECORDS,
 };
+use super::{Context, Setting};
 use crate::blocks::PageBlocks;
 
 /// A listing's run holds at least this many times the tokens the model kept (a short
@@ -98,6 +99,16 @@ struct Listing {
     records: Vec<usize>,
     tokens: usize,
     parents: Vec<usize>,
+}
+
+/// The rule: the records `listing` brings in (none on a page cut at infinity, which is
+/// sure to have no main content: it keeps nothing, not even a listing).
+pub fn run(cx: &Context, _: Setting) -> Option<Vec<bool>> {
+    let more = cx
+        .cut
+        .is_finite()
+        .then(|| listing(cx.pb, cx.kept, cx.prob, cx.barred, cx.balanced))?;
+    Some(brought_in(cx.kept, more))
 }
 
 /// `likely` with the records of the page's listing, where its kept text holds no prose or
@@ -284,7 +295,7 @@ mod tests {
             purpose.repeat(4)
         );
         let (pb, likely, prob) = page(&html, &["Tomato recipes"]);
-        let barred = crate::rules::consent::in_consent_dialog(&pb);
+        let barred = super::super::consent::in_consent_dialog(&pb);
         let got = kept(&pb, &listing(&pb, &likely, &prob, &barred, 0.35));
         assert!(
             got.iter().any(|t| t.starts_with("Recipe 3"))

@@ -19,7 +19,13 @@ use std::sync::OnceLock;
 
 use regex::Regex;
 
+use super::{Context, Setting};
 use crate::blocks::{attr_flag, tag_bits, PageBlocks};
+
+/// The rule: the page's notices.
+pub fn run(cx: &Context, _: Setting) -> Option<Vec<bool>> {
+    Some(notices(cx.pb))
+}
 
 /// Per block, whether it is a notice a site stamps on its template, never main text: an
 /// ad slot's label (`ad_label`) anywhere, or a copyright notice (`copyright_notice`)

@@ -25,9 +25,16 @@
 use std::collections::{HashMap, HashSet};
 
 use super::toolkit::{
-    alike, blocks_by_elem, main_block, placements, record_kind, MIN_RECORDS, MIN_RECORD_BLOCKS,
+    alike, blocks_by_elem, brought_in, main_block, placements, record_kind, MIN_RECORDS,
+    MIN_RECORD_BLOCKS,
 };
+use super::{Context, Setting};
 use crate::blocks::PageBlocks;
+
+/// The rule: the blocks `propagate` brings in to what the model's cut kept.
+pub fn run(cx: &Context, _: Setting) -> Option<Vec<bool>> {
+    Some(brought_in(cx.kept, propagate(cx.pb, cx.kept, cx.prob)))
+}
 
 /// `likely` with the blocks that records alike to the main block's add (`prob`: each
 /// block's probability, which picks the main block).

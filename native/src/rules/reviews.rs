@@ -23,6 +23,7 @@ use std::sync::OnceLock;
 use regex::Regex;
 
 use super::toolkit::{inside_sections, section_names};
+use super::{Context, Setting};
 use crate::blocks::PageBlocks;
 use crate::dom::View;
 
@@ -35,6 +36,12 @@ fn review_name() -> &'static Regex {
         )
         .unwrap()
     })
+}
+
+/// The rule: the reviews beside the main block of what the model and the bring-in rules
+/// kept.
+pub fn run(cx: &Context, _: Setting) -> Option<Vec<bool>> {
+    Some(product_reviews(cx.pb, cx.view, cx.kept, cx.prob))
 }
 
 /// Per block, whether it is one of a product's customer reviews: on a page declaring a

@@ -20,6 +20,7 @@
 //!
 //! **Switch.** `slideshows=drop`, the default; `slideshows=auto` leaves it to the model.
 
+use super::{Context, Setting};
 use crate::blocks::PageBlocks;
 
 /// A slideshow states at least this many slides (product carousels and a story's own few
@@ -95,6 +96,11 @@ fn counter_runs(pb: &PageBlocks) -> Vec<Vec<usize>> {
         runs.push(run);
     }
     runs
+}
+
+/// The rule: the slideshows beside what the model and the bring-in rules kept.
+pub fn run(cx: &Context, _: Setting) -> Option<Vec<bool>> {
+    Some(beside_main(cx.pb, cx.kept))
 }
 
 /// Per block, whether a slideshow beside the page's own text holds it (see the module's

@@ -26,12 +26,19 @@
 //! **Switch.** `teasers=drop`, the default; `teasers=auto` leaves the stream to the model.
 
 use super::toolkit::{blocks_by_elem, holding, keeps_prose, main_block, runs};
+use super::{Context, Setting};
 use crate::blocks::PageBlocks;
 
 /// Records a run holds at least before it is a stream.
 pub const MIN_TEASERS: usize = 4;
 /// Text blocks a teaser record holds at most (a headline, a teaser, a byline or a date).
 pub const MAX_TEASER_BLOCKS: usize = 3;
+
+/// The rule: the streams beside the story the model and the bring-in rules kept (read
+/// after the rules that add to it).
+pub fn run(cx: &Context, _: Setting) -> Option<Vec<bool>> {
+    Some(beside_story(cx.pb, cx.kept, cx.prob))
+}
 
 /// The blocks of the runs of headline + teaser records beside the kept story.
 pub fn beside_story(pb: &PageBlocks, likely: &[bool], prob: &[f64]) -> Vec<bool> {

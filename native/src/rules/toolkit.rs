@@ -167,6 +167,16 @@ pub fn kept_text(pb: &PageBlocks, likely: &[bool]) -> (usize, usize) {
     )
 }
 
+/// The blocks a bring-in rule adds: those `more` (the kept text with what the rule brings
+/// in) holds that `kept` (the kept text before it) does not.
+pub fn brought_in(kept: &[bool], more: Vec<bool>) -> Vec<bool> {
+    let mut out = more;
+    for (o, &k) in out.iter_mut().zip(kept) {
+        *o &= !k;
+    }
+    out
+}
+
 /// An element's names as the named sections read them (`reviews`, `dialogs`): class, id and
 /// itemprop, lowercased, and `role-` its role.
 pub fn section_names(view: &View, pb_elem: usize) -> String {
@@ -226,5 +236,11 @@ mod tests {
         assert!(kinds.iter().any(|k| k == "div.post"));
         assert!(kinds.iter().any(|k| k == "li"));
         assert!(kinds.iter().any(|k| k == "div"));
+    }
+
+    #[test]
+    fn brought_in_is_what_the_rule_adds() {
+        let more = brought_in(&[true, false, false], vec![true, true, false]);
+        assert_eq!(more, [false, true, false]);
     }
 }

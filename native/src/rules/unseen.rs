@@ -49,7 +49,8 @@
 use std::collections::HashSet;
 
 use super::listings::INTRO_TOKENS;
-use super::toolkit::{beside_main, holding, kept_text, main_block};
+use super::toolkit::{beside_main, brought_in, holding, kept_text, main_block};
+use super::{Context, Setting};
 use crate::blocks::PageBlocks;
 
 /// The kept text's token-weighted median probability under this: the model is unsure even
@@ -71,6 +72,15 @@ pub const FOUND_LITTLE: f64 = 0.4;
 /// On a page that kept no more than a listing's intro, the fill's floor as a share of the
 /// cut (0.019 at the balanced cut of 0.375): anything the model does not rule out.
 pub const SCANT_FLOOR: f64 = 0.05;
+
+/// The rule: on a page unlike the training pages, the blocks `fill` brings in (after the
+/// rules that read the kept text for prose, so what it adds is never a listing's intro or
+/// an article's heading; none on a page cut at infinity).
+pub fn run(cx: &Context, _: Setting) -> Option<Vec<bool>> {
+    let on = cx.novel && cx.cut.is_finite();
+    let more = on.then(|| fill(cx.pb, cx.sure, cx.kept, cx.prob, cx.cut, cx.balanced))?;
+    Some(brought_in(cx.kept, more))
+}
 
 /// `likely` with the half-believed blocks between the first and last `sure` block (those
 /// at the page's cut `cut` or over), or anywhere on a page that declares no story, where
@@ -369,17 +379,14 @@ mod tests {
         assert!(!fill(&pb, &sure, &sure, &prob, 0.575, 0.35)[card]);
         // the cleaner gives the fill the page's balanced cut
         use crate::pipeline::{prepare, verdicts, Cut};
-        use crate::rules::editorial::Conventions;
+        use crate::rules::Settings;
         let p = prepare(&html, None, false, true).unwrap();
         let at = p.view.preorder[p.pb.elem[card]] as usize;
         let cut = |threshold, balanced| Cut {
             threshold,
             balanced,
             relative: 0.0,
-            conventions: Conventions {
-                unseen: true,
-                ..Default::default()
-            },
+            settings: Settings::parse([("unseen", "keep")]).unwrap(),
         };
         let kept = |c| verdicts(&p, &prob, true, c)[at].unwrap().content;
         assert!(kept(cut(0.575, 0.575)) && !kept(cut(0.575, 0.35)));
@@ -434,7 +441,7 @@ mod tests {
     #[test]
     fn the_cleaner_fills_only_a_page_unlike_the_training_pages() {
         use crate::pipeline::{prepare, verdicts, Cut};
-        use crate::rules::editorial::{decided_by, Conventions};
+        use crate::rules::{decided_by, Settings};
         let p = prepare(SERVICE, None, false, true).unwrap();
         let tile = index(&p.pb, "300+");
         let prob: Vec<f64> =
@@ -452,10 +459,7 @@ mod tests {
             threshold: 0.35,
             balanced: 0.35,
             relative: 0.0,
-            conventions: Conventions {
-                unseen,
-                ..Default::default()
-            },
+            settings: Settings::parse([("unseen", if unseen { "keep" } else { "auto" })]).unwrap(),
         };
         let v = verdicts(&p, &prob, true, cut(true))[at].unwrap();
         assert!(v.content && v.section.map(decided_by) == Some("unseen"));
