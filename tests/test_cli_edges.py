@@ -232,7 +232,9 @@ def test_methods_default_describes_every_setting_with_its_values(
         capsys: pytest.CaptureFixture[str]) -> None:
     from dataclasses import fields
 
-    from sitesift.methods.default import CONVENTIONS, DefaultParams
+    from sitesift.methods.default import CONVENTIONS, RULES, DefaultParams
+
+    summaries = {name: summary for name, _, _, summary in RULES}
 
     assert main(["methods", "default"]) == 0
     lines = {line.split()[1].split("=")[0]: line for line in capsys.readouterr().out.splitlines()
@@ -244,6 +246,7 @@ def test_methods_default_describes_every_setting_with_its_values(
         if name in CONVENTIONS:
             assert f"[{'|'.join(CONVENTIONS[name])}]" in about
             assert default == CONVENTIONS[name][0]
+            assert about.endswith(summaries[name])  # the core's line for the rule
     assert "[precision|balanced|recall]" in lines["preset"]
     assert "[true|false]" in lines["site"]
     assert "or null" in lines["threshold"]

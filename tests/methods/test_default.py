@@ -446,6 +446,31 @@ def test_the_convention_switches_are_those_the_core_knows() -> None:
         Cut(0.5, 0.5, 0.5, {"tweets": "drop"})
 
 
+def test_the_switch_fields_are_the_cores_table() -> None:
+    """DefaultParams declares one field a rule (for typing), in the table's order, and each
+    field's default, values and line are the table's: a rule added to the core without a
+    field, or a field without a rule, fails here."""
+    from dataclasses import fields
+
+    from sitesift._native import rules
+    from sitesift.methods.default import CONVENTIONS, DefaultParams
+
+    table = rules()
+    switches = [f for f in fields(DefaultParams) if "doc" in f.metadata]
+    assert [f.name for f in switches] == [name for name, *_ in table] == list(CONVENTIONS)
+    for f, (name, phase, values, summary) in zip(switches, table, strict=True):
+        assert (f.default, f.metadata["values"], f.metadata["doc"]) == (
+            values[0], tuple(values), summary), name
+        assert phase in ("bar", "bring-in", "take-out", "editorial")
+        assert set(values) <= {"auto", "drop", "keep"} and "auto" in values
+    # set as a keyword or as `--set default.NAME=VALUE`, checked against the table
+    assert DefaultParams(teasers="auto").teasers == "auto"
+    assert get_cleaner("default", teasers="auto").conventions()["hidden"] == "drop"
+    assert "teasers" not in get_cleaner("default", teasers="auto").conventions()
+    with pytest.raises(ValueError, match="teasers must be one of drop, auto"):
+        DefaultParams(teasers="keep")
+
+
 def test_site_evidence_drops_template_text(bundled: object) -> None:
     pages = [page(news_page(n), id=f"p{n}") for n in range(6)]
     cleaner = get_cleaner("default").fit(pages)

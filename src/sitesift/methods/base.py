@@ -318,7 +318,8 @@ def settings_help(name: str) -> list[SettingHelp]:
     """Each setting of the named method with its default, its values and one line on what
     it does, all from where the setting is declared: the field of its params dataclass
     (values: the field's `metadata["values"]`, else what its type allows; the line: the
-    docstring under the field). A method without such a dataclass shows its defaults."""
+    docstring under the field, else its `metadata["doc"]`, as the default cleaner's rules
+    have theirs from the core). A method without such a dataclass shows its defaults."""
     defaults = get_cleaner(name).get_params()
     params_type = getattr(get_class(name), "params_type", None)
     declared = {f.name: f for f in fields(params_type)} if is_dataclass(params_type) else {}
@@ -334,7 +335,8 @@ def settings_help(name: str) -> list[SettingHelp]:
             values = "true|false" if typed.startswith("bool") else ""
         if "None" in typed.split(" | ")[1:]:
             values = f"{values}, or null" if values else "or null"
-        out.append(SettingHelp(key, default, str(values), docs.get(key, "")))
+        doc = docs.get(key) or (_doc_line(spec.metadata.get("doc", "")) if spec else "")
+        out.append(SettingHelp(key, default, str(values), doc))
     return out
 
 
@@ -355,11 +357,15 @@ def _field_docs(params_type: Any) -> dict[str, str]:
         if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) \
                 and isinstance(after, ast.Expr) and isinstance(after.value, ast.Constant) \
                 and isinstance(after.value.value, str):
-            line = " ".join(after.value.value.split())
-            line = re.split(r"(?<=[.!?:])\s(?=[A-Z(`\"])", line, maxsplit=1)[0]
-            docs[stmt.target.id] = line if len(line) <= _DOC_LINE else \
-                line[:_DOC_LINE - 4].rsplit(" ", 1)[0] + " ..."
+            docs[stmt.target.id] = _doc_line(after.value.value)
     return docs
+
+
+def _doc_line(doc: str) -> str:
+    """A setting's doc as one line: its first sentence, cut to `_DOC_LINE`."""
+    line = " ".join(doc.split())
+    line = re.split(r"(?<=[.!?:])\s(?=[A-Z(`\"])", line, maxsplit=1)[0]
+    return line if len(line) <= _DOC_LINE else line[:_DOC_LINE - 4].rsplit(" ", 1)[0] + " ..."
 
 
 def _keywords(factory: Callable[..., Any]) -> tuple[list[str], bool]:

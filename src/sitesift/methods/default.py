@@ -22,7 +22,9 @@ the page's highest block probability, and every preset's cut scales by the same 
 (`extractor.model.page_cut`; `relative=0` turns this off).
 
 Conventions the gold corpora disagree on (docs/conventions.md) are switches, each `auto`
-(the default: the model decides) or set against it (`native/src/conventions.rs`):
+(the model decides) or set against it; each is a rule of the core in `native/src/rules/`, in
+a file named for it (the four editorial kinds in `editorial.rs`), and
+`native/src/rules/table.rs` lists them all with their values and defaults (`RULES` below):
 - `comments=drop` removes the page's comment section (people who build training corpora
   often want no reader comments; the model follows the gold texts, which keep a forum's
   posts and mostly drop a story's comments). A comment section is an element whose class,
@@ -32,10 +34,10 @@ Conventions the gold corpora disagree on (docs/conventions.md) are switches, eac
   caption or credit);
 - `bylines=drop|keep`: bylines and author boxes (class, id, itemprop or rel naming an
   author or byline);
-- `dates=drop|keep`: dates (`<time>`, class or id naming a date, dateline, timestamp).
+- `dates=drop|keep`: dates (class, id or itemprop naming a date, dateline, timestamp).
 - `records=keep|auto`: where the main text lies in one of a run of alike records (a forum
   thread's posts, a listing's items), the records the model kept nothing of take its
-  verdicts from the ones it kept (`native/src/records.rs`). `keep`, the default, because
+  verdicts from the ones it kept (`rules/records.rs`). `keep`, the default, because
   the model learnt from corpora of stories, whose gold drops repeated records outside the
   story; `auto` leaves them to the model.
 - `listings=keep|auto`: a page whose kept text holds no prose (no kept block of 40 tokens)
@@ -45,11 +47,11 @@ Conventions the gold corpora disagree on (docs/conventions.md) are switches, eac
   unless it lies in the navigation, header, footer, a sidebar, comments (not on a forum)
   or a related list; so does a page whose kept text is a listing's short intro, for a run
   of linked records eight times its size that fills the intro's part of the page
-  (`native/src/records.rs`). `keep`, the default, because the model, trained on stories,
+  (`rules/listings.rs`). `keep`, the default, because the model, trained on stories,
   keeps only a listing's heading and intro; `auto` leaves listings to the model.
 - `slideshows=drop|auto`: a numbered slideshow (a run of counters `1/44`, `2/44`, ... or
   `3 of 18` stating 10 slides or more) lying beside the main text, with the page's main
-  block and some of its prose outside it, is dropped whole (`native/src/slideshow.rs`):
+  block and some of its prose outside it, is dropped whole (`rules/slideshows.rs`):
   the "World news in pictures" gallery under a story. `drop`, the default, because the
   model keeps such captions (they are sentences) and every gold corpus drops them; `auto`
   leaves them to the model. A gallery page, whose captions are its main text, and a
@@ -58,16 +60,16 @@ Conventions the gold corpora disagree on (docs/conventions.md) are switches, eac
   `onetrust-consent-sdk`, `cookie-banner`, Cookiebot's, Didomi's, ...; holding under half
   the page's text, or a consent manager's own container beside the page's `main`,
   `article` or `h1`) is dropped, and the rules above do not count its text as the page's
-  (`PageBlocks::in_consent_dialog` in `native/src/blocks.rs`). `drop`, the default: its
+  (`rules/consent.rs`). `drop`, the default: its
   text is prose the model may keep, and no gold keeps it; `auto` leaves it to the model.
 - `articles=keep|auto`: where the kept text holds no prose and the main block (a heading,
   say) lies in an `<article>`, that article's prose-length blocks of little link text are
-  kept (`native/src/article.rs`). `keep`, the default: the page says where its story is,
+  kept (`rules/articles.rs`). `keep`, the default: the page says where its story is,
   and the model missed text unlike what it learnt from; `auto` leaves it to the model.
 - `teasers=drop|auto`: on a page declaring itself a story (`og:type` article, a JSON-LD
   Article), a run of 4+ alike records beside the story's text, 3 in 4 of them a headline
   linked to the site's own pages over a teaser sentence ("latest", "more stories"), is
-  dropped whole (`native/src/teasers.rs`). `drop`, the default: no gold keeps another
+  dropped whole (`rules/teasers.rs`). `drop`, the default: no gold keeps another
   story's teaser; `auto` leaves it to the model.
 - `unseen=keep|auto`: on a page unlike every page the model trained on (its model file's
   reference of them, `extractor/novelty.py`), where even the kept text's median probability
@@ -75,15 +77,15 @@ Conventions the gold corpora disagree on (docs/conventions.md) are switches, eac
   half-believes (from 3/7 of the cut: 0.16 at the balanced preset) are kept, and on a page
   that declares no story (no `og:type` article, no JSON-LD Article) those before and after
   them too, unless they lie in the navigation, header, footer, a sidebar, comments (not on
-  a forum), share or related lists (`native/src/unseen.rs`); where such a page, not a
+  a forum), share or related lists (`rules/unseen.rs`); where such a page, not a
   forum, kept no more than a listing's intro (one prose block, 120 tokens), whatever the
   median, every such block from 1/20 of the cut. `keep`, the default: on a kind of page
   the model never saw (a service page's feature tiles) its doubt is only not knowing;
   `auto` leaves them to the model. A model file without a reference finds no page unlike
   its own.
 - `notices=drop|auto`: a notice a site stamps on its template is dropped, and the rules
-  above do not count it as the page's text (`PageBlocks::notices` in
-  `native/src/blocks.rs`): a block whose whole text is an ad slot's label
+  above do not count it as the page's text (`rules/notices.rs`): a block whose whole
+  text is an ad slot's label
   ("Advertisement", "Sponsored content", "Anzeige", "Publicité", with or without "Scroll to
   continue"; of 1,313 such blocks in the shared corpora 14 are in their gold), and a
   copyright notice ("© 2024 ...", "All rights reserved") of at most 40 tokens in the page's
@@ -91,22 +93,22 @@ Conventions the gold corpora disagree on (docs/conventions.md) are switches, eac
   them to the model.
 - `choices=drop|auto`: the options of a drop-down list (a `<select>`'s) are a form's
   choices, which a browser shows only when the list is opened: dropped, and not counted as
-  the page's text (`PageBlocks::in_choice_list`). `drop`, the default: of the 4,641 option
+  the page's text (`rules/choices.rs`). `drop`, the default: of the 4,641 option
   tokens the held-out model kept in the shared corpora, 80 are in their gold; `auto` leaves
   them to the model.
 - `reviews=drop|auto`: on a page declaring a product (`og:type` product, a JSON-LD Product)
   and no story, the customer reviews (an element named for reviews or testimonials, or a
-  review widget's name) are dropped (`native/src/sections.rs`). `drop`, the default: a
+  review widget's name) are dropped (`rules/reviews.rs`). `drop`, the default: a
   model that learnt from stories keeps their prose; 10 % of their text is in wcxb's gold;
   `auto` leaves them to the model.
 - `dialogs=drop|auto`: a modal dialog's text (an element named `modal`, `popup` or
-  `lightbox`, or of role `dialog`) is dropped (`native/src/sections.rs`): a privacy policy,
+  `lightbox`, or of role `dialog`) is dropped (`rules/dialogs.rs`): a privacy policy,
   a size guide, a sign-up offer. `drop`, the default: 0.5-12 % of such text is in the
   shared corpora's gold; `auto` leaves it to the model.
 - `hidden=drop|auto`: text a hiding utility class hides at every width (`hide`, `hidden`,
   `d-none`, `is-hidden`, `js-hidden`, without a `md:block` or `d-lg-block` that shows it
   again) is dropped, and the rules above do not count it as the page's text
-  (`native/src/sections.rs`): a promotion bar's variant for every country, a tab not chosen.
+  (`rules/hidden.rs`): a promotion bar's variant for every country, a tab not chosen.
   `drop`, the default: a browser shows none of it until a script does; `auto` leaves it to
   the model.
 Neither section ever holds the page's main block (an editorial review in an element named
@@ -145,24 +147,21 @@ if TYPE_CHECKING:
     import numpy as np
 
 ENV_MODEL = "SITESIFT_DEFAULT_MODEL"
-CONVENTIONS = {"comments": ("auto", "drop"), "captions": ("auto", "drop", "keep"),
-               "bylines": ("auto", "drop", "keep"), "dates": ("auto", "drop", "keep"),
-               "records": ("keep", "auto"), "listings": ("keep", "auto"),
-               "slideshows": ("drop", "auto"), "consent": ("drop", "auto"),
-               "articles": ("keep", "auto"), "teasers": ("drop", "auto"),
-               "unseen": ("keep", "auto"), "notices": ("drop", "auto"),
-               "choices": ("drop", "auto"), "reviews": ("drop", "auto"),
-               "dialogs": ("drop", "auto"), "hidden": ("drop", "auto")}
-"""Each convention switch and its values, the default first (`native/src/conventions.rs`
-holds the same; a test holds them equal)."""
+RULES: tuple[tuple[str, str, tuple[str, ...], str], ...] = tuple(
+    (name, phase, tuple(values), summary) for name, phase, values, summary in core().rules())
+"""The rules set against the model, from the core's one table of them
+(`native/src/rules/table.rs`), in its order of precedence: each one's switch, phase (`bar`,
+`bring-in`, `take-out`, `editorial`), values (the default first) and one line on what it does."""
+CONVENTIONS = {name: values for name, _, values, _ in RULES}
+"""Each switch and its values, the default first (`RULES`)."""
 KEPT = "no verdict: kept"
 
 
 def _switch(name: str) -> Any:
-    """A convention switch's field: its default (the first of its values) and its values,
-    from `CONVENTIONS`."""
-    values = CONVENTIONS[name]
-    return field(default=values[0], metadata={"values": values})
+    """A rule's switch as a field: its default (the first of its values), its values and
+    its line (`sitesift methods default`), all from the core's table (`RULES`)."""
+    _, _, values, summary = next(rule for rule in RULES if rule[0] == name)
+    return field(default=values[0], metadata={"values": values, "doc": summary})
 
 
 def _reason(score: float, section: str | None, content: bool) -> str:
@@ -197,40 +196,25 @@ class DefaultParams:
     relative: float = field(default=model_file.RELATIVE,
                             metadata={"values": "a number in [0, 1]; 0: off"})
     """Unsure pages: the cut scales with the page's best block (`extractor.model.page_cut`)."""
-    # The conventions set against the model (`CONVENTIONS`: each switch and its values,
-    # the default first; the module's docstring tells each in full).
+    # The rules set against the model, in the core's order (`RULES`): each field's default,
+    # values and line come from the core's table, so a field names a rule and no more (the
+    # fields stay declared for typing; a test holds them to the table).
     comments: str = _switch("comments")
-    """The page's comment section (named for comments by class, id, role or itemprop)."""
     captions: str = _switch("captions")
-    """Photo captions and credits (`<figcaption>`, a class or id naming a caption)."""
     bylines: str = _switch("bylines")
-    """Bylines and author boxes (a class, id, itemprop or rel naming an author)."""
     dates: str = _switch("dates")
-    """Dates (`<time>`, a class or id naming a date, dateline or timestamp)."""
-    records: str = _switch("records")
-    """Alike records (a thread's posts) take the verdicts of those the model kept."""
-    listings: str = _switch("listings")
-    """A page without prose keeps its largest run of alike records (a shop's category)."""
-    slideshows: str = _switch("slideshows")
-    """A numbered slideshow (`1/44`, `3 of 18`) beside the main text."""
     consent: str = _switch("consent")
-    """A cookie-consent dialog (OneTrust, Cookiebot, Didomi, `cookie-banner`, ...)."""
-    articles: str = _switch("articles")
-    """Where the kept text holds no prose, the `<article>` of the main block keeps its prose."""
-    teasers: str = _switch("teasers")
-    """On a story, a run of headline-and-teaser records linking the site's other stories."""
-    unseen: str = _switch("unseen")
-    """On a page unlike any the model trained on, the blocks it half-believes are kept."""
     notices: str = _switch("notices")
-    """Ad-slot labels ("Advertisement") and a footer's copyright notice."""
     choices: str = _switch("choices")
-    """The options of a drop-down list (a `<select>`'s)."""
-    reviews: str = _switch("reviews")
-    """On a product page, the customer reviews."""
-    dialogs: str = _switch("dialogs")
-    """A modal dialog's text (`modal`, `popup`, `lightbox`, role `dialog`)."""
     hidden: str = _switch("hidden")
-    """Text a hiding utility class hides (`hidden`, `d-none`, `is-hidden`, ...)."""
+    slideshows: str = _switch("slideshows")
+    teasers: str = _switch("teasers")
+    reviews: str = _switch("reviews")
+    dialogs: str = _switch("dialogs")
+    records: str = _switch("records")
+    listings: str = _switch("listings")
+    articles: str = _switch("articles")
+    unseen: str = _switch("unseen")
 
     def __post_init__(self) -> None:
         preset, threshold, relative, model = self.preset, self.threshold, self.relative, self.model
@@ -260,7 +244,7 @@ class DefaultParams:
 @register
 class DefaultCleaner(ParamsCleaner[DefaultParams]):
     """Learned two-stage block classifier with site evidence when pages of the site are
-    at hand. Each convention switch (comments ... hidden) is `auto` (the model decides)
+    at hand. Each rule's switch (comments ... unseen) is `auto` (the model decides)
     or set against the model: `drop` takes what it names out, `keep` keeps it."""
 
     name = "default"
