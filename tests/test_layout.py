@@ -100,18 +100,27 @@ def test_no_module_is_over_500_lines() -> None:
 NATIVE = SRC.parent / "native" / "src"
 
 
-def _crate_uses(path: Path, known: set[str]) -> set[str]:
-    """The crate's modules a Rust file names (`crate::name`), its tests left out (a test
+def _crate_modules() -> dict[str, list[Path]]:
+    """The crate's modules below `lib.rs`: each file, and each folder of files (`rules/`,
+    opened by its `mod.rs`) as one module."""
+    files = {p.stem: [p] for p in NATIVE.glob("*.rs") if p.stem not in ("lib", "main")}
+    folders = {d.name: sorted(d.rglob("*.rs")) for d in NATIVE.iterdir() if (d / "mod.rs").exists()}
+    return files | folders
+
+
+def _crate_uses(name: str, paths: list[Path], known: set[str]) -> set[str]:
+    """The crate's modules a module's files name (`crate::name`), its tests left out (a test
     module may borrow another's fixtures without making the code circular)."""
     import re
 
-    code = path.read_text(encoding="utf-8").split("#[cfg(test)]")[0]
-    return {m for m in re.findall(r"\bcrate::(\w+)", code) if m in known and m != path.stem}
+    code = "".join(p.read_text(encoding="utf-8").split("#[cfg(test)]")[0] for p in paths)
+    return {m for m in re.findall(r"\bcrate::(\w+)", code) if m in known and m != name}
 
 
 def test_no_module_of_the_native_crate_uses_itself_back() -> None:
-    files = {p.stem: p for p in NATIVE.glob("*.rs") if p.stem not in ("lib", "main")}
-    graph = {m: _crate_uses(p, set(files)) for m, p in files.items()}
+    modules = _crate_modules()
+    assert "rules" in modules and len(modules["rules"]) > 1
+    graph = {m: _crate_uses(m, paths, set(modules)) for m, paths in modules.items()}
     assert _circles(graph) == []
 
 
