@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::pybacked::PyBackedStr;
+use pyo3::pybacked::{PyBackedBytes, PyBackedStr};
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 
 use crate::context::{context_features, N_CONTEXT};
@@ -219,6 +219,21 @@ fn shingle_ids<'py>(
 ) -> PyResult<Bound<'py, PyBytes>> {
     let ids = detached(py, move || shingles::shingle_ids(&tokens, width))?;
     Ok(u64_bytes(py, &ids))
+}
+
+/// For each shingle-id set (little-endian u64 bytes, as `Page.shingles` gives them), the
+/// index of the first earlier one it equals or nearly equals, else its own
+/// (`minhash::near_duplicates`).
+#[pyfunction]
+fn near_duplicates(
+    py: Python<'_>,
+    sets: Vec<PyBackedBytes>,
+    threshold: f64,
+) -> PyResult<Vec<usize>> {
+    detached(py, || {
+        crate::minhash::near_duplicates_of_bytes(&sets, threshold)
+    })?
+    .map_err(PyValueError::new_err)
 }
 
 fn u64_bytes<'py>(py: Python<'py>, v: &[u64]) -> Bound<'py, PyBytes> {
@@ -1008,6 +1023,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(novelty_columns, m)?)?;
     m.add_function(wrap_pyfunction!(read, m)?)?;
     m.add_function(wrap_pyfunction!(shingle_ids, m)?)?;
+    m.add_function(wrap_pyfunction!(near_duplicates, m)?)?;
     m.add_function(wrap_pyfunction!(features, m)?)?;
     m.add_function(wrap_pyfunction!(context, m)?)?;
     m.add_function(wrap_pyfunction!(clean, m)?)?;
