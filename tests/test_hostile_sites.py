@@ -24,9 +24,10 @@ from sitesift.datasets import read_index, read_page_bytes
 from sitesift.errors import InputError, WeakFitWarning
 from sitesift.io.warc import HttpResponse, write_warc
 from sitesift.methods.base import get_class, get_cleaner, method_names
+from sitesift.native import core
 from sitesift.nesting import MAX_FORMATTING, MAX_NESTING, MAX_REBUILT
 from sitesift.page import Page
-from sitesift.shingles import bulk_shingle_ids, jaccard, near_duplicates
+from sitesift.shingles import bulk_shingle_ids, jaccard
 from sitesift.sitework import CrawlConfig
 from sitesift.text import TOKEN
 from sitesift.weak import EMPTIED, REPEATED, distinct_pages
@@ -120,8 +121,13 @@ def test_near_duplicates_checks_every_candidate_exactly() -> None:
     other = [rng.choice(_VOCAB) for _ in range(400)]
     sets = [bulk_shingle_ids(t, 5) for t in (text, near, other, list(text), [])]
     assert jaccard(sets[0], sets[1]) > 0.9 > jaccard(sets[0], sets[2])
-    assert near_duplicates(sets, 0.9) == [0, 0, 2, 0, 4]
-    assert near_duplicates(sets, 0.99) == [0, 1, 2, 0, 4]
+    raw = [s.astype("<u8").tobytes() for s in sets]  # as the core takes them
+    assert core().near_duplicates(raw, 0.9) == [0, 0, 2, 0, 4]
+    assert core().near_duplicates(raw, 0.99) == [0, 1, 2, 0, 4]
+    with pytest.raises(ValueError, match="8 bytes"):
+        core().near_duplicates([raw[0][:-1]], 0.9)
+    with pytest.raises(ValueError, match="threshold"):
+        core().near_duplicates(raw, float("nan"))
 
 
 def test_a_page_a_site_model_empties_is_cleaned_by_the_fallback_and_flagged() -> None:

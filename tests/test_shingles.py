@@ -2,22 +2,30 @@
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from sitesift.datasets import load_page
 from sitesift.shingles import (
     _PRIME,
     _family,
     bulk_shingle_ids,
     combine,
     fingerprint,
+    jaccard,
     minhash,
     normalise_tokens,
     resemblance,
     shingle_ids,
 )
+from sitesift.weak import NEAR_DUPLICATE
+from tests.conftest import shared_dataset
 
 
 @pytest.mark.parametrize(
@@ -150,3 +158,72 @@ def test_a_native_pages_shingles_are_its_words_shingles(text: str) -> None:
                                 5)
     assert np.array_equal(np.frombuffer(page.shingles(5, 20_000, html), dtype=np.uint64),
                           expected)
+
+
+# -- the repeated-page check (native/src/minhash.rs) keeps the pages the Python one kept -------
+
+def python_near_duplicates(id_sets: Sequence[np.ndarray], threshold: float) -> list[int]:
+    """The repeated-page check as it was in Python before the core's (issue 53), kept here
+    as the reference the core's answers are held to: exact copies by a dictionary, then
+    MinHash (8 bands x 4 rows of `minhash`, seed 0) and LSH, each candidate checked exactly,
+    the lowest-index one at `threshold` or above winning."""
+    bands, rows = 8, 4
+    twins = list(range(len(id_sets)))
+    exact: dict[bytes, int] = {}
+    buckets: dict[tuple[int, int], list[int]] = {}
+    for i, own in enumerate(id_sets):
+        first = exact.setdefault(own.tobytes(), i)
+        if first != i or own.size == 0:
+            twins[i] = first
+            continue
+        sig = minhash(own, bands * rows)
+        keys = [(band, combine(sig[band * rows:(band + 1) * rows])) for band in range(bands)]
+        candidates = sorted({j for key in keys for j in buckets.get(key, ())})
+        twin = next((j for j in candidates if jaccard(id_sets[j], own) >= threshold), i)
+        twins[i] = twin
+        if twin == i:
+            for key in keys:
+                buckets.setdefault(key, []).append(i)
+    return twins
+
+
+def site_samples(root: Path, sites: Sequence[str] | None = None, limit: int | None = None
+                 ) -> Iterator[tuple[str, list[bytes]]]:
+    """Each site group of a dataset with two pages or more (the index's `site`, as `sitesift
+    clean DIR` groups it; those named in `sites`, their first `limit` pages), and its pages'
+    shingles as the default cleaner's fit compares them (of the pages the core can read:
+    one of webkb's has no body)."""
+    from sitesift import get_cleaner
+    from sitesift.errors import InputError
+    from sitesift.inputs import collect_sources
+
+    cleaner = get_cleaner("default")
+    for site, sources in collect_sources(root, "site").items():
+        if len(sources) < 2 or (sites is not None and site not in sites):
+            continue
+        raw = []
+        for source in sources[:limit]:
+            with contextlib.suppress(InputError):
+                raw += cleaner.sample_shingles([load_page(root, source.row)])
+        if len(raw) > 1:
+            yield site, raw
+
+
+def test_the_native_check_finds_what_the_python_one_found_on_shared_sites() -> None:
+    """On sites of shared corpora with repeated pages (webkb's mirrored pages: the first
+    300 of two of its largest sites; big9, chaos and cleaneval), the core gives every page
+    the twin the Python check gave it. (All the shared corpora's 696 site groups, 11,256
+    pages: the same, docs/lab/crawl.md.)"""
+    from sitesift.native import core
+
+    twinned = checked = 0
+    for name, sites, limit in (("webkb", ("washington.edu", "wisc.edu"), 300),
+                               ("big9", None, None), ("chaos", None, None),
+                               ("cleaneval", None, None)):
+        for site, raw in site_samples(shared_dataset(name), sites, limit):
+            expected = python_near_duplicates([np.frombuffer(r, dtype="<u8") for r in raw],
+                                              NEAR_DUPLICATE)
+            assert core().near_duplicates(raw, NEAR_DUPLICATE) == expected, (name, site)
+            twinned += sum(t != i for i, t in enumerate(expected))
+            checked += len(raw)
+    assert checked > 1000 and twinned > 25, (checked, twinned)

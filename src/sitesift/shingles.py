@@ -6,8 +6,9 @@ function over a shingle set, and two texts agree on it with probability equal to
 resemblance. A *fingerprint* joins n min-hashes into one 63-bit number, so texts share it
 with probability resemblance**n: equal for identical texts, almost always equal for texts
 that differ in a word or two, and almost never equal for unrelated texts. That is the
-"shingle" the template method (Bar-Yossef & Rajagopalan) groups pagelets by; the signature
-and `resemblance` serve near-duplicate detection.
+"shingle" the template method (Bar-Yossef & Rajagopalan) groups pagelets by. A site fit's
+repeated-page check (`sitesift.weak.distinct_pages`) compares pages' `bulk_shingle_ids` in
+the native core (`_native.near_duplicates`: MinHash and LSH of its own, `native/src/minhash.rs`).
 
 Every hash here is derived from BLAKE2b with fixed keys, never from Python's `hash()`
 (salted per process), so fingerprints can be saved in a model and compared later.
@@ -123,33 +124,3 @@ def bulk_shingle_ids(tokens: Sequence[str], w: int) -> np.ndarray:
     for k in range(1, min(w, len(tokens))):  # uint64 arithmetic wraps: a hash, not a value
         acc = acc * np.uint64(0x100000001B3) + ids[k:k + count]
     return np.unique(acc % np.uint64(_PRIME))
-
-
-def near_duplicates(id_sets: Sequence[np.ndarray], threshold: float, *,
-                    bands: int = 8, rows: int = 4, seed: int = 0) -> list[int]:
-    """For each shingle-id set (`bulk_shingle_ids`), the index of the first earlier one it
-    equals or nearly equals (exact resemblance at least `threshold`), else its own index.
-
-    Identical shingle sets are found by a dictionary; near ones by locality-sensitive
-    hashing (Broder 1997; Leskovec, Rajaraman & Ullman, ch. 3): each text's `bands` x `rows`
-    min-hashes in bands, texts that agree on a whole band are candidates, and each candidate
-    is checked exactly. A pair of resemblance 0.9 is a candidate with probability
-    1 - (1 - 0.9**4)**8 > 0.999; so the work is linear in the texts, not quadratic."""
-    twins = list(range(len(id_sets)))
-    ids = list(id_sets)
-    exact: dict[bytes, int] = {}
-    buckets: dict[tuple[int, int], list[int]] = {}
-    for i, own in enumerate(ids):
-        first = exact.setdefault(own.tobytes(), i)
-        if first != i or own.size == 0:
-            twins[i] = first
-            continue
-        sig = minhash(own, bands * rows, seed)
-        keys = [(band, combine(sig[band * rows:(band + 1) * rows])) for band in range(bands)]
-        candidates = sorted({j for key in keys for j in buckets.get(key, ())})
-        twin = next((j for j in candidates if jaccard(ids[j], own) >= threshold), i)
-        twins[i] = twin
-        if twin == i:  # only distinct texts are kept to compare later ones with
-            for key in keys:
-                buckets.setdefault(key, []).append(i)
-    return twins

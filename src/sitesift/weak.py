@@ -55,8 +55,6 @@ from sitesift.errors import WeakFitWarning
 from sitesift.text import TOKEN
 
 if TYPE_CHECKING:
-    import numpy as np
-
     from sitesift.page import Page
     from sitesift.result import Result
 
@@ -126,9 +124,10 @@ def site_of(page: Page) -> str | None:
     return None
 
 
-def page_shingles(page: Page) -> np.ndarray:
+def page_shingles(page: Page) -> bytes:
     """What a page says, as `distinct_pages` compares it: the `SHINGLE_WIDTH`-shingles
-    (`sitesift.shingles.bulk_shingle_ids`) of its body's words without scripts and styles,
+    (`sitesift.shingles.bulk_shingle_ids`, as little-endian u64 bytes, the form the core
+    gives and takes) of its body's words without scripts and styles,
     case folded (digits are not: pages that differ in numbers alone, a catalogue's items or
     "story 1" and "story 2", are pages of their own; a capture's changed time or counter is a
     few words, which the near-duplicate threshold allows), at most `SAMPLE_WORDS` of them; a
@@ -147,26 +146,31 @@ def page_shingles(page: Page) -> np.ndarray:
         words = TOKEN.findall(body.text(separator=" ")) if body is not None else []
     except SelectolaxError:  # out of memory in the parser: compare the markup
         words = []
-    return bulk_shingle_ids(normalise_tokens((words or TOKEN.findall(page.html))[:SAMPLE_WORDS],
-                                             fold_digits=False), SHINGLE_WIDTH)
+    ids = bulk_shingle_ids(normalise_tokens((words or TOKEN.findall(page.html))[:SAMPLE_WORDS],
+                                            fold_digits=False), SHINGLE_WIDTH)
+    return ids.astype("<u8").tobytes()
 
 
-def sample_shingles(pages: Sequence[Page]) -> list[np.ndarray]:
+def sample_shingles(pages: Sequence[Page]) -> list[bytes]:
     """Each page's `page_shingles`."""
     return [page_shingles(p) for p in pages]
 
 
 def distinct_pages(pages: Sequence[Page],
-                   shingles: Callable[[Sequence[Page]], list[np.ndarray]] = sample_shingles
+                   shingles: Callable[[Sequence[Page]], list[bytes]] = sample_shingles
                    ) -> tuple[list[Page], int]:
-    """The pages of a fit sample that repeat no earlier one (resemblance of their
-    `shingles`, each page's `page_shingles` unless given, below `NEAR_DUPLICATE`), in
-    order, and how many repeats were left out."""
+    """The pages of a fit sample that repeat no earlier one, in order, and how many repeats
+    were left out. A page repeats an earlier distinct one when their `shingles` (each
+    page's `page_shingles` unless given: sorted shingle ids as little-endian u64 bytes) are
+    the same or resemble each other at least `NEAR_DUPLICATE` (Jaccard). The check is the
+    core's (`_native.near_duplicates`, `native/src/minhash.rs`: exact copies by content,
+    near ones by MinHash and LSH, each candidate checked exactly): linear in the pages while
+    few of them resemble each other (docs/lab/crawl.md, "the repeated-page check")."""
     if len(pages) < 2:
         return list(pages), 0
-    from sitesift.shingles import near_duplicates
+    from sitesift.native import core
 
-    twins = near_duplicates(shingles(pages), NEAR_DUPLICATE)
+    twins = core().near_duplicates(shingles(pages), NEAR_DUPLICATE)
     kept = [page for i, page in enumerate(pages) if twins[i] == i]
     return kept, len(pages) - len(kept)
 

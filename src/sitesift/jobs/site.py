@@ -33,7 +33,10 @@ from sitesift.jobs.model import (
 from sitesift.jobs.outcome import Fitted, Kept, Out, Outcome, SiteDone
 from sitesift.jobs.page import clean_source, held
 from sitesift.jobs.policy import FIT_MAX_BYTES
-from sitesift.jobs.pool import prepare_worker  # noqa: F401 - run beside the handler
+from sitesift.jobs.pool import (
+    outside_limit,
+    prepare_worker,  # noqa: F401 - run beside the handler
+)
 from sitesift.jobs.source import Source, each
 from sitesift.jobs.task import SiteTask
 from sitesift.methods.base import Cleaner, get_cleaner, warm_bytes
@@ -232,7 +235,8 @@ def warm(run: Run, cleaner: Cleaner) -> Iterator[Busy]:
     if run.page_s <= 0 or key in _WARMED:  # in this process, unguarded: no clock
         return
     yield Busy(WARM_UNIT, WARM_UP, run.fit_s)
-    cleaner.warm()
+    with outside_limit():  # libraries, not pages
+        cleaner.warm()
     if fitted:
         clean_source(cleaner, "", Source("warm-up", "", data=warm_bytes()), None,
                      run.task.policy.output, passthrough=run.keep)

@@ -11,6 +11,7 @@ class AllText(Cleaner):
     """Keeps every visible text block (scripts, styles and hidden elements never count)."""
 
     name = "alltext"
+    imports = ()
 
     def score(self, page: Page) -> NodeScores:
         return {}

@@ -30,7 +30,6 @@ from sitesift.verdicts import KEEP, Verdict, render_blocks
 from sitesift.weak import check_fit, check_page, distinct_pages, sample_shingles
 
 if TYPE_CHECKING:
-    import numpy as np
     from _typeshed import DataclassInstance
 
 P = TypeVar("P", bound="DataclassInstance")
@@ -54,9 +53,10 @@ class Cleaner:
     reads_tree: ClassVar[bool] = True
     """Whether the method reads a page's tree (`Page.root`, Lexbor's parse); a method that
     reads pages otherwise (the default cleaner's native core) is spared that parse."""
-    imports: ClassVar[tuple[str, ...]] = ()
+    imports: ClassVar[tuple[str, ...]] = ("numpy",)
     """Modules the method imports inside its functions (NumPy parts, SciPy, scikit-learn,
-    Playwright, ...), which `warm` imports."""
+    Playwright, ...), which `warm` imports: NumPy unless a method says otherwise (a site
+    fit's `sitesift.weak.page_shingles`, most methods' scores; not the default cleaner's)."""
 
     def warm(self) -> None:
         """Import now the modules this cleaner names in `imports`, which it would import on
@@ -92,10 +92,11 @@ class Cleaner:
                   used=len(sample) if reads is None else min(len(sample), reads))
         return self.fit_site(sample)
 
-    def sample_shingles(self, pages: Sequence[Page]) -> list[np.ndarray]:
+    def sample_shingles(self, pages: Sequence[Page]) -> list[bytes]:
         """What each page of a fit sample says, as `fit` compares pages for repeats
-        (`sitesift.weak.page_shingles`: its words' shingle ids, from a light parse of its
-        own); a method that reads pages otherwise gives them from its reading."""
+        (`sitesift.weak.page_shingles`: its words' shingle ids as little-endian u64 bytes,
+        from a light parse of its own); a method that reads pages otherwise gives them from
+        its reading."""
         return sample_shingles(pages)
 
     def fit_site(self, pages: Sequence[Page]) -> Cleaner:

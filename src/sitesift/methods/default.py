@@ -251,6 +251,7 @@ class DefaultCleaner(ParamsCleaner[DefaultParams]):
     site_level = True
     min_fit_pages = 0  # fitted on fewer than 2 pages it cleans each page alone, by design
     reads_tree = False  # the native core reads each page
+    imports = ()  # the core fits and cleans: no NumPy (a crawl's worker never imports it)
     params_type = DefaultParams
 
     def __init__(self, params: DefaultParams | None = None, **overrides: Any) -> None:
@@ -295,15 +296,14 @@ class DefaultCleaner(ParamsCleaner[DefaultParams]):
     def learns_from_site(self) -> bool:
         return self.params.site
 
-    def sample_shingles(self, pages: Sequence[Page]) -> list[np.ndarray]:
+    def sample_shingles(self, pages: Sequence[Page]) -> list[bytes]:
         """Each sample page's word shingles as the fit compares pages for repeats, from the
         core's reading of it (its blocks' words, `native/src/shingles.rs`), which the fit
-        and the page's cleaning then use again (the last fit's readings go)."""
-        import numpy as np
-
+        and the page's cleaning then use again (the last fit's readings go); as the core
+        gives them (little-endian u64 bytes) to its repeated-page check, with no NumPy."""
         self._read = {}
-        return [np.frombuffer(self._native_page(p, keep=True).shingles(
-            SHINGLE_WIDTH, SAMPLE_WORDS, p.markup), dtype=np.uint64) for p in pages]
+        return [self._native_page(p, keep=True).shingles(SHINGLE_WIDTH, SAMPLE_WORDS, p.markup)
+                for p in pages]
 
     def fit_site(self, pages: Sequence[Page]) -> DefaultCleaner:
         """Count the site's block texts and layout positions (nothing to learn from one
