@@ -119,14 +119,18 @@ def test_a_cleaning_worker_prepares_the_default_method_only() -> None:
 def test_a_worker_imports_a_methods_libraries_beyond_its_memory_limit() -> None:
     """The libraries a method names (`Cleaner.imports`: NumPy for all but the default
     cleaner) are imported when a worker warms the method, outside its memory limit, which
-    then grows by what they took (NumPy's OpenBLAS fails under 200 MiB); pages still meet
-    the limit."""
+    then grows by what they took (NumPy's OpenBLAS fails under 200 MiB); a browser's start
+    lifts the limit and puts it back as it was; pages still meet the limit."""
     probe = ("import resource\n"
              "from sitesift.guards import limit_memory\n"
-             "from sitesift.jobs.pool import outside_limit\n"
+             "from sitesift.memory import outside_limit\n"
              "limit_memory(100)\n"
              "soft = resource.getrlimit(resource.RLIMIT_AS)[0]\n"
              "with outside_limit():\n"
+             "    held = bytearray(50 * 2**20)\n"
+             "assert resource.getrlimit(resource.RLIMIT_AS)[0] == soft\n"
+             "del held\n"
+             "with outside_limit(grow=True):\n"
              "    import numpy\n"
              "grown = resource.getrlimit(resource.RLIMIT_AS)[0] - soft\n"
              "assert numpy.ones(1000).sum() == 1000 and grown > 10 * 2**20, grown\n"

@@ -40,6 +40,7 @@ from multiprocessing.connection import Connection
 from typing import Any, Generic, TypeVar
 
 from sitesift.errors import SitesiftError
+from sitesift.memory import address_space
 from sitesift.worker_messages import END, Busy, End, Last, Lost, Retire, Then
 
 # BLAS and OpenMP pools would start one thread per core in every worker: the workers are
@@ -123,15 +124,6 @@ def time_limit(seconds: float, what: str = "page") -> Iterator[None]:
         signal.signal(signal.SIGALRM, previous)
 
 
-def _address_space() -> int:
-    """This process's current virtual size in bytes (0 where /proc is missing)."""
-    try:
-        with open("/proc/self/statm") as fh:
-            return int(fh.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
-    except (OSError, ValueError, IndexError):
-        return 0
-
-
 MEMORY_POLL_SECONDS = 1.0  # how often a busy worker's memory is looked at (with a limit)
 
 
@@ -153,7 +145,7 @@ def limit_memory(memory_mb: int) -> None:
         return
     import resource
 
-    base = _address_space()
+    base = address_space()
     if base == 0:
         return
     hard = resource.getrlimit(resource.RLIMIT_AS)[1]

@@ -47,6 +47,7 @@ from sitesift.browser.rendering import Rendering, Styles, align
 from sitesift.browser.resources import Resources, resources_of
 from sitesift.dom import MAX_DEPTH, OBJECT_SHOWS_ITSELF, SKIPPED_TAGS
 from sitesift.errors import InputError, SitesiftError
+from sitesift.memory import outside_limit
 from sitesift.page import Page
 
 # Debian's path; SITESIFT_CHROMIUM names another build (another distribution's path).
@@ -100,27 +101,6 @@ class RenderOptions:
 
 def _collect_script() -> str:
     return resources.files("sitesift.browser").joinpath("collect.js").read_text("utf-8")
-
-
-@contextlib.contextmanager
-def _full_address_space() -> Iterator[None]:
-    """Lift this process's soft address-space limit while the browser starts: a guarded
-    worker's cap (sitesift.guards) is for Python's heap, and Chromium and Node reserve far
-    more virtual memory than they use. Children inherit the limit at start only."""
-    try:
-        import resource
-    except ImportError:  # not POSIX
-        yield
-        return
-    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
-    if soft == hard:
-        yield
-        return
-    resource.setrlimit(resource.RLIMIT_AS, (hard, hard))
-    try:
-        yield
-    finally:
-        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
 
 
 def children_cpu() -> float:
@@ -292,7 +272,7 @@ class Renderer:
                 self._reset()  # another Renderer of the thread found it broken
             if self._pw is None:
                 self._pw = _acquire_driver()
-            with _full_address_space():
+            with outside_limit():
                 self._browser = self._pw.chromium.launch(
                     executable_path=self.options.executable, args=list(CHROMIUM_ARGS),
                     headless=True, timeout=max(self.options.timeout, 60) * 1000)
@@ -402,7 +382,7 @@ def _acquire_driver() -> Any:
     if entry is None:
         from playwright.sync_api import sync_playwright
 
-        with _full_address_space():
+        with outside_limit():
             entry = _DRIVERS[key] = [sync_playwright().start(), 0]
     entry[1] += 1
     return entry[0]

@@ -12,7 +12,7 @@ import atexit
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from sitesift.guards import Limits, Supervisor, _address_space
+from sitesift.guards import Limits, Supervisor
 from sitesift.jobs.task import SiteTask
 
 HANDLER = "sitesift.jobs.site:process_site"
@@ -67,33 +67,7 @@ def prepare_worker() -> None:
     one, under the limit: 1.9 MiB of address space for all of them together; the libraries
     a method names (`Cleaner.imports`: NumPy's 79 MiB for all but the default cleaner, 0.1 s
     of CPU a worker that a default crawl no longer pays) when the worker warms it, outside
-    the limit (`outside_limit`)."""
+    the limit (`memory.outside_limit`)."""
     from sitesift.methods.base import get_class
 
     get_class("default")
-
-
-@contextmanager
-def outside_limit() -> Iterator[None]:
-    """Run a block beyond this process's memory limit (`guards.limit_memory`), which then
-    grows by the address space the block added: a library's import in a worker, which the
-    limit (meant for pages, as `prepare_worker`'s imports before it) does not count.
-    NumPy's reserves ~80 MiB of address space for OpenBLAS, which fails under 200 MiB."""
-    try:
-        import resource
-    except ImportError:  # not POSIX: no limit
-        yield
-        return
-    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
-    if soft == hard:  # no limit below the hard one
-        yield
-        return
-    before = _address_space()
-    resource.setrlimit(resource.RLIMIT_AS, (hard, hard))
-    try:
-        yield
-    finally:
-        limit = soft + max(_address_space() - before, 0)
-        if hard != resource.RLIM_INFINITY:
-            limit = min(limit, hard)
-        resource.setrlimit(resource.RLIMIT_AS, (limit, hard))

@@ -33,12 +33,10 @@ from sitesift.jobs.model import (
 from sitesift.jobs.outcome import Fitted, Kept, Out, Outcome, SiteDone
 from sitesift.jobs.page import clean_source, held
 from sitesift.jobs.policy import FIT_MAX_BYTES
-from sitesift.jobs.pool import (
-    outside_limit,
-    prepare_worker,  # noqa: F401 - run beside the handler
-)
+from sitesift.jobs.pool import prepare_worker  # noqa: F401 - run beside the handler
 from sitesift.jobs.source import Source, each
 from sitesift.jobs.task import SiteTask
+from sitesift.memory import outside_limit
 from sitesift.methods.base import Cleaner, get_cleaner, warm_bytes
 from sitesift.output import Output
 from sitesift.page import Page
@@ -235,7 +233,7 @@ def warm(run: Run, cleaner: Cleaner) -> Iterator[Busy]:
     if run.page_s <= 0 or key in _WARMED:  # in this process, unguarded: no clock
         return
     yield Busy(WARM_UNIT, WARM_UP, run.fit_s)
-    with outside_limit():  # libraries, not pages
+    with outside_limit(grow=True):  # libraries, not pages
         cleaner.warm()
     if fitted:
         clean_source(cleaner, "", Source("warm-up", "", data=warm_bytes()), None,
