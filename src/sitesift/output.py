@@ -16,6 +16,7 @@ from sitesift.errors import SettingsError
 from sitesift.result import CONTENT, Block, Result
 
 if TYPE_CHECKING:
+    from sitesift.jobs.outcome import Outcome
     from sitesift.page import Page
 
 RENDERINGS = ("markdown", "html", "text")
@@ -111,12 +112,14 @@ def render_result(result: Result, fmt: str, metadata: bool = False) -> str:
     return str(result.header() + result.text if metadata else result.text)
 
 
-def file_record(outcome: Any, site: str, *, fmt: str, metadata: bool = False
+def file_record(outcome: Outcome, site: str, *, fmt: str, metadata: bool = False
                 ) -> dict[str, Any]:
     """A cleaned page as `clean -o DIR` writes it, made where the page was cleaned
     (`SitePolicy.pack`): the body of its file (`render_result`) and its warnings. A body
     crosses from a worker in a fraction of the time its Result and blocks take."""
     result = outcome.result
+    if result is None:
+        raise ValueError(f"{outcome.id}: no result to write")  # (a job packs results only)
     return {"body": render_result(result, fmt, metadata), "warnings": result.warnings}
 
 

@@ -127,7 +127,7 @@ def is_result(record: dict[str, Any]) -> bool:
 def outcome_record(outcome: Outcome, site: str, stage: str, output: Output) -> dict[str, Any]:
     """A page's result record (its renderings as `output` made them), or its error record;
     where it came from is the outcome's source row (none: an unreadable spill)."""
-    if outcome.record is not None:  # made where the page was cleaned (`SitePolicy.records`)
+    if outcome.record is not None:  # made where the page was cleaned (`SitePolicy.pack`)
         return outcome.record
     row: dict[str, Any] = {"position": None, "input": None, "url": None, "offset": None,
                            "site": site, **dict.fromkeys(WARC_FIELDS), **outcome.source}
