@@ -16,7 +16,8 @@ from sitesift.crawl import run_crawl
 from sitesift.io import parts
 from sitesift.io.ingest import LAYOUT
 from sitesift.io.parts import PartStore
-from sitesift.io.sinks import concat
+from sitesift.io.records import DUP_ROW
+from sitesift.io.sinks import concat, read_spans
 from sitesift.io.warc import write_warc
 from sitesift.jobs.run import RunSettings
 from tests.test_crawl import CFG, _outputs, lines, pages
@@ -70,7 +71,8 @@ def test_many_one_page_sites_cost_a_few_files_not_a_file_each(
     assert len(report["frames"]) == ONE_PAGE_SITES + 2
     assert all(len(frames) == 1 for frames in report["frames"].values())  # one frame a site
     # the two fitted sites and the one-page ones all finished within one batch: one part
-    assert _files(work / "parts") == ["part-0.errors.jsonl", "part-0.results.jsonl"]
+    assert _files(work / "parts") == ["part-0.dups.bin", "part-0.errors.jsonl",
+                                      "part-0.results.jsonl"]
     assert len(lines(work / "done.jsonl")) == ONE_PAGE_SITES + 2
     assert _outputs(out) == _outputs(whole)
 
@@ -205,6 +207,14 @@ def test_a_work_folder_without_provenance_is_redone(tmp_path: Path, mixed: str,
     assert all(r["warc_record_id"] and r["text_digest"] for r in lines(out / "results.jsonl"))
 
 
+def record(site: str, n: int) -> dict[str, object]:
+    """A part store's n-th record of `site`: a result (with its row for the copy check, here
+    its text's bytes) or, for n = 2, an error."""
+    if n == 2:
+        return {"reason": f"{site}{n}"}
+    return {"text": f"{site}{n}", DUP_ROW: f"{site}{n}".encode()}
+
+
 def test_the_part_store_keeps_each_sites_records_together_and_drops_what_a_kill_cut(
         tmp_path: Path) -> None:
     """Sites whose records come interleaved: each one's records are one run in its part,
@@ -213,7 +223,7 @@ def test_the_part_store_keeps_each_sites_records_together_and_drops_what_a_kill_
     store = PartStore(tmp_path, batch_seconds=1e9)
     for n in range(4):
         for site in ("a", "b", "c"):
-            store.write(site, {"text": f"{site}{n}"} if n != 2 else {"reason": f"{site}{n}"})
+            store.write(site, record(site, n))
         if n == 1:
             store.finish("b", {"site": "b"})
     for site in ("c", "a"):
@@ -224,7 +234,7 @@ def test_the_part_store_keeps_each_sites_records_together_and_drops_what_a_kill_
     store = PartStore(tmp_path, batch_seconds=1e9)
     for site in ("b", "a"):
         for n in range(3):
-            store.write(site, {"text": f"{site}{n}"} if n != 2 else {"reason": f"{site}{n}"})
+            store.write(site, record(site, n))
         store.finish(site, {"site": site, "n": 3})
     store.commit()
     again = PartStore(tmp_path)
@@ -233,4 +243,7 @@ def test_the_part_store_keeps_each_sites_records_together_and_drops_what_a_kill_
     assert lines(tmp_path / "r.jsonl") == [{"text": t} for t in ("a0", "a1", "b0", "b1")]
     assert concat(again.spans("errors"), tmp_path / "e.jsonl") == 2
     assert lines(tmp_path / "e.jsonl") == [{"reason": "a2"}, {"reason": "b2"}]
-    assert _files(tmp_path / "parts") == ["part-0.errors.jsonl", "part-0.results.jsonl"]
+    assert _files(tmp_path / "parts") == ["part-0.dups.bin", "part-0.errors.jsonl",
+                                          "part-0.results.jsonl"]
+    # each result's row for the copy check, in the order of the results
+    assert read_spans(again.spans("dups")) == b"a0a1b0b1"

@@ -10,6 +10,7 @@ import json
 import os
 import shutil
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +26,7 @@ from tests.test_crawl import CFG, crawl_inputs  # noqa: E402
 from tests.test_warc import write_hostile_warc  # noqa: E402
 
 SAME = ("records_in", "pages", "results", "errors", "skipped", "skipped_by_reason", "sites",
-        "sites_by_model", "balanced")
+        "sites_by_model", "balanced", "duplicates")
 
 
 @pytest.fixture(scope="module")
@@ -156,3 +157,23 @@ def test_spark_reads_hostile_inputs_as_the_local_job_does(spark: Any, tmp_path: 
     assert sorted((tuple(e[f] for f in fields) for e in rows(tmp_path / "spark" / "errors")),
                   key=repr) == local_errors
     assert {e[2] for e in local_errors} == set(inputs)  # each error names its input
+
+
+def test_spark_finds_the_same_copies_as_the_local_job(spark: Any, tmp_path: Path) -> None:
+    """Every page twice, the second input at another site: Spark's shuffles on the digest and
+    the LSH bands name the same first records as the local job's one pass (issue 55)."""
+    from tests.test_crawl_dups import twice
+
+    inputs = twice(tmp_path)
+    cfg = replace(CFG, drop_duplicates=False)
+    local = run_crawl(inputs, tmp_path / "local", cfg, fmt="parquet", run=RunSettings(2))
+    remote = run_spark(spark, inputs, str(tmp_path / "spark"), cfg, partitions=3)
+    assert remote["duplicates"] == local["duplicates"]
+    assert local["duplicates"]["exact"] + local["duplicates"]["near"] == 12
+    spark_results = rows(tmp_path / "spark" / "results")
+    assert spark_results == rows(tmp_path / "local" / "results.parquet")
+    assert sum(r["dup_of"] is not None for r in spark_results) == 12
+    dropped = run_spark(spark, inputs, str(tmp_path / "spark-drop"),
+                        replace(cfg, drop_duplicates=True), partitions=2)
+    assert dropped["results"] == 12 and dropped["balanced"]
+    assert all(r["dup_of"] is None for r in rows(tmp_path / "spark-drop" / "results"))

@@ -12,6 +12,7 @@ mod context;
 mod declared;
 mod decode;
 mod dom;
+mod dups;
 mod features;
 mod forest;
 mod intake;

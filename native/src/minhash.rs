@@ -32,7 +32,7 @@ const SEED: u64 = 0x5175_7e51_f7ed_0053;
 
 /// SplitMix64's finaliser: a bijection of u64 whose output bits each depend on every input
 /// bit.
-fn mix(mut z: u64) -> u64 {
+pub(crate) fn mix(mut z: u64) -> u64 {
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
     z ^ (z >> 31)
@@ -40,7 +40,13 @@ fn mix(mut z: u64) -> u64 {
 
 /// The keys of the hash family: SplitMix64's outputs from `SEED`.
 fn keys() -> [u64; BANDS * ROWS] {
-    let mut state = SEED;
+    hash_keys(SEED)
+}
+
+/// `N` keys of a min-hash family: the first `N` outputs of SplitMix64 seeded with `seed`
+/// (also the crawl's text signatures', `dups.rs`).
+pub(crate) fn hash_keys<const N: usize>(seed: u64) -> [u64; N] {
+    let mut state = seed;
     std::array::from_fn(|_| {
         state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
         mix(state)

@@ -236,6 +236,84 @@ fn near_duplicates(
     .map_err(PyValueError::new_err)
 }
 
+/// A crawl record's row for the crawl-wide copy check (`dups::encode_row`): its place in the
+/// crawl, its text's SHA-1 (`digest`) and its text's signature, its input and URL.
+#[pyfunction]
+#[pyo3(signature = (input_index, position, digest, text, input, url=None))]
+fn dup_row<'py>(
+    py: Python<'py>,
+    input_index: u32,
+    position: u64,
+    digest: &[u8],
+    text: &str,
+    input: &str,
+    url: Option<&str>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let row = crate::dups::encode_row(input_index, position, digest, text, input, url)
+        .map_err(PyValueError::new_err)?;
+    Ok(PyBytes::new(py, &row))
+}
+
+/// The copies among the rows of `blob` (rows one after another): (copy, original,
+/// similarity, exact), indices of rows in `blob` (`dups::duplicates`).
+#[pyfunction]
+fn crawl_duplicates(
+    py: Python<'_>,
+    blob: PyBackedBytes,
+    threshold: f64,
+) -> PyResult<Vec<(usize, usize, f64, bool)>> {
+    if !(0.0..=1.0).contains(&threshold) {
+        return Err(PyValueError::new_err(format!(
+            "threshold must be from 0 to 1, not {threshold}"
+        )));
+    }
+    detached(py, || {
+        let rows = crate::dups::decode_rows(&blob)?;
+        Ok(crate::dups::duplicates(&rows, threshold)
+            .into_iter()
+            .map(|d| (d.copy, d.original, d.similarity, d.exact))
+            .collect())
+    })?
+    .map_err(|e: String| PyValueError::new_err(e))
+}
+
+type DupSource<'py> = (
+    u32,
+    u64,
+    String,
+    Option<String>,
+    Option<Bound<'py, PyBytes>>,
+);
+
+/// Where each row of `blob` came from: (input index, position, input, URL, the text's
+/// digest or None for a record without text).
+#[pyfunction]
+fn dup_sources<'py>(py: Python<'py>, blob: &[u8]) -> PyResult<Vec<DupSource<'py>>> {
+    let rows = crate::dups::decode_rows(blob).map_err(PyValueError::new_err)?;
+    Ok(rows
+        .iter()
+        .map(|r| {
+            let digest = r.has_text.then(|| PyBytes::new(py, r.digest));
+            let url = r.url.map(str::to_string);
+            (r.input_index, r.position, r.input.to_string(), url, digest)
+        })
+        .collect())
+}
+
+/// A row's band keys in band order, as signed 64-bit numbers (Spark's LongType); none for a
+/// row without words (only its exact copies are found).
+#[pyfunction]
+fn dup_bands(row: &[u8]) -> PyResult<Vec<i64>> {
+    let rows = crate::dups::decode_rows(row).map_err(PyValueError::new_err)?;
+    let [one] = rows.as_slice() else {
+        return Err(PyValueError::new_err("dup_bands takes one row"));
+    };
+    if !one.has_text || one.shingles == 0 {
+        return Ok(Vec::new());
+    }
+    Ok(one.bands().iter().map(|&k| k as i64).collect())
+}
+
 fn u64_bytes<'py>(py: Python<'py>, v: &[u64]) -> Bound<'py, PyBytes> {
     let raw: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
     PyBytes::new(py, &raw)
@@ -1024,6 +1102,11 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(read, m)?)?;
     m.add_function(wrap_pyfunction!(shingle_ids, m)?)?;
     m.add_function(wrap_pyfunction!(near_duplicates, m)?)?;
+    m.add_function(wrap_pyfunction!(dup_row, m)?)?;
+    m.add_function(wrap_pyfunction!(crawl_duplicates, m)?)?;
+    m.add_function(wrap_pyfunction!(dup_sources, m)?)?;
+    m.add_function(wrap_pyfunction!(dup_bands, m)?)?;
+    m.add("DUP_THRESHOLD", crate::dups::THRESHOLD)?;
     m.add_function(wrap_pyfunction!(features, m)?)?;
     m.add_function(wrap_pyfunction!(context, m)?)?;
     m.add_function(wrap_pyfunction!(clean, m)?)?;

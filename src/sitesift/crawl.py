@@ -44,11 +44,13 @@ from collections import Counter
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from sitesift.errors import InputError
 from sitesift.guards import Limits, Lost, die_with_parent, parent_identity
+from sitesift.io import dups
 from sitesift.io.ingest import (
     IngestReport,
     discard_partial,
@@ -64,6 +66,7 @@ from sitesift.io.sinks import (
     dumps,
     hold_folder,
     jsonl_to_parquet,
+    read_spans,
     remove_tree,
     result_schema,
     whole,
@@ -104,7 +107,7 @@ def _run(paths: list[str], out: Path, job: dict[str, Any], cfg: CrawlConfig, run
     work = out / "work"
     reports = _ingest_all(paths, work, cfg, run.workers, run.progress)
     parts, losses = _clean_all(reports, work, cfg, run)
-    summary = _finish(out, work, reports, parts, fmt)
+    summary = _finish(out, work, reports, parts, fmt, cfg.drop_duplicates)
     summary["worker_restarts"] = losses
     summary["seconds"] = round(time.perf_counter() - start, 3)
     write_atomic(out / "summary.json", json.dumps(summary, indent=1) + "\n")
@@ -136,7 +139,7 @@ def _claim(out: Path, job: dict[str, Any]) -> None:
 # The `sitesift crawl` options of the settings job.json records, to name in a mismatch.
 FLAGS = {"format": "--format", "method": "--method", "fallback": "--fallback",
          "grouping": "--group-by", "min_site_pages": "--min-site-pages",
-         "fit_sample": "--fit-sample", "seed": "--seed"}
+         "fit_sample": "--fit-sample", "seed": "--seed", "drop_duplicates": "--drop-duplicates"}
 _ABSENT = object()
 
 
@@ -257,16 +260,25 @@ def _clean_all(reports: list[IngestReport], work: Path, cfg: CrawlConfig, run: R
 
 
 def _finish(out: Path, work: Path, reports: list[IngestReport], parts: PartStore,
-            fmt: str) -> dict[str, Any]:
-    """Write the final files from the parts, and the accounting."""
+            fmt: str, drop_duplicates: bool = False) -> dict[str, Any]:
+    """Write the final files from the parts, the copies marked (or left out), and the
+    accounting."""
     done = parts.done
     read_errors = [whole(errors_path(work, r.index)) for r in reports]
     errors = concat(read_errors + parts.spans("errors"), out / "errors.jsonl")
+    rows = read_spans(parts.spans("dups"))  # one a result, in the order of the results
+    copies = dups.find_copies(rows)
+    edits = {c.index: partial(_marked, dup_of=c.dup_of, drop=drop_duplicates) for c in copies}
     if fmt == "parquet":
         results = jsonl_to_parquet(parts.spans("results"), out / "results.parquet",
-                                   result_schema())
+                                   result_schema(), edits)
     else:
-        results = concat(parts.spans("results"), out / "results.jsonl")
+        results = concat(parts.spans("results"), out / "results.jsonl", edits)
+    exact = sum(c.dup_of["exact"] for c in copies)
+    duplicates = dups.summary(exact, len(copies) - exact, drop_duplicates)
+    if results + duplicates["dropped"] != dups.count_rows(rows):
+        raise RuntimeError(f"{work}: the parts hold {dups.count_rows(rows)} rows for the copy"
+                           f" check and {results + duplicates['dropped']} results")
     write_atomic(out / "sites.jsonl", "".join(dumps(done[s]) for s in sorted(done)))
     skipped: Counter[str] = Counter()
     for report in reports:
@@ -279,11 +291,18 @@ def _finish(out: Path, work: Path, reports: list[IngestReport], parts: PartStore
         "results": results, "errors": errors, "skipped": sum(skipped.values()),
         "read_errors": sum(r.read_errors for r in reports),
         "page_errors": sum(e["errors"] for e in done.values()),
-        "skipped_by_reason": dict(sorted(skipped.items())), "sites": len(done),
+        "skipped_by_reason": dict(sorted(skipped.items())), "duplicates": duplicates,
+        "sites": len(done),
         "sites_by_model": dict(sorted(models.items())),
         # pages whose record has warnings (`sitesift.weak`), sites whose fit had some
         "warnings": {"pages": sum(e.get("warned_pages", 0) for e in done.values()),
                      "sites": sum(bool(e.get("warnings")) for e in done.values())},
-        "balanced": (records_in == results + errors + sum(skipped.values())
+        "balanced": (records_in == results + duplicates["dropped"] + errors
+                     + sum(skipped.values())
                      and pages == sum(e["results"] + e["errors"] for e in done.values())),
     }
+
+
+def _marked(record: dict[str, Any], dup_of: dict[str, Any], drop: bool) -> dict[str, Any] | None:
+    """A copy's record with its `dup_of`, or None where copies are left out."""
+    return None if drop else {**record, "dup_of": dup_of}

@@ -46,6 +46,7 @@ class CrawlConfig:
     max_record_bytes: int = 16 * 1024 * 1024
     models: str | None = None  # a model store folder, reused across crawls
     refit: bool = False  # fit even where the store has a model
+    drop_duplicates: bool = False  # leave out records whose text copies an earlier one's
 
     def check(self) -> None:
         """Fail early, in the parent, on a configuration no worker could run."""
@@ -78,7 +79,9 @@ class CrawlConfig:
         return {"method": self.method, "params": self.params, "fallback": self.fallback,
                 "grouping": self.grouping, "min_site_pages": self.min_site_pages,
                 "fit_sample": self.fit_sample, "seed": self.seed, "markdown": self.markdown,
-                "html": self.html, "max_record_bytes": self.max_record_bytes}
+                "html": self.html, "max_record_bytes": self.max_record_bytes,
+                # named only when asked, so that a job begun before the option resumes
+                **({"drop_duplicates": True} if self.drop_duplicates else {})}
 
     def policy(self) -> SitePolicy:
         """The engine's policy for each site of the crawl."""

@@ -4,6 +4,8 @@
            --mapPartitions(clean: one guarded worker process per task)--> outcome rows
            --> one cached table --filters--> OUT/results (Parquet), OUT/errors (Parquet),
                OUT/sites (JSON lines), the summary's tallies
+    results' rows for the copy check --groupByKey(digest), then (LSH band)--> copies
+           --left join on (input, position)--> the results' `dup_of`
 
 Every record is keyed in one pass: pages by ("site", site), read errors by ("read", input)
 and each input's record count and skip reasons by ("count", input), so no page body is
@@ -28,12 +30,22 @@ from pathlib import Path
 from typing import Any
 
 from sitesift.guards import Limits
-from sitesift.io.records import ERROR_FIELDS, RESULT_FIELDS, Failed, PageRecord, error_record
+from sitesift.io import dups
+from sitesift.io.records import (
+    DUP_OF_FIELDS,
+    DUP_ROW,
+    ERROR_FIELDS,
+    RESULT_FIELDS,
+    Failed,
+    PageRecord,
+    error_record,
+)
 from sitesift.io.sources import read_input
 from sitesift.jobs.grouping import site_key
 from sitesift.jobs.outcome import SiteDone
 from sitesift.jobs.run import RunSettings
 from sitesift.jobs.task import SiteTask
+from sitesift.native import core
 from sitesift.sitework import CrawlConfig, crawl_records, inline_task
 from sitesift.spark_local import local_session
 
@@ -41,9 +53,10 @@ __all__ = ["balanced_bins", "local_session", "run_spark"]
 
 Keyed = tuple[tuple[str, Any], Any]
 # The outcome table's columns: a row's kind ("result", "error", "site", "tally"), the fields
-# of result and error records, and a JSON text (a site's line, a partition's tally).
+# of result and error records, a result's row for the copy check, and a JSON text (a site's
+# line, a partition's tally).
 _RECORD_FIELDS = RESULT_FIELDS + tuple(f for f in ERROR_FIELDS if f not in RESULT_FIELDS)
-_OUTCOME_FIELDS = ("kind", *_RECORD_FIELDS, "json")
+_OUTCOME_FIELDS = ("kind", *_RECORD_FIELDS, "dup_row", "json")
 
 
 def _read(entry: tuple[int, str], cfg: CrawlConfig) -> Iterator[Keyed]:
@@ -109,7 +122,7 @@ def _outcome_row(kind: str, record: dict[str, Any], blob: str | None = None) -> 
     """A row of the job's one outcome table: its kind, the record's fields (None where it
     has none: an error has no text, a result no stage) and a JSON text (a site's line of
     OUT/sites, a partition's tally)."""
-    return (kind, *(record.get(f) for f in _RECORD_FIELDS), blob)
+    return (kind, *(record.get(f) for f in _RECORD_FIELDS), record.get(DUP_ROW), blob)
 
 
 def balanced_bins(weights: dict[str, int], parts: int) -> dict[str, int]:
@@ -146,6 +159,7 @@ def _bin(key: tuple[str, Any], bins: Any) -> int:
 def _schema(fields: tuple[str, ...]) -> Any:
     from pyspark.sql.types import (
         ArrayType,
+        BinaryType,
         IntegerType,
         LongType,
         StringType,
@@ -154,8 +168,71 @@ def _schema(fields: tuple[str, ...]) -> Any:
     )
 
     kinds = {"position": LongType(), "offset": LongType(), "blocks": IntegerType(),
-             "content_blocks": IntegerType(), "warnings": ArrayType(StringType(), False)}
+             "content_blocks": IntegerType(), "warnings": ArrayType(StringType(), False),
+             "dup_of": _dup_of_type(), "dup_row": BinaryType()}
     return StructType([StructField(f, kinds.get(f, StringType()), True) for f in fields])
+
+
+def _dup_of_type() -> Any:
+    from pyspark.sql.types import (
+        BooleanType,
+        DoubleType,
+        LongType,
+        StringType,
+        StructField,
+        StructType,
+    )
+
+    kinds = {"position": LongType(), "similarity": DoubleType(), "exact": BooleanType()}
+    return StructType([StructField(f, kinds.get(f, StringType()), True) for f in DUP_OF_FIELDS])
+
+
+def _by_digest(row: bytes) -> list[tuple[bytes, bytes]]:
+    """A result's row keyed by its text's digest (none: a record without text)."""
+    digest = core().dup_sources(row)[0][4]
+    return [] if digest is None else [(bytes(digest), row)]
+
+
+def _exact(group: tuple[bytes, Iterable[bytes]]) -> Iterator[tuple[str, Any]]:
+    """One text's records: its copies ("copy", ((input, position), (original's place,
+    dup_of))) and its first record's row ("first", row), which the near check takes on."""
+    rows = list(group[1])
+    copies = dups.find_copies(b"".join(rows)) if len(rows) > 1 else []
+    copied = {c.index for c in copies}
+    for c in copies:
+        yield "copy", (c.key, (c.original, c.dup_of))
+    yield from (("first", row) for i, row in enumerate(rows) if i not in copied)
+
+
+def _bands(row: bytes) -> list[tuple[tuple[int, int], bytes]]:
+    return [((band, key), row) for band, key in enumerate(core().dup_bands(row))]
+
+
+def _near(group: tuple[Any, Iterable[bytes]]) -> Iterator[tuple[Any, Any]]:
+    """The near copies among the texts of one LSH bucket: for each, the first earlier text
+    of the bucket it resembles (`dups.rs` gives, over all buckets, the least of these)."""
+    rows = list(group[1])
+    if len(rows) > 1:
+        for c in dups.find_copies(b"".join(rows)):
+            yield c.key, (c.original, c.dup_of)
+
+
+def _copies(results: Any) -> tuple[Any, Counter[str]]:
+    """The copies among `results` (a DataFrame with a `dup_row` column) as an RDD of
+    ((input, position), dup_of), and their count by kind. The same as the local job's
+    (`dups.find_copies` over all rows): exact copies by a shuffle on the digest, near ones
+    by a shuffle on each LSH band of the first records of each text."""
+    rows = results.select("dup_row").rdd.map(lambda r: bytes(r[0]))
+    by_text = rows.flatMap(_by_digest).groupByKey().flatMap(_exact).cache()
+    exact = by_text.filter(lambda x: x[0] == "copy").map(lambda x: x[1])
+    firsts = by_text.filter(lambda x: x[0] == "first").map(lambda x: x[1])
+    near = (firsts.flatMap(_bands).groupByKey().flatMap(_near)
+            .reduceByKey(lambda a, b: min(a, b, key=lambda c: c[0])))
+    copies = exact.union(near).map(lambda kv: (kv[0], kv[1][1])).cache()
+    counts = Counter[str](copies.map(lambda kv: "exact" if kv[1]["exact"] else "near")
+                          .countByValue())
+    by_text.unpersist()
+    return copies, counts
 
 
 def run_spark(spark: Any, inputs: list[str], out: str, cfg: CrawlConfig,
@@ -180,9 +257,17 @@ def run_spark(spark: Any, inputs: list[str], out: str, cfg: CrawlConfig,
     # Python workers unpickling all the pages' texts, and one more conversion to rows.)
     table = spark.createDataFrame(rows, _schema(_OUTCOME_FIELDS)).persist(
         StorageLevel.MEMORY_AND_DISK)
+    copies = None
     try:
-        (table.filter(table.kind == "result").select(*RESULT_FIELDS)
-         .write.mode("overwrite").parquet(f"{out}/results"))
+        results = table.filter(table.kind == "result")
+        copies, copied = _copies(results)
+        marks = spark.createDataFrame(
+            copies.map(lambda kv: (kv[0][0], kv[0][1], kv[1])),
+            _schema(("input", "position", "dup_of")))
+        results = results.drop("dup_of").join(marks, ["input", "position"], "left")
+        if cfg.drop_duplicates:
+            results = results.filter(results.dup_of.isNull())
+        results.select(*RESULT_FIELDS).write.mode("overwrite").parquet(f"{out}/results")
         # The small outputs in a quarter as many files (and tasks, each a fixed cost): a
         # site's line or an error record is small beside a page's text.
         few = max(1, parts // 4)
@@ -194,25 +279,32 @@ def run_spark(spark: Any, inputs: list[str], out: str, cfg: CrawlConfig,
         for row in table.filter(table.kind == "tally").select("json").collect():
             totals.update(json.loads(row[0]))
     finally:
+        if copies is not None:
+            copies.unpersist()
         table.unpersist()
         keyed.unpersist()
-    return _summary(totals, len(inputs), out)
+    return _summary(totals, len(inputs), out, copied, cfg.drop_duplicates)
 
 
-def _summary(totals: dict[str, int], inputs: int, out: str) -> dict[str, Any]:
+def _summary(totals: dict[str, int], inputs: int, out: str, copied: Counter[str],
+             dropped: bool) -> dict[str, Any]:
     skipped = {k[5:]: v for k, v in sorted(totals.items()) if k.startswith("skip:")}
-    results, errors = totals.get("result", 0), totals.get("error", 0)
+    duplicates = dups.summary(copied["exact"], copied["near"], dropped)
+    results = totals.get("result", 0) - duplicates["dropped"]
+    errors = totals.get("error", 0)
     summary: dict[str, Any] = {
         "inputs": inputs, "records_in": totals.get("records_in", 0),
         "pages": totals.get("pages", 0), "results": results, "errors": errors,
         "skipped": sum(skipped.values()), "skipped_by_reason": skipped,
+        "duplicates": duplicates,
         "sites": totals.get("sites", 0),
         "sites_by_model": {k[6:]: v for k, v in sorted(totals.items())
                            if k.startswith("model:")},
         "warnings": {"pages": totals.get("warned_pages", 0),
                      "sites": totals.get("warned_sites", 0)},
     }
-    summary["balanced"] = summary["records_in"] == results + errors + summary["skipped"]
+    summary["balanced"] = (summary["records_in"]
+                           == results + duplicates["dropped"] + errors + summary["skipped"])
     if "://" not in out:  # a local folder: keep the accounting beside the data
         Path(out, "summary.json").write_text(json.dumps(summary, indent=1) + "\n", "utf-8")
     return summary

@@ -50,6 +50,10 @@ def add_parsers(sub: Any, methods: list[str]) -> None:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--markdown", action="store_true", help="add markdown to the results")
     p.add_argument("--html", action="store_true", help="add cleaned HTML to the results")
+    p.add_argument("--drop-duplicates", action="store_true",
+                   help="leave out records whose text is the same as, or nearly the same as, "
+                        "an earlier record's (each record names its first copy in dup_of "
+                        "either way; docs/crawl.md)")
     p.add_argument("--models", help="model store folder: reuse stored site models, store new")
     p.add_argument("--refit", action="store_true", help="fit even where a model is stored")
     add_workers(p)
@@ -72,7 +76,7 @@ def crawl_settings(args: argparse.Namespace) -> tuple[Any, Any]:
         grouping=args.group_by, min_site_pages=args.min_site_pages, fit_sample=args.fit_sample,
         seed=args.seed, markdown=args.markdown, html=args.html,
         max_record_bytes=int(args.max_record_mb * 1024 * 1024), models=args.models,
-        refit=args.refit)
+        refit=args.refit, drop_duplicates=args.drop_duplicates)
     return cfg, limits(args)
 
 
@@ -104,9 +108,15 @@ def cmd_crawl(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise UsageError(f"sitesift crawl: {exc}") from None
     warned = summary.get("warnings") or {}
+    copies = summary.get("duplicates") or {}
+    dropped = copies.get("dropped", 0)
     print(f"sitesift crawl: {summary['records_in']} records in = {summary['results']} results "
-          f"+ {summary['errors']} errors + {summary['skipped']} skipped; {summary['sites']} "
+          + (f"+ {dropped} copies left out " if dropped else "")
+          + f"+ {summary['errors']} errors + {summary['skipped']} skipped; {summary['sites']} "
           f"sites -> {args.out}"
+          + (f"; copies of earlier records: {copies.get('exact', 0)} exact, "
+             f"{copies.get('near', 0)} near (dup_of)" if copies.get("exact") or copies.get("near")
+             else "")
           + (f"; warnings: {warned.get('pages', 0)} pages, {warned.get('sites', 0)} site fits "
              f"(see results and sites.jsonl)" if any(warned.values()) else ""),
           file=sys.stderr)

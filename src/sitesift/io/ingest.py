@@ -35,10 +35,12 @@ from sitesift.io.spill import SpillWriter
 from sitesift.jobs.grouping import site_key
 
 PARTIAL = ".part-"  # the mark of an uncommitted ingest folder
-LAYOUT = "3\n"
+LAYOUT = "4\n"
 """work/layout: one spill file per input (`inputs/`), batched parts (`parts/`); since 3 a
 spilled page's meta holds its WARC headers (`sitesift.io.spill`), and its records their
-provenance: a work folder of layout 2 is redone, so that no record of it lacks them."""
+provenance; since 4 a part holds its results' rows for the copy check (`part-<n>.dups.bin`,
+`sitesift.io.parts`). A work folder of an older layout is redone, so that no record of it
+lacks a field."""
 
 
 @dataclass(slots=True)

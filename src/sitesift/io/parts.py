@@ -1,20 +1,21 @@
 """A crawl's result and error records while it runs, and which of its sites are done.
 
 Records come by site, the sites of several workers interleaved. A site's records are held in
-memory until the site is done (up to `SITE_HELD` bytes; a site that outgrows that gets a part
-of its own, written as its records come), then appended to the open batch part; so a part
-holds each of its sites' records in one run, and small sites, however many, share a part.
-A part is a pair of files, `parts/part-<n>.results.jsonl` and `part-<n>.errors.jsonl`, named
-`.tmp` until committed. Finished sites are committed together, once `BATCH_SECONDS` have
-passed since the first of them finished (a site with a part of its own at once, and the
-rest at the end): their parts are renamed into place, then one append to `done.jsonl`
-enters them, each line a site's entry with where its records are (`part`: the part and the
-byte span of its results and of its errors). So a site is in done.jsonl only once its
-records are in committed parts; a kill before that leaves `.tmp` files, deleted by the next
-run, and sites it cleans again from scratch (at most `BATCH_SECONDS` of finished work lost);
-a kill after the renames but within the append leaves parts that no line names (never
-overwritten: new parts are numbered after every part there) and a last line cut short,
-whose site is cleaned again. A failure (a full disk) deletes the `.tmp` files (`abandon`).
+memory until the site is done (up to `SITE_HELD` bytes; a site that outgrows that gets a part of
+its own, written as its records come), then appended to the open batch part; so a part holds
+each of its sites' records in one run, and small sites, however many, share a part. A part is
+three files, `parts/part-<n>.results.jsonl`, `part-<n>.errors.jsonl` and `part-<n>.dups.bin`
+(each result's row for the crawl-wide copy check, `sitesift.io.dups`, in the order of the
+results), named `.tmp` until committed. Finished sites are committed together, once
+`BATCH_SECONDS` have passed since the first of them finished (a site with a part of its own at
+once, and the rest at the end): their parts are renamed into place, then one append to
+`done.jsonl` enters them, each line a site's entry with where its records are (`part`: the part
+and the byte span of its results, its errors and its rows). So a site is in done.jsonl only once
+its records are in committed parts; a kill before that leaves `.tmp` files, deleted by the next
+run, and sites it cleans again from scratch (at most `BATCH_SECONDS` of finished work lost); a
+kill after the renames but within the append leaves parts that no line names (never overwritten:
+new parts are numbered after every part there) and a last line cut short, whose site is cleaned
+again. A failure (a full disk) deletes the `.tmp` files (`abandon`).
 """
 
 from __future__ import annotations
@@ -29,22 +30,23 @@ from pathlib import Path
 from typing import IO, Any
 
 from sitesift.errors import writing
-from sitesift.io.records import is_result
+from sitesift.io.records import DUP_ROW, is_result
 from sitesift.io.sinks import Span, dumps
 
 BATCH_SECONDS = 10.0  # finished sites wait at most this long to be committed
 SITE_HELD = 1 << 20  # bytes of a site's records held in memory before it gets its own part
-KINDS = ("results", "errors")
+KINDS = ("results", "errors", "dups")
+_FILES = ("results.jsonl", "errors.jsonl", "dups.bin")
 _NUMBERED = re.compile(r"part-(\d+)\.")
 
 
 class _Part:
-    """A part being written: its two `.tmp` files, opened at the first record."""
+    """A part being written: its `.tmp` files, opened at the first record."""
 
     def __init__(self, folder: Path, number: int) -> None:
         self.name = f"part-{number}"
-        self.paths = tuple(folder / f"{self.name}.{kind}.jsonl" for kind in KINDS)
-        self.sizes = [0, 0]
+        self.paths = tuple(folder / f"{self.name}.{file}" for file in _FILES)
+        self.sizes = [0] * len(KINDS)
         self._files: list[IO[bytes]] = []
 
     def write(self, kind: int, lines: list[bytes]) -> None:
@@ -81,7 +83,7 @@ def _tmp(path: Path) -> Path:
 class _Held:
     """A site being cleaned: its records so far, in memory or in a part of its own."""
 
-    lines: tuple[list[bytes], list[bytes]] = field(default_factory=lambda: ([], []))
+    lines: tuple[list[bytes], ...] = field(default_factory=lambda: tuple([] for _ in KINDS))
     size: int = 0
     own: _Part | None = None
 
@@ -131,20 +133,26 @@ class PartStore:
         return _Part(self.folder, self._next - 1)
 
     def write(self, site: str, record: dict[str, Any]) -> None:
-        """Keep a record of a site being cleaned."""
+        """Keep a record of a site being cleaned (a result's row for the copy check,
+        `DUP_ROW`, apart from it)."""
         held = self._held.setdefault(site, _Held())
+        row = record.pop(DUP_ROW, None)
         kind = 0 if is_result(record) else 1
-        line = dumps(record).encode("utf-8")
+        if kind == 0 and row is None:
+            raise ValueError(f"{record.get('url')}: a result without its row for the copy check")
+        entries = [(kind, dumps(record).encode("utf-8"))] + ([(2, row)] if kind == 0 else [])
         if held.own is not None:
-            held.own.write(kind, [line])
+            for k, data in entries:
+                held.own.write(k, [data])
         else:
-            held.lines[kind].append(line)
-            held.size += len(line)
+            for k, data in entries:
+                held.lines[k].append(data)
+                held.size += len(data)
             if held.size > SITE_HELD:  # too large to hold: on to disk as it comes
                 held.own = self._new_part()
                 for k, lines in enumerate(held.lines):
                     held.own.write(k, lines)
-                held.lines = ([], [])
+                held.lines = tuple([] for _ in KINDS)
         self._commit_if_due()
 
     def finish(self, site: str, entry: dict[str, Any]) -> None:
@@ -160,7 +168,7 @@ class PartStore:
                     part.write(kind, lines)
         else:
             self._ready.append(part)
-            start = [0, 0]
+            start = [0] * len(KINDS)
         spans = {kind: [start[k], part.sizes[k]] for k, kind in enumerate(KINDS)}
         self._pending.append({**entry, "part": {"name": part.name, **spans}})
         self._since = self._since or time.monotonic()
@@ -205,11 +213,13 @@ class PartStore:
         self._clear()
 
     def spans(self, kind: str) -> list[Span]:
-        """Where the done sites' results (`kind` "results") or errors are, in site order."""
+        """Where the done sites' results (`kind` "results"), errors or rows for the copy
+        check ("dups", in the order of the results) are, in site order."""
+        file = _FILES[KINDS.index(kind)]
         spans = []
         for site in sorted(self._where):
             where = self._where[site]
             start, end = where[kind]
             if end > start:
-                spans.append((self.folder / f"{where['name']}.{kind}.jsonl", start, end))
+                spans.append((self.folder / f"{where['name']}.{file}", start, end))
         return spans

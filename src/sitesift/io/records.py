@@ -28,13 +28,21 @@ value, without the spaces around it); null where the record has no such header, 
 inputs that are not WARC (JSONL, folders of pages). Issue 55's names (DataTrove's WARC
 reader and FineWeb call the first two `id` and `date`)."""
 RESULT_FIELDS = ("url", "site", "method", "input", "position", "offset", *WARC_FIELDS,
-                 "title", "text", "text_digest", "markdown", "html", "blocks",
+                 "title", "text", "text_digest", "dup_of", "markdown", "html", "blocks",
                  "content_blocks", "warnings", "no_main_content")
 """A result record's fields, always all of them (a fixed schema for Parquet): `markdown` and
 `html` are null unless asked for; `warnings` is a list of strings, empty unless the page was
 doubtful (`Result.warnings`: a page whose text scripts would fill in); `no_main_content` is
 null unless the result keeps no content, and then says why (`sitesift.weak.empty_reason`);
-`text_digest` is `text_digest(text)`."""
+`text_digest` is `text_digest(text)`; `dup_of` is null unless the crawl found the text a copy
+of an earlier record's (`DUP_OF_FIELDS`, `sitesift.io.dups`)."""
+DUP_OF_FIELDS = ("input", "position", "url", "similarity", "exact")
+"""A `dup_of`'s fields: the first record, in crawl order, whose text the record's copies
+(its input, position and url), the estimated resemblance of their texts (1 for the same
+text) and whether the text is the same, byte for byte."""
+DUP_ROW = "_dup_row"
+"""The key of a crawl result record's row for the crawl-wide copy check (`sitesift.io.dups`)
+while the record travels from its worker to the work folder; never written in a record."""
 ERROR_FIELDS = ("url", "site", "input", "position", "offset", *WARC_FIELDS, "stage", "reason")
 
 
@@ -113,6 +121,7 @@ def result_record(page: PageRecord, result: Result, *, markdown: bool = False,
         "url": page.url, "site": page.site, "method": result.method, "input": page.input,
         "position": page.position, "offset": page.offset, **warc_fields(page),
         "title": result.title, "text": result.text, "text_digest": text_digest(result.text),
+        "dup_of": None,
         "markdown": result.markdown() if markdown else None,
         "html": result.html() if html else None, "blocks": result.n_blocks,
         "content_blocks": len(result.content), "warnings": result.warnings,
@@ -125,15 +134,20 @@ def is_result(record: dict[str, Any]) -> bool:
 
 
 def outcome_record(outcome: Outcome, site: str, stage: str, output: Output) -> dict[str, Any]:
-    """A page's result record (its renderings as `output` made them), or its error record;
-    where it came from is the outcome's source row (none: an unreadable spill)."""
+    """A page's result record (its renderings as `output` made them) with its row for the
+    crawl's copy check (`DUP_ROW`), or its error record; where it came from is the outcome's
+    source row (none: an unreadable spill)."""
     if outcome.record is not None:  # made where the page was cleaned (`SitePolicy.pack`)
         return outcome.record
     row: dict[str, Any] = {"position": None, "input": None, "url": None, "offset": None,
                            "site": site, **dict.fromkeys(WARC_FIELDS), **outcome.source}
-    where = PageRecord(0, row["position"], row["input"], row["url"], None, b"",
-                       row["offset"], row["site"], *(row[f] for f in WARC_FIELDS))
+    where = PageRecord(row.get("input_index", 0), row["position"], row["input"], row["url"],
+                       None, b"", row["offset"], row["site"], *(row[f] for f in WARC_FIELDS))
     if outcome.result is None:
         return error_record(where, site, stage, outcome.error or "no result")
-    return result_record(where, outcome.result, markdown="markdown" in output.renderings,
-                         html="html" in output.renderings)
+    record = result_record(where, outcome.result, markdown="markdown" in output.renderings,
+                           html="html" in output.renderings)
+    from sitesift.io.dups import dup_row
+
+    record[DUP_ROW] = dup_row(where.input_index, record)
+    return record

@@ -15,12 +15,12 @@ import contextlib
 import json
 import os
 import shutil
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import IO, Any
 
 from sitesift.errors import FolderInUse, writing
-from sitesift.io.records import RESULT_FIELDS
+from sitesift.io.records import DUP_OF_FIELDS, RESULT_FIELDS
 
 LOCK_NAME = ".lock"
 
@@ -38,8 +38,10 @@ def dumps(record: dict[str, Any]) -> str:
 def result_schema() -> Any:
     import pyarrow as pa
 
+    dup_types = {"position": pa.int64(), "similarity": pa.float64(), "exact": pa.bool_()}
+    dup_of = pa.struct([(name, dup_types.get(name, pa.string())) for name in DUP_OF_FIELDS])
     types = {"position": pa.int64(), "offset": pa.int64(), "blocks": pa.int32(),
-             "content_blocks": pa.int32(), "warnings": pa.list_(pa.string())}
+             "content_blocks": pa.int32(), "warnings": pa.list_(pa.string()), "dup_of": dup_of}
     return pa.schema([(name, types.get(name, pa.string())) for name in RESULT_FIELDS])
 
 
@@ -166,36 +168,74 @@ class _Readers:
             yield chunk
 
 
-def concat(sources: Iterable[Span], target: Path) -> int:
-    """Concatenate spans of JSONL files into `target` (atomically); the number of lines."""
+def read_spans(sources: Iterable[Span]) -> bytes:
+    """The spans' bytes, one after another."""
+    with _Readers() as readers:
+        return b"".join(chunk for span in sources for chunk in readers.chunks(span))
+
+
+Edit = Callable[[dict[str, Any]], dict[str, Any] | None]
+"""A change to some of the lines of a concatenation: the record in, the record to write (or
+None: drop it)."""
+
+
+def _lines(sources: Iterable[Span], readers: _Readers) -> Iterator[bytes]:
+    """The lines of the spans (without their line ends)."""
+    for span in sources:
+        rest = b""
+        for chunk in readers.chunks(span):
+            *lines, rest = (rest + chunk).split(b"\n")
+            yield from lines
+        if rest:
+            raise OSError(f"{span[0]}: a record cut short at byte {span[2]}")
+
+
+def concat(sources: Iterable[Span], target: Path, edits: Mapping[int, Edit] | None = None) -> int:
+    """Concatenate spans of JSONL files into `target` (atomically); the number of lines.
+    `edits`: changes to the lines of those numbers (from 0, in the concatenation)."""
     lines = 0
     with replacing(target) as tmp, open(tmp, "wb") as out, _Readers() as readers:
-        for span in sources:
-            for chunk in readers.chunks(span):
-                lines += chunk.count(b"\n")
-                out.write(chunk)
+        if not edits:
+            for span in sources:
+                for chunk in readers.chunks(span):
+                    lines += chunk.count(b"\n")
+                    out.write(chunk)
+            return lines
+        for number, line in enumerate(_lines(sources, readers)):
+            edit = edits.get(number)
+            record = edit(json.loads(line)) if edit is not None else None
+            if edit is None:
+                out.write(line + b"\n")
+            elif record is not None:
+                out.write(dumps(record).encode("utf-8"))
+            else:
+                continue
+            lines += 1
     return lines
 
 
-def jsonl_to_parquet(sources: Iterable[Span], target: Path, schema: Any) -> int:
-    """Convert spans of JSONL files into one Parquet file (atomically), in batches of rows."""
+def jsonl_to_parquet(sources: Iterable[Span], target: Path, schema: Any,
+                     edits: Mapping[int, Edit] | None = None) -> int:
+    """Convert spans of JSONL files into one Parquet file (atomically), in batches of rows;
+    the number of rows. `edits` as for `concat`."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
+    edits = edits or {}
     rows = 0
     with replacing(target) as tmp, pq.ParquetWriter(tmp, schema, compression="zstd") as writer, \
             _Readers() as readers:
         batch: list[dict[str, Any]] = []
-        for span in sources:
-            rest = b""
-            for chunk in readers.chunks(span):
-                *lines, rest = (rest + chunk).split(b"\n")
-                for line in lines:
-                    batch.append(json.loads(line))
-                    if len(batch) >= _PARQUET_BATCH:
-                        writer.write_table(pa.Table.from_pylist(batch, schema))
-                        rows += len(batch)
-                        batch = []
+        for number, line in enumerate(_lines(sources, readers)):
+            edit = edits.get(number)
+            record = json.loads(line) if edit is None else edit(json.loads(line))
+            if record is None:  # dropped
+                continue
+            batch.append(record)
+            if len(batch) >= _PARQUET_BATCH:
+                writer.write_table(pa.Table.from_pylist(batch, schema))
+                rows += len(batch)
+                batch = []
         if batch or rows == 0:
             writer.write_table(pa.Table.from_pylist(batch, schema))
             rows += len(batch)

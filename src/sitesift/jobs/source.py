@@ -72,6 +72,7 @@ def record_source(rec: PageRecord) -> Source:
     headers included (for the crawl's result and error records)."""
     return Source(f"{rec.input_index}:{rec.position}", rec.input,
                   {"url": rec.url, "site": rec.site, "input": rec.input,
+                   "input_index": rec.input_index,
                    "position": rec.position, "offset": rec.offset, **warc_fields(rec)},
                   data=rec.body, content_type=rec.content_type)
 
