@@ -16,6 +16,7 @@ mod features;
 mod forest;
 mod intake;
 mod kind;
+mod language;
 mod minhash;
 mod nesting;
 mod novelty;
