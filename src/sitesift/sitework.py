@@ -24,6 +24,7 @@ from sitesift.jobs.policy import SitePolicy, fallback_cleaner
 from sitesift.jobs.run import RunSettings, run_sites
 from sitesift.jobs.source import Pages, SpillPages, SpillParts, record_source
 from sitesift.jobs.task import SiteTask
+from sitesift.language import parse_languages
 from sitesift.methods.base import Cleaner, get_cleaner
 from sitesift.output import Output
 
@@ -46,6 +47,9 @@ class CrawlConfig:
     max_record_bytes: int = 16 * 1024 * 1024
     models: str | None = None  # a model store folder, reused across crawls
     refit: bool = False  # fit even where the store has a model
+    # `--lang de,fr`: only results whose text is in one of these languages (ISO 639-1,
+    # `sitesift.language`) are written; the others are counted as skipped (`language`)
+    languages: tuple[str, ...] = ()
 
     def check(self) -> None:
         """Fail early, in the parent, on a configuration no worker could run."""
@@ -59,6 +63,8 @@ class CrawlConfig:
                              " a page-level method, or default")
         if self.min_site_pages < 1 or self.fit_sample < self.min_site_pages:
             raise ValueError("need 1 <= min_site_pages <= fit_sample")
+        if self.languages:
+            parse_languages(self.languages)  # (a SettingsError, a ValueError, naming it)
 
     def fallback_cleaner(self) -> Cleaner:
         """A new (unfitted) fallback cleaner: with the crawl's `params` when it is the crawl's
@@ -74,11 +80,22 @@ class CrawlConfig:
                       + ("html",) * self.html, noise=False)
 
     def identity(self) -> dict[str, Any]:
-        """The settings that decide a crawl's output: a resumed job must keep them."""
-        return {"method": self.method, "params": self.params, "fallback": self.fallback,
+        """The settings that decide a crawl's output: a resumed job must keep them (the
+        languages only where given, so a crawl begun before `--lang` resumes without)."""
+        held = {"method": self.method, "params": self.params, "fallback": self.fallback,
                 "grouping": self.grouping, "min_site_pages": self.min_site_pages,
                 "fit_sample": self.fit_sample, "seed": self.seed, "markdown": self.markdown,
                 "html": self.html, "max_record_bytes": self.max_record_bytes}
+        if self.languages:
+            held["languages"] = ",".join(sorted(self.languages))
+        return held
+
+    def written(self, record: dict[str, Any]) -> bool:
+        """Whether a page's record is written: an error record always, a result where no
+        `languages` were given or its text is in one of them (a page with no text has no
+        language, and is in none)."""
+        return (not self.languages or "text" not in record
+                or record.get("language") in self.languages)
 
     def policy(self) -> SitePolicy:
         """The engine's policy for each site of the crawl."""

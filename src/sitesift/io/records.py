@@ -28,13 +28,15 @@ value, without the spaces around it); null where the record has no such header, 
 inputs that are not WARC (JSONL, folders of pages). Issue 55's names (DataTrove's WARC
 reader and FineWeb call the first two `id` and `date`)."""
 RESULT_FIELDS = ("url", "site", "method", "input", "position", "offset", *WARC_FIELDS,
-                 "title", "text", "text_digest", "markdown", "html", "blocks",
-                 "content_blocks", "warnings", "no_main_content")
+                 "title", "text", "text_digest", "language", "language_score", "markdown",
+                 "html", "blocks", "content_blocks", "warnings", "no_main_content")
 """A result record's fields, always all of them (a fixed schema for Parquet): `markdown` and
 `html` are null unless asked for; `warnings` is a list of strings, empty unless the page was
 doubtful (`Result.warnings`: a page whose text scripts would fill in); `no_main_content` is
 null unless the result keeps no content, and then says why (`sitesift.weak.empty_reason`);
-`text_digest` is `text_digest(text)`."""
+`text_digest` is `text_digest(text)`; `language` and `language_score` are the language
+detected from the text (`Result.language`: ISO 639-1, a score in [0, 1]), null where it has
+no text."""
 ERROR_FIELDS = ("url", "site", "input", "position", "offset", *WARC_FIELDS, "stage", "reason")
 
 
@@ -113,6 +115,7 @@ def result_record(page: PageRecord, result: Result, *, markdown: bool = False,
         "url": page.url, "site": page.site, "method": result.method, "input": page.input,
         "position": page.position, "offset": page.offset, **warc_fields(page),
         "title": result.title, "text": result.text, "text_digest": text_digest(result.text),
+        "language": result.language, "language_score": result.language_score,
         "markdown": result.markdown() if markdown else None,
         "html": result.html() if html else None, "blocks": result.n_blocks,
         "content_blocks": len(result.content), "warnings": result.warnings,
