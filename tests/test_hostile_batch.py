@@ -319,7 +319,7 @@ def test_write_outcomes_keeps_one_id_twice_apart(tmp_path: Path) -> None:
     ids = ["p", "p", "bad\ud800id"]
     outcomes = [Outcome(pid, "g", result=Result(blocks=[], method="alltext")) for pid in ids]
     outcomes.append(Outcome("bad\ud800id", "g", error="unreadable"))
-    assert write_outcomes(outcomes, tmp_path, "text") == (3, 1)
+    assert write_outcomes(outcomes, tmp_path, "text") == (3, 1, 0)
     manifest = [json.loads(line) for line in (tmp_path / "manifest.jsonl").read_text()
                 .splitlines()]
     assert [m["id"] for m in manifest] == [*ids, "bad\ud800id"]

@@ -79,6 +79,25 @@ def test_spark_job_equals_the_local_job(spark: Any, tmp_path: Path) -> None:
     assert (tmp_path / "spark" / "summary.json").is_file()
 
 
+def test_spark_lang_leaves_out_and_counts_as_the_local_job(spark: Any, tmp_path: Path) -> None:
+    """`--lang` on both engines: the same results (each with its language and score), the
+    same pages counted as skipped by `language`, the accounting balanced."""
+    from tests.test_language import multilingual
+
+    (tmp_path / "in").mkdir()
+    inputs = crawl_inputs(tmp_path / "in") + multilingual(tmp_path / "in")
+    cfg = replace(CFG, languages=("de", "en"))
+    local = run_crawl(inputs, tmp_path / "local", cfg, fmt="parquet", run=RunSettings(2))
+    remote = run_spark(spark, inputs, str(tmp_path / "spark"), cfg, partitions=2)
+    assert remote["balanced"] and local["balanced"]
+    assert {k: remote[k] for k in SAME} == {k: local[k] for k in SAME}
+    assert remote["skipped_by_reason"]["language"] >= 3  # French x2, no text
+    spark_results = rows(tmp_path / "spark" / "results")
+    assert spark_results == rows(tmp_path / "local" / "results.parquet")
+    assert {r["language"] for r in spark_results} == {"de", "en"}
+    assert all(0 < r["language_score"] <= 1 for r in spark_results)
+
+
 def test_spark_guards_turn_a_runaway_page_into_an_error_record(spark: Any,
                                                                tmp_path: Path) -> None:
     """The per-page time limit holds in the Spark path too: the page is one error record,

@@ -17,6 +17,7 @@ mod features;
 mod forest;
 mod intake;
 mod kind;
+mod language;
 mod minhash;
 mod nesting;
 mod novelty;

@@ -886,6 +886,19 @@ fn web_address(url: &str) -> Option<String> {
     crate::structure::base_url(Some(url), None).map(String::from)
 }
 
+/// The language of a main text as (ISO 639-1 code, confidence in [0, 1]), from its first
+/// `LANGUAGE_PREFIX_CHARS` characters (`language::detect`, whatlang); None where it has none.
+#[pyfunction]
+fn detect_language(text: &str) -> Option<(&'static str, f64)> {
+    crate::language::detect(text)
+}
+
+/// Every code `detect_language` can give, sorted (`language::codes`).
+#[pyfunction]
+fn language_codes() -> Vec<&'static str> {
+    crate::language::codes()
+}
+
 /// Why the HTML5 parser should not be given `html` (`nesting::too_deep`: shapes it takes
 /// quadratic time on), or None.
 #[pyfunction]
@@ -1122,6 +1135,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(web_address, m)?)?;
     m.add_function(wrap_pyfunction!(registrable_domain, m)?)?;
     m.add_function(wrap_pyfunction!(too_deep, m)?)?;
+    m.add_function(wrap_pyfunction!(detect_language, m)?)?;
+    m.add_function(wrap_pyfunction!(language_codes, m)?)?;
+    m.add("LANGUAGE_PREFIX_CHARS", crate::language::PREFIX_CHARS)?;
     m.add_function(wrap_pyfunction!(nesting_counts, m)?)?;
     m.add_function(wrap_pyfunction!(feature_names, m)?)?;
     m.add_function(wrap_pyfunction!(dom_rules, m)?)?;

@@ -75,6 +75,7 @@ from sitesift.io.sinks import (
 from sitesift.io.sources import input_kind
 from sitesift.jobs.outcome import SiteDone
 from sitesift.jobs.run import LOCAL, RunSettings
+from sitesift.language import SKIP_REASON
 from sitesift.sitework import CrawlConfig, crawl_records, spill_task
 
 
@@ -139,7 +140,8 @@ def _claim(out: Path, job: dict[str, Any]) -> None:
 # The `sitesift crawl` options of the settings job.json records, to name in a mismatch.
 FLAGS = {"format": "--format", "method": "--method", "fallback": "--fallback",
          "grouping": "--group-by", "min_site_pages": "--min-site-pages",
-         "fit_sample": "--fit-sample", "seed": "--seed", "drop_duplicates": "--drop-duplicates"}
+         "fit_sample": "--fit-sample", "seed": "--seed", "drop_duplicates": "--drop-duplicates",
+         "languages": "--lang"}
 _ABSENT = object()
 
 
@@ -238,14 +240,18 @@ def _clean_all(reports: list[IngestReport], work: Path, cfg: CrawlConfig, run: R
         records = crawl_records(tasks, cfg, run, lambda t, lost: losses.append(lost))
         try:
             for task, message in records:
-                tally = tallies.setdefault(task.site, [0, 0, 0])
+                # results, errors, pages with warnings, results left out by --lang
+                tally = tallies.setdefault(task.site, [0, 0, 0, 0])
                 if isinstance(message, SiteDone):
                     parts.finish(task.site, {
                         "site": task.site, "pages": message.pages, "method": message.method,
                         "model": message.model, "note": message.note, "results": tally[0],
                         "errors": tally[1], "warnings": list(message.warnings),
-                        "warned_pages": tally[2]})
+                        "warned_pages": tally[2], **_skipped_entry(tally[3])})
                     del tallies[task.site]
+                elif not cfg.written(message):
+                    tally[3] += 1
+                    bar.update(1)
                 else:
                     parts.write(task.site, message)
                     tally[0 if "text" in message else 1] += 1
@@ -257,6 +263,11 @@ def _clean_all(reports: list[IngestReport], work: Path, cfg: CrawlConfig, run: R
             parts.abandon()
             raise
     return parts, len(losses)
+
+
+def _skipped_entry(by_language: int) -> dict[str, Any]:
+    """A site's line's count of the pages `--lang` left out, where it left out some."""
+    return {"skipped": {SKIP_REASON: by_language}} if by_language else {}
 
 
 def _finish(out: Path, work: Path, reports: list[IngestReport], parts: PartStore,
@@ -283,6 +294,10 @@ def _finish(out: Path, work: Path, reports: list[IngestReport], parts: PartStore
     skipped: Counter[str] = Counter()
     for report in reports:
         skipped.update(report.skipped)
+    left_out: Counter[str] = Counter()  # pages cleaned but not written (--lang)
+    for entry in done.values():
+        left_out.update(entry.get("skipped") or {})
+    skipped.update(left_out)
     records_in = sum(r.records_in for r in reports)
     pages = sum(r.pages for r in reports)
     models = Counter(entry["model"] for entry in done.values())
@@ -299,7 +314,8 @@ def _finish(out: Path, work: Path, reports: list[IngestReport], parts: PartStore
                      "sites": sum(bool(e.get("warnings")) for e in done.values())},
         "balanced": (records_in == results + duplicates["dropped"] + errors
                      + sum(skipped.values())
-                     and pages == sum(e["results"] + e["errors"] for e in done.values())),
+                     and pages == (sum(e["results"] + e["errors"] for e in done.values())
+                                   + sum(left_out.values()))),
     }
 
 

@@ -1,6 +1,7 @@
 """What a cleaned page's result carries beyond its labelled blocks, and the one step that
-adds it (`finish`): the page's metadata, its title above the content (`title="keep"`), and
-the content with its structure as markdown, HTML or text (`sitesift.verdicts.add_structure`).
+adds it (`finish`): the page's metadata, its title above the content (`title="keep"`), the
+content with its structure as markdown, HTML or text (`sitesift.verdicts.add_structure`),
+and the language of its text (`sitesift.language`).
 
 One `Output` travels from the command line or the API through the batch and the crawl to
 every page, so each cleaned page is finished the same way wherever it was cleaned.
@@ -13,6 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from sitesift.errors import SettingsError
+from sitesift.language import detect_language
 from sitesift.result import CONTENT, Block, Result
 
 if TYPE_CHECKING:
@@ -92,6 +94,9 @@ def finish(result: Result, page: Page, output: Output) -> Result:
 
         title = meta["title"] if meta is not None else extract_title(page.html, page.url)
         keep_title(result, title or page.title)
+    # the language of the text as written (the title kept above it included), from the
+    # first characters of it: the core's whatlang (`sitesift.language`)
+    result.language, result.language_score = detect_language(result.text)
     result.verdicts = None
     return result
 
@@ -120,7 +125,8 @@ def file_record(outcome: Outcome, site: str, *, fmt: str, metadata: bool = False
     result = outcome.result
     if result is None:
         raise ValueError(f"{outcome.id}: no result to write")  # (a job packs results only)
-    return {"body": render_result(result, fmt, metadata), "warnings": result.warnings}
+    return {"body": render_result(result, fmt, metadata), "warnings": result.warnings,
+            "language": result.language}
 
 
 def keep_title(result: Result, title: str | None) -> Result:

@@ -53,6 +53,12 @@ class Result:
     # asked for no noise blocks, `clean(noise=False)`, may leave them out); None: `blocks`
     # holds every block. A record's block count reads `n_blocks`.
     blocks_read: int | None = field(default=None, repr=False, compare=False)
+    # The language of the main text, detected from it (`sitesift.language`, set by
+    # `sitesift.output.finish`): an ISO 639-1 code and the detector's score in [0, 1]; None
+    # for a page with no text (and before finishing). The page's declared language is in
+    # its metadata (`meta["metadata"]["language"]`).
+    language: str | None = None
+    language_score: float | None = None
 
     @property
     def n_blocks(self) -> int:
@@ -187,7 +193,8 @@ class Result:
     def to_dict(self) -> dict[str, Any]:
         return {
             "id": self.id, "url": self.url, "site": self.site, "method": self.method,
-            "title": self.title, "text": self.text, "meta": self.meta,
+            "title": self.title, "text": self.text, "language": self.language,
+            "language_score": self.language_score, "meta": self.meta,
             "blocks": [asdict(b) for b in self.blocks],
         }
 

@@ -24,6 +24,7 @@ from sitesift.jobs.policy import SitePolicy, fallback_cleaner
 from sitesift.jobs.run import RunSettings, run_sites
 from sitesift.jobs.source import Pages, SpillPages, SpillParts, record_source
 from sitesift.jobs.task import SiteTask
+from sitesift.language import parse_languages
 from sitesift.methods.base import Cleaner, get_cleaner
 from sitesift.output import Output
 
@@ -47,6 +48,9 @@ class CrawlConfig:
     models: str | None = None  # a model store folder, reused across crawls
     refit: bool = False  # fit even where the store has a model
     drop_duplicates: bool = False  # leave out records whose text copies an earlier one's
+    # `--lang de,fr`: only results whose text is in one of these languages (ISO 639-1,
+    # `sitesift.language`) are written; the others are counted as skipped (`language`)
+    languages: tuple[str, ...] = ()
 
     def check(self) -> None:
         """Fail early, in the parent, on a configuration no worker could run."""
@@ -60,6 +64,8 @@ class CrawlConfig:
                              " a page-level method, or default")
         if self.min_site_pages < 1 or self.fit_sample < self.min_site_pages:
             raise ValueError("need 1 <= min_site_pages <= fit_sample")
+        if self.languages:
+            parse_languages(self.languages)  # (a SettingsError, a ValueError, naming it)
 
     def fallback_cleaner(self) -> Cleaner:
         """A new (unfitted) fallback cleaner: with the crawl's `params` when it is the crawl's
@@ -75,13 +81,25 @@ class CrawlConfig:
                       + ("html",) * self.html, noise=False)
 
     def identity(self) -> dict[str, Any]:
-        """The settings that decide a crawl's output: a resumed job must keep them."""
-        return {"method": self.method, "params": self.params, "fallback": self.fallback,
+        """The settings that decide a crawl's output: a resumed job must keep them (the
+        languages and the dropping of copies only where asked, so a crawl begun before
+        `--lang` or `--drop-duplicates` resumes without)."""
+        held = {"method": self.method, "params": self.params, "fallback": self.fallback,
                 "grouping": self.grouping, "min_site_pages": self.min_site_pages,
                 "fit_sample": self.fit_sample, "seed": self.seed, "markdown": self.markdown,
-                "html": self.html, "max_record_bytes": self.max_record_bytes,
-                # named only when asked, so that a job begun before the option resumes
-                **({"drop_duplicates": True} if self.drop_duplicates else {})}
+                "html": self.html, "max_record_bytes": self.max_record_bytes}
+        if self.languages:
+            held["languages"] = ",".join(sorted(self.languages))
+        if self.drop_duplicates:
+            held["drop_duplicates"] = True
+        return held
+
+    def written(self, record: dict[str, Any]) -> bool:
+        """Whether a page's record is written: an error record always, a result where no
+        `languages` were given or its text is in one of them (a page with no text has no
+        language, and is in none)."""
+        return (not self.languages or "text" not in record
+                or record.get("language") in self.languages)
 
     def policy(self) -> SitePolicy:
         """The engine's policy for each site of the crawl."""

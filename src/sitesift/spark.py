@@ -45,6 +45,7 @@ from sitesift.jobs.grouping import site_key
 from sitesift.jobs.outcome import SiteDone
 from sitesift.jobs.run import RunSettings
 from sitesift.jobs.task import SiteTask
+from sitesift.language import SKIP_REASON
 from sitesift.native import core
 from sitesift.sitework import CrawlConfig, crawl_records, inline_task
 from sitesift.spark_local import local_session
@@ -108,6 +109,8 @@ def _clean(groups: Iterable[tuple[tuple[str, Any], Iterable[Any]]], cfg: CrawlCo
             tally.update({"sites": 1, f"model:{message.model}": 1, "pages": message.pages,
                           "warned_sites": int(bool(message.warnings))})
             yield _outcome_row("site", {}, json.dumps(site))
+        elif not cfg.written(message):  # a result --lang leaves out
+            tally["skip:" + SKIP_REASON] += 1
         elif "text" in message:
             tally.update({"result": 1, "warned_pages": int(bool(message.get("warnings")))})
             yield _outcome_row("result", message)
@@ -160,6 +163,7 @@ def _schema(fields: tuple[str, ...]) -> Any:
     from pyspark.sql.types import (
         ArrayType,
         BinaryType,
+        DoubleType,
         IntegerType,
         LongType,
         StringType,
@@ -169,7 +173,7 @@ def _schema(fields: tuple[str, ...]) -> Any:
 
     kinds = {"position": LongType(), "offset": LongType(), "blocks": IntegerType(),
              "content_blocks": IntegerType(), "warnings": ArrayType(StringType(), False),
-             "dup_of": _dup_of_type(), "dup_row": BinaryType()}
+             "dup_of": _dup_of_type(), "dup_row": BinaryType(), "language_score": DoubleType()}
     return StructType([StructField(f, kinds.get(f, StringType()), True) for f in fields])
 
 

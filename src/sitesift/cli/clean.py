@@ -49,6 +49,7 @@ from sitesift.output import Output, file_record
 if TYPE_CHECKING:
     from sitesift.batch import Outcome, Source, WarningTally
     from sitesift.guards import Limits
+    from sitesift.language import LanguageFilter
 
 
 def add_parsers(sub: Any, methods: list[str]) -> None:
@@ -104,6 +105,10 @@ def add_parsers(sub: Any, methods: list[str]) -> None:
     p.add_argument("--front-matter", action="store_true",
                    help="with --format markdown: lead each page with its metadata as YAML "
                         "front matter between --- lines (implies --metadata)")
+    p.add_argument("--lang", metavar="CODES",
+                   help="only pages whose main text is in one of these languages (ISO 639-1 codes, "
+                        "e.g. de,fr; detected from the text, not the page's declaration): "
+                        "the others are counted as skipped (reason `language`)")
     add_workers(p)
     add_limits(p)
     add_quiet(p)
@@ -240,6 +245,11 @@ def cmd_clean(args: argparse.Namespace) -> int:
     command = "clean"
     params = parse_set(args.set, command=command)
     output = _output(command, args, params)  # takes title= out of the method's settings
+    keep = None
+    if args.lang is not None:  # a bad code is refused before any page is read (exit 2)
+        from sitesift.language import LanguageFilter, parse_languages
+
+        keep = LanguageFilter(parse_languages(args.lang))
     # Everything that can be wrong with the settings is found before any page is read.
     if args.model:
         from sitesift.errors import ModelError
@@ -267,10 +277,10 @@ def cmd_clean(args: argparse.Namespace) -> int:
         if problem := unwritable(target):
             raise fail(command, f"--out {args.out}: {problem}")
         with hold_file(target, command):  # no other run writes this file meanwhile
-            return _clean(args, inputs, None, params, output, guards, target)
+            return _clean(args, inputs, None, params, output, guards, keep, target)
     out = out_folder(command, args.out) if args.out else None
     with holding(out, command):  # no other run writes into --out meanwhile
-        return _clean(args, inputs, out, params, output, guards)
+        return _clean(args, inputs, out, params, output, guards, keep)
 
 
 def _to_folder(args: argparse.Namespace) -> bool:
@@ -311,8 +321,9 @@ def _page_or_list(value: str, *, one_page: bool = False) -> bool:
 
 def _clean(args: argparse.Namespace, inputs: list[str], out: Path | None,
            params: dict[str, Any], output: Output, guards: Limits,
-           target: Path | None = None) -> int:
-    """Clean the inputs into the folder `out`, the file `target`, or stdout."""
+           keep: LanguageFilter | None = None, target: Path | None = None) -> int:
+    """Clean the inputs into the folder `out`, the file `target`, or stdout; `keep`
+    (`--lang`): only the pages in its languages, the others counted as skipped."""
     from sitesift.batch import SitePolicy, WarningTally, run_groups
 
     command = "clean"
@@ -330,6 +341,10 @@ def _clean(args: argparse.Namespace, inputs: list[str], out: Path | None,
         if outcome.result is None:
             print(f"sitesift clean: {outcome_error(outcome)}", file=sys.stderr)
             return SOME_FAILED
+        if keep is not None and not keep.keeps(outcome.result.language):
+            note(args, f"sitesift clean: {outcome.id}: skipped (language): its text is in "
+                       f"{outcome.result.language or 'no language'}, not in --lang {keep}")
+            return OK
         body = render_result(outcome.result, args.format, output.metadata) + "\n"
         if target is None:
             sys.stdout.write(body)
@@ -342,17 +357,18 @@ def _clean(args: argparse.Namespace, inputs: list[str], out: Path | None,
     pack = partial(file_record, fmt=args.format, metadata=output.metadata)
     policy = SitePolicy(args.method, params, model=args.model, output=output, pack=pack)
     stream = itertools.chain(prefailed, run_groups(groups, policy, run_settings(args, guards)))
-    ok, failed = write_outcomes(_tallied(args, tally, stream), out, args.format,
-                                output.metadata)
+    ok, failed, skipped = write_outcomes(_tallied(args, tally, stream), out, args.format,
+                                         output.metadata, keep)
     inputs_n = pages + len(prefailed)
     # the accounting, also under --quiet: what exit status 1 refers to
-    print(f"sitesift clean: {inputs_n} inputs = {ok} pages cleaned + {failed} errors (see "
-          f"{out}/errors.jsonl; each input's file: {out}/{MANIFEST}), {len(groups)} site "
-          "groups, "
+    print(f"sitesift clean: {inputs_n} inputs = {ok} pages cleaned + {failed} errors "
+          + (f"+ {skipped} skipped (language not in --lang {keep}) " if keep else "")
+          + f"(see {out}/errors.jsonl; each input's file: {out}/{MANIFEST}), {len(groups)} "
+          "site groups, "
           + (f"model {args.model}" if args.model else f"method {args.method}")
           + (f", {tally.count} warnings ({tally.pages} pages, {len(tally.fits)} fits)"
              if tally.count else ""), file=sys.stderr)
-    return OK if failed == 0 and inputs_n == ok else SOME_FAILED
+    return OK if failed == 0 and inputs_n == ok + skipped else SOME_FAILED
 
 
 def _output(command: str, args: argparse.Namespace, params: dict[str, Any]) -> Output:
@@ -470,7 +486,7 @@ def _demo(out: Path) -> int:
     fit_s = time.perf_counter() - start
     model_path = save_model(model, out / "sample_site.sst.json")
     outcomes = clean_group(SitePolicy("sst", model=str(model_path)), "sample", sources)
-    ok, failed = write_outcomes(outcomes, out / "pages", "text")
+    ok, failed, _ = write_outcomes(outcomes, out / "pages", "text")
     # Beside the tree: all text (the floor) and the default cleaner (what `clean` runs).
     rows = evaluate([SAMPLE_SITE], ["alltext", "sst", "default"])
     table = summary_table(rows)

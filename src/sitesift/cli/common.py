@@ -20,10 +20,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sitesift.jobs.grouping import GROUPINGS as GROUPINGS  # light: no dataset code for --help
+from sitesift.language import SKIP_REASON
 from sitesift.output import render_result as render_result
 
 if TYPE_CHECKING:
     from sitesift.batch import Outcome
+    from sitesift.language import LanguageFilter
     from sitesift.methods.base import Cleaner
 
 # Exit status: every input gave a result; some inputs failed (the summary says how many,
@@ -434,11 +436,14 @@ def outcome_error(outcome: Outcome) -> str:
 
 
 def write_outcomes(outcomes: Iterable[Outcome], out: Path, fmt: str,
-                   metadata: bool = False) -> tuple[int, int]:
+                   metadata: bool = False, keep: LanguageFilter | None = None
+                   ) -> tuple[int, int, int]:
     """One file per page (`output_name`), errors.jsonl with one record per failed input,
-    and manifest.jsonl with one line per input: its id and its file, or its error."""
+    and manifest.jsonl with one line per input: its id and its file, or its error, or why
+    it was skipped (`keep`, `--lang`: a page whose text is in another language, no file).
+    (written, failed, skipped)."""
     out.mkdir(parents=True, exist_ok=True)
-    ok = failed = 0
+    ok = failed = skipped = 0
     ids: set[str] = set()
     with open(out / "errors.jsonl", "w", encoding="utf-8") as errors, \
             open(out / MANIFEST, "w", encoding="utf-8") as manifest:
@@ -455,6 +460,13 @@ def write_outcomes(outcomes: Iterable[Outcome], out: Path, fmt: str,
                 errors.write(_line(record))
                 manifest.write(_line({**record, "file": None}))
                 continue
+            language = packed.get("language") if packed is not None else (
+                result.language if result is not None else None)
+            if keep is not None and not keep.keeps(language):
+                skipped += 1
+                manifest.write(_line({**record, "file": None, "skipped": SKIP_REASON,
+                                      "language": language}))
+                continue
             ok += 1
             name = output_name(page_id, FORMATS[fmt])
             # (the body made where the page was cleaned, `output.file_record`, or here)
@@ -464,7 +476,7 @@ def write_outcomes(outcomes: Iterable[Outcome], out: Path, fmt: str,
                 body = render_result(result, fmt, metadata)
             (out / name).write_text(body + "\n", "utf-8")
             manifest.write(_line({**record, "file": name}))
-    return ok, failed
+    return ok, failed, skipped
 
 
 def _line(record: dict[str, Any]) -> str:

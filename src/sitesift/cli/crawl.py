@@ -56,6 +56,10 @@ def add_parsers(sub: Any, methods: list[str]) -> None:
                         "either way; docs/crawl.md)")
     p.add_argument("--models", help="model store folder: reuse stored site models, store new")
     p.add_argument("--refit", action="store_true", help="fit even where a model is stored")
+    p.add_argument("--lang", metavar="CODES",
+                   help="only pages whose main text is in one of these languages (ISO 639-1 codes, "
+                        "e.g. de,fr; detected from the text, not the page's declaration): "
+                        "the others are counted as skipped (reason `language`)")
     add_workers(p)
     add_limits(p)
     p.add_argument("--max-record-mb", type=megabytes, default=16.0, metavar="MB",
@@ -69,20 +73,26 @@ def add_parsers(sub: Any, methods: list[str]) -> None:
 
 def crawl_settings(args: argparse.Namespace) -> tuple[Any, Any]:
     """The CrawlConfig and Limits that `sitesift crawl` arguments ask for."""
+    from sitesift.language import parse_languages
     from sitesift.sitework import CrawlConfig
 
+    languages = tuple(sorted(parse_languages(args.lang))) if args.lang is not None else ()
     cfg = CrawlConfig(
         method=args.method, params=parse_set(args.set), fallback=args.fallback,
         grouping=args.group_by, min_site_pages=args.min_site_pages, fit_sample=args.fit_sample,
         seed=args.seed, markdown=args.markdown, html=args.html,
         max_record_bytes=int(args.max_record_mb * 1024 * 1024), models=args.models,
-        refit=args.refit, drop_duplicates=args.drop_duplicates)
+        refit=args.refit, drop_duplicates=args.drop_duplicates, languages=languages)
     return cfg, limits(args)
 
 
 def cmd_crawl(args: argparse.Namespace) -> int:
     """Clean a crawl, one model per site; every input record is accounted for."""
     params = parse_set(args.set, command="crawl")
+    if args.lang is not None:  # a bad code is refused before any work (exit 2)
+        from sitesift.language import parse_languages
+
+        parse_languages(args.lang)
     # settings refused before any record (the crawl always cleans in worker processes)
     checked_cleaner("crawl", args.method, params, workers=True)
     if args.fallback == args.method:

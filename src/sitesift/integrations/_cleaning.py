@@ -96,8 +96,17 @@ def clean_text(cleaner: Cleaner, html: str | bytes | bytearray | memoryview,
     """The page's main text with its structure (paragraphs apart by a blank line, line
     breaks and code lines kept: `Result.text`, as the command line's text); a page sitesift
     cannot read raises InputError naming it."""
+    return clean_main(cleaner, html, url)[0]
+
+
+def clean_main(cleaner: Cleaner, html: str | bytes | bytearray | memoryview,
+               url: str | None = None) -> tuple[str, str | None, float | None]:
+    """The page's main text (`clean_text`) and its language: (text, ISO 639-1 code,
+    score in [0, 1]), as a crawl record's `text`, `language` and `language_score`
+    (None, None for a text with nothing to read)."""
     page = make_page(html, url)
-    return finish(cleaner.clean(page, noise=False), page, _TEXT).text
+    result = finish(cleaner.clean(page, noise=False), page, _TEXT)
+    return result.text, result.language, result.language_score
 
 
 def describe(exc: BaseException) -> str:

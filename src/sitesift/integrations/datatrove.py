@@ -15,7 +15,11 @@ document's id and metadata are left as the reader made them, so its provenance g
 with it: `WarcReader` makes the id the WARC-Record-ID and fills `url` and `date` from
 WARC-Target-URI and WARC-Date (a crawl record's `warc_record_id`, `url` and `warc_date`,
 docs/crawl.md). Its `url` (the key `url_key`) is handed to the cleaner, whose link features
-read it.
+read it. The language of the main text goes into the document's metadata as DataTrove's
+own `LanguageFilter` writes it: `language` (ISO 639-1) and `language_score` (in [0, 1];
+sitesift's detector, `sitesift.language`, run on the cleaned text), so a `LanguageFilter`
+after it is not needed to know the language (`LambdaFilter(lambda d:
+d.metadata["language"] in {"de", "fr"})` keeps some).
 
 Needs `pip install sitesift[datatrove]`; `import sitesift` never imports DataTrove.
 """
@@ -30,6 +34,7 @@ from datatrove.utils.logging import logger
 from datatrove.utils.typeshelper import StatHints
 
 from sitesift.integrations._cleaning import build_cleaner, clean_text, describe
+from sitesift.language import detect_language
 from sitesift.methods.base import Cleaner
 
 __all__ = ["Sitesift", "SitesiftFailure"]
@@ -100,15 +105,17 @@ class Sitesift(BaseExtractor):
             return ""
         return clean_text(self.cleaner, text, url)
 
-    def _extract_in_worker(self, text: str | bytes,
-                           url: str | None = None) -> str | SitesiftFailure:
-        """`extract` as DataTrove's worker process runs it: a failure is returned, not
-        raised, so the worker lives on and the pipeline counts it as `clean_error`."""
+    def _extract_in_worker(self, text: str | bytes, url: str | None = None
+                           ) -> tuple[str, str | None, float | None] | SitesiftFailure:
+        """`extract` as DataTrove's worker process runs it, with the text's language
+        (text, language, score): a failure is returned, not raised, so the worker lives on
+        and the pipeline counts it as `clean_error`."""
         try:
             if not text:  # the worker's warm-up: make the cleaner before the first page
                 _ = self.cleaner
-                return ""
-            return self.extract(text, url)
+                return "", None, None
+            main = self.extract(text, url)  # (the step's one hook, as DataTrove's are)
+            return (main, *detect_language(main))
         except Exception as exc:
             return SitesiftFailure(describe(exc))
 
@@ -123,9 +130,11 @@ class Sitesift(BaseExtractor):
                 url = doc.metadata.get(self.url_key) if self.url_key else None
                 with self.track_time():
                     try:
-                        doc.text = extractor.process_document(
+                        doc.text, language, score = extractor.process_document(
                             (doc.text, url if isinstance(url, str) else None),
                             self._extract_in_worker)
+                        doc.metadata["language"] = language
+                        doc.metadata["language_score"] = score
                         self.stat_update("extracted")
                     except TimeoutError:
                         self.stat_update("timeout")

@@ -8,8 +8,11 @@ text and a column of errors out.
     ds = ds.map(batch_cleaner(preset="precision"), batched=True)      # settings checked now
     ds = ds.map(clean_batch, batched=True, fn_kwargs={"preset": "precision"})  # the same
 
-Each row gets `text` (the main text, one block per line) and `sitesift_error` ("" when the
-row was cleaned, else why not), and keeps its other columns (`map` adds these two), so a
+Each row gets `text` (the main text, one block per line), `sitesift_error` ("" when the
+row was cleaned, else why not), and the language of the text as DataTrove and FineWeb name
+it, `language` (ISO 639-1) and `language_score` (in [0, 1]; "" and 0.0 where the row has
+no text to read, so Arrow never sees a column of nulls; `language_column=None`: neither
+column), and keeps its other columns (`map` adds these), so a
 row's provenance goes on with it (a `url`, a `warc_record_id`, a `warc_date`, as a crawl
 record has them: docs/crawl.md); a row that fails (no HTML, binary junk, a page nested too
 deep) gets empty text and its reason, and the map goes on. Settings that are wrong for every
@@ -28,12 +31,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from sitesift.integrations._cleaning import build_cleaner, clean_text, describe
+from sitesift.integrations._cleaning import build_cleaner, clean_main, describe
 from sitesift.methods.base import Cleaner
 
-__all__ = ["ERROR_COLUMN", "BatchCleaner", "batch_cleaner", "clean_batch"]
+__all__ = ["ERROR_COLUMN", "LANGUAGE_COLUMN", "BatchCleaner", "batch_cleaner", "clean_batch"]
 
 ERROR_COLUMN = "sitesift_error"
+LANGUAGE_COLUMN = "language"
+"""The column of the text's language; its score's is this + `_score` (`language_score`)."""
 
 # Cleaners by their settings, made once per process for `clean_batch` (datasets calls it
 # per batch with the same fn_kwargs); a handful at most.
@@ -68,9 +73,9 @@ def _is_one_row(value: Any) -> bool:
 
 def _clean_rows(cleaner: Cleaner, batch: Mapping[str, Any], html_column: str,
                 url_column: str | None, text_column: str,
-                error_column: str) -> dict[str, Any]:
-    if text_column == error_column:
-        raise ValueError(f"text_column and error_column are both {text_column!r}")
+                error_column: str, language_column: str | None = LANGUAGE_COLUMN
+                ) -> dict[str, Any]:
+    _distinct(text_column, error_column, language_column)
     if html_column not in batch:
         raise ValueError(f"no column {html_column!r} to clean (columns: "
                        f"{', '.join(map(repr, batch)) or 'none'}); name it with html_column=")
@@ -82,29 +87,51 @@ def _clean_rows(cleaner: Cleaner, batch: Mapping[str, Any], html_column: str,
             else [None] * len(htmls))
     texts: list[str] = []
     errors: list[str] = []
+    languages: list[str] = []
+    scores: list[float] = []
     for html, url in zip(htmls, urls, strict=True):
         try:
             if html is None:
                 raise ValueError("no HTML in this row (None)")
-            texts.append(clean_text(cleaner, html, url if isinstance(url, str) else None))
+            text, language, score = clean_main(cleaner, html,
+                                               url if isinstance(url, str) else None)
             errors.append("")
         except Exception as exc:  # one bad row never stops the map
-            texts.append("")
+            text, language, score = "", None, None
             errors.append(describe(exc))
+        texts.append(text)
+        languages.append(language or "")
+        scores.append(score or 0.0)
+    columns: dict[str, list[Any]] = {text_column: texts, error_column: errors}
+    if language_column is not None:
+        columns[language_column] = languages
+        columns[language_column + "_score"] = scores
     if one_row:
-        return {text_column: texts[0], error_column: errors[0]}
-    return {text_column: texts, error_column: errors}
+        return {name: values[0] for name, values in columns.items()}
+    return columns
+
+
+def _distinct(text_column: str, error_column: str, language_column: str | None) -> None:
+    names = [text_column, error_column]
+    if language_column is not None:
+        names += [language_column, language_column + "_score"]
+    if len(set(names)) < len(names):
+        raise ValueError(f"text_column, error_column and language_column must differ: "
+                         f"{text_column!r}, {error_column!r}, {language_column!r}")
 
 
 def clean_batch(batch: Mapping[str, Any], *, html_column: str = "html",
                 url_column: str | None = "url", text_column: str = "text",
-                error_column: str = ERROR_COLUMN, method: str | None = None,
-                site_model: str | None = None, **params: Any) -> dict[str, Any]:
-    """Clean a batch of rows: `{text_column: [...], error_column: [...]}` for
-    `Dataset.map(clean_batch, batched=True, fn_kwargs={...})`, which adds (or replaces) the
-    two columns. The keyword arguments are those of `batch_cleaner`."""
+                error_column: str = ERROR_COLUMN, language_column: str | None = LANGUAGE_COLUMN,
+                method: str | None = None, site_model: str | None = None,
+                **params: Any) -> dict[str, Any]:
+    """Clean a batch of rows: `{text_column: [...], error_column: [...], language_column:
+    [...], language_column + "_score": [...]}` for `Dataset.map(clean_batch, batched=True,
+    fn_kwargs={...})`, which adds (or replaces) the columns. The keyword arguments are
+    those of `batch_cleaner`."""
     cleaner = _cached_cleaner(method, params, site_model)
-    return _clean_rows(cleaner, batch, html_column, url_column, text_column, error_column)
+    return _clean_rows(cleaner, batch, html_column, url_column, text_column, error_column,
+                       language_column)
 
 
 class BatchCleaner:
@@ -113,9 +140,9 @@ class BatchCleaner:
 
     def __init__(self, method: str | None, params: Mapping[str, Any],
                  site_model: str | None, html_column: str, url_column: str | None,
-                 text_column: str, error_column: str) -> None:
-        if text_column == error_column:
-            raise ValueError(f"text_column and error_column are both {text_column!r}")
+                 text_column: str, error_column: str,
+                 language_column: str | None = LANGUAGE_COLUMN) -> None:
+        _distinct(text_column, error_column, language_column)
         self.method = method
         self.params = dict(params)
         self.site_model = site_model
@@ -123,13 +150,15 @@ class BatchCleaner:
         self.url_column = url_column
         self.text_column = text_column
         self.error_column = error_column
+        self.language_column = language_column
         self._cleaner: Cleaner | None = _cached_cleaner(method, self.params, site_model)
 
     def __call__(self, batch: Mapping[str, Any]) -> dict[str, Any]:
         if self._cleaner is None:
             self._cleaner = _cached_cleaner(self.method, self.params, self.site_model)
         return _clean_rows(self._cleaner, batch, self.html_column, self.url_column,
-                           self.text_column, self.error_column)
+                           self.text_column, self.error_column,
+                           self.language_column)
 
     def __getstate__(self) -> dict[str, Any]:
         # The settings only: the native model does not pickle, and `datasets` fingerprints
@@ -147,6 +176,7 @@ class BatchCleaner:
 def batch_cleaner(method: str | None = None, *, site_model: str | None = None,
                   html_column: str = "html", url_column: str | None = "url",
                   text_column: str = "text", error_column: str = ERROR_COLUMN,
+                  language_column: str | None = LANGUAGE_COLUMN,
                   **params: Any) -> BatchCleaner:
     """A map function for `Dataset.map(..., batched=True)`, its settings checked now.
 
@@ -160,10 +190,13 @@ def batch_cleaner(method: str | None = None, *, site_model: str | None = None,
         text_column: where the main text goes ("" for a row that failed).
         error_column: where each row's error goes ("" for a row that was cleaned: a string
             column in every batch, so Arrow never sees a column of nulls).
+        language_column: where the text's language goes (ISO 639-1, "" where it has none),
+            its score in `language_column + "_score"` (in [0, 1], 0.0 where none); None:
+            neither column.
         **params: the method's settings, as `--set` takes them (`preset="precision"`, ...).
 
     Raises UnknownMethodError, ValueError or ModelError for settings no row could be cleaned
     with.
     """
     return BatchCleaner(method, params, site_model, html_column, url_column, text_column,
-                        error_column)
+                        error_column, language_column)

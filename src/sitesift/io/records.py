@@ -28,14 +28,16 @@ value, without the spaces around it); null where the record has no such header, 
 inputs that are not WARC (JSONL, folders of pages). Issue 55's names (DataTrove's WARC
 reader and FineWeb call the first two `id` and `date`)."""
 RESULT_FIELDS = ("url", "site", "method", "input", "position", "offset", *WARC_FIELDS,
-                 "title", "text", "text_digest", "dup_of", "markdown", "html", "blocks",
-                 "content_blocks", "warnings", "no_main_content")
+                 "title", "text", "text_digest", "dup_of", "language", "language_score",
+                 "markdown", "html", "blocks", "content_blocks", "warnings", "no_main_content")
 """A result record's fields, always all of them (a fixed schema for Parquet): `markdown` and
 `html` are null unless asked for; `warnings` is a list of strings, empty unless the page was
 doubtful (`Result.warnings`: a page whose text scripts would fill in); `no_main_content` is
 null unless the result keeps no content, and then says why (`sitesift.weak.empty_reason`);
 `text_digest` is `text_digest(text)`; `dup_of` is null unless the crawl found the text a copy
-of an earlier record's (`DUP_OF_FIELDS`, `sitesift.io.dups`)."""
+of an earlier record's (`DUP_OF_FIELDS`, `sitesift.io.dups`); `language` and `language_score`
+are the language detected from the text (`Result.language`: ISO 639-1, a score in [0, 1]),
+null where it has no text."""
 DUP_OF_FIELDS = ("input", "position", "url", "similarity", "exact")
 """A `dup_of`'s fields: the first record, in crawl order, whose text the record's copies
 (its input, position and url), the estimated resemblance of their texts (1 for the same
@@ -122,6 +124,7 @@ def result_record(page: PageRecord, result: Result, *, markdown: bool = False,
         "position": page.position, "offset": page.offset, **warc_fields(page),
         "title": result.title, "text": result.text, "text_digest": text_digest(result.text),
         "dup_of": None,
+        "language": result.language, "language_score": result.language_score,
         "markdown": result.markdown() if markdown else None,
         "html": result.html() if html else None, "blocks": result.n_blocks,
         "content_blocks": len(result.content), "warnings": result.warnings,
