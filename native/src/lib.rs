@@ -19,6 +19,7 @@ mod kind;
 mod minhash;
 mod nesting;
 mod novelty;
+mod page_type;
 mod parse;
 mod pipeline;
 mod render;
