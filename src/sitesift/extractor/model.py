@@ -338,8 +338,8 @@ def _scorer_cached(path: str, mtime_ns: int, size: int) -> Scorer:
         if not isinstance(fold_of, dict) or not all(
                 isinstance(v, int) and not isinstance(v, bool) for v in fold_of.values()):
             raise ModelError("'fold_of' must map site names to fold numbers")
-        members.append((_raw_forest(m.get("stage1")), _raw_forest(m.get("stage2")),
-                        [(_raw_forest(a), _raw_forest(b)) for a, b in folds], fold_of))
+        members.append((raw_forest(m.get("stage1")), raw_forest(m.get("stage2")),
+                        [(raw_forest(a), raw_forest(b)) for a, b in folds], fold_of))
     novelty = body.get("novelty")
     reference = novelty_file.native(novelty) if novelty is not None else None
     try:
@@ -378,7 +378,7 @@ def _head_cached(path: str, mtime_ns: int, size: int) -> dict[str, float]:
 _FOREST_LISTS = ("roots", "feature", "threshold", "missing_left", "left", "right", "value")
 
 
-def _raw_forest(doc: Any) -> tuple[Any, ...]:
+def raw_forest(doc: Any) -> tuple[Any, ...]:
     """A forest's JSON arrays as the native core takes them (it checks their values)."""
     if not isinstance(doc, dict):
         raise ModelError("a forest must be an object")
