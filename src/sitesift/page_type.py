@@ -5,7 +5,7 @@ the URL's conventions, the title's words, `og:type` and JSON-LD types, counts of
 prices, code and repeated items, the blocks' text and link text).
 
 The model is one gradient-boosted forest per type in a sealed JSON file (never pickle:
-`model_io`'s format), evaluated by the core's forest evaluator (`forest.rs`), the one the
+`sitesift.sealed`'s format), evaluated by the core's forest evaluator (`forest.rs`), the one the
 default cleaner's forests use. `training/page_type.py` trains it; docs/page-type.md has its
 figures. The default cleaner reads the evidence from the page it cleans (nearly free); a
 result of any other method gets it from one more read of the page's HTML by the core
@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from sitesift.errors import InputError, ModelError
-from sitesift.model_io import Kind, check_writer, read_document
+from sitesift.sealed import Kind, check_writer, read_document
 
 FORMAT = "sitesift-page-type"
 FORMAT_VERSION = 1
@@ -76,7 +76,7 @@ def _load_cached(path: str, mtime_ns: int, size: int) -> Any:
 
 
 def _load(path: Path) -> Any:
-    from sitesift.extractor.model import raw_forest
+    from sitesift.extractor.forest import raw_forest
     from sitesift.native import core
 
     doc = read_document(path, MAX_BYTES, PAGE_TYPE_MODEL)

@@ -214,3 +214,23 @@ def _depth(left: np.ndarray, right: np.ndarray, leaf: np.ndarray, roots: np.ndar
             depth[left[i]] = depth[i] + 1
             depth[right[i]] = depth[i] + 1
     return int(depth.max())
+
+
+_FOREST_LISTS = ("roots", "feature", "threshold", "missing_left", "left", "right", "value")
+
+
+def raw_forest(doc: Any) -> tuple[Any, ...]:
+    """A forest's JSON arrays as the native core takes them (it checks their values)."""
+    if not isinstance(doc, dict):
+        raise ModelError("a forest must be an object")
+    try:
+        arrays = [doc[k] for k in _FOREST_LISTS]
+        n_features, baseline = doc["n_features"], doc["baseline"]
+    except KeyError as exc:
+        raise ModelError(f"forest field {exc} missing") from None
+    if not all(isinstance(a, list) for a in arrays):
+        raise ModelError("forest fields must be lists of numbers")
+    if (not isinstance(n_features, int) or isinstance(n_features, bool)
+            or not isinstance(baseline, int | float) or isinstance(baseline, bool)):
+        raise ModelError("bad n_features or baseline")
+    return (n_features, float(baseline), *arrays)

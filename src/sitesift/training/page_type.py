@@ -35,8 +35,8 @@ from sitesift import __version__
 from sitesift.datasets import load_page, read_index
 from sitesift.errors import SitesiftError
 from sitesift.extractor.forest import Forest
-from sitesift.model_io import write_document
 from sitesift.page_type import FORMAT, FORMAT_VERSION, names
+from sitesift.sealed import write_document
 
 LABELS = {"book": "product"}
 """Index labels of other corpora that name a page type (swde-book's book pages)."""
