@@ -53,6 +53,11 @@ class Result:
     # asked for no noise blocks, `clean(noise=False)`, may leave them out); None: `blocks`
     # holds every block. A record's block count reads `n_blocks`.
     blocks_read: int | None = field(default=None, repr=False, compare=False)
+    # The page's type, one of WCXB's seven (article, collection, documentation, forum,
+    # listing, product, service), and its probability (`sitesift.page_type`); set by the
+    # default cleaner from its reading of the page, by `output.finish` for other methods.
+    page_type: str | None = None
+    page_type_score: float | None = None
 
     @property
     def n_blocks(self) -> int:
@@ -187,7 +192,8 @@ class Result:
     def to_dict(self) -> dict[str, Any]:
         return {
             "id": self.id, "url": self.url, "site": self.site, "method": self.method,
-            "title": self.title, "text": self.text, "meta": self.meta,
+            "title": self.title, "text": self.text, "page_type": self.page_type,
+            "page_type_score": self.page_type_score, "meta": self.meta,
             "blocks": [asdict(b) for b in self.blocks],
         }
 

@@ -146,6 +146,7 @@ def _bin(key: tuple[str, Any], bins: Any) -> int:
 def _schema(fields: tuple[str, ...]) -> Any:
     from pyspark.sql.types import (
         ArrayType,
+        DoubleType,
         IntegerType,
         LongType,
         StringType,
@@ -154,7 +155,8 @@ def _schema(fields: tuple[str, ...]) -> Any:
     )
 
     kinds = {"position": LongType(), "offset": LongType(), "blocks": IntegerType(),
-             "content_blocks": IntegerType(), "warnings": ArrayType(StringType(), False)}
+             "content_blocks": IntegerType(), "warnings": ArrayType(StringType(), False),
+             "page_type_score": DoubleType()}
     return StructType([StructField(f, kinds.get(f, StringType()), True) for f in fields])
 
 

@@ -96,8 +96,21 @@ def clean_text(cleaner: Cleaner, html: str | bytes | bytearray | memoryview,
     """The page's main text with its structure (paragraphs apart by a blank line, line
     breaks and code lines kept: `Result.text`, as the command line's text); a page sitesift
     cannot read raises InputError naming it."""
+    return clean_fields(cleaner, html, url)[0]
+
+
+FIELDS = ("page_type", "page_type_score")
+"""What a pipeline's document or row gets beside its text, named as in a crawl record
+(docs/crawl.md)."""
+
+
+def clean_fields(cleaner: Cleaner, html: str | bytes | bytearray | memoryview,
+                 url: str | None = None) -> tuple[str, dict[str, Any]]:
+    """`clean_text`'s text, and the page's `FIELDS` as its result holds them."""
     page = make_page(html, url)
-    return finish(cleaner.clean(page, noise=False), page, _TEXT).text
+    result = finish(cleaner.clean(page, noise=False), page, _TEXT)
+    return result.text, {"page_type": result.page_type,
+                         "page_type_score": result.page_type_score}
 
 
 def describe(exc: BaseException) -> str:

@@ -11,7 +11,8 @@ main text, runs each document in a worker process under `timeout` seconds, and d
 document that comes out empty. Its stats are the base extractor's: `total`, `extracted`,
 `forwarded`, `dropped`, `timeout`, `broken_process` and `clean_error` (a page sitesift
 refuses: binary junk, nesting too deep, too large; the first one is logged). The
-document's id and metadata are left as the reader made them, so its provenance goes on
+document's id and metadata are left as the reader made them (the metadata gains
+`page_type` and `page_type_score`, as a crawl record has them), so its provenance goes on
 with it: `WarcReader` makes the id the WARC-Record-ID and fills `url` and `date` from
 WARC-Target-URI and WARC-Date (a crawl record's `warc_record_id`, `url` and `warc_date`,
 docs/crawl.md). Its `url` (the key `url_key`) is handed to the cleaner, whose link features
@@ -29,7 +30,7 @@ from datatrove.pipeline.extractors.base import BaseExtractor, ExtractorSandbox
 from datatrove.utils.logging import logger
 from datatrove.utils.typeshelper import StatHints
 
-from sitesift.integrations._cleaning import build_cleaner, clean_text, describe
+from sitesift.integrations._cleaning import FIELDS, build_cleaner, clean_fields, describe
 from sitesift.methods.base import Cleaner
 
 __all__ = ["Sitesift", "SitesiftFailure"]
@@ -78,6 +79,7 @@ class Sitesift(BaseExtractor):
         self.url_key = url_key
         self.params = params
         self._cleaner: Cleaner | None = build_cleaner(method, params, site_model)
+        self._fields: dict[str, Any] = {}  # the last page's FIELDS (`extract`)
 
     @property
     def cleaner(self) -> Cleaner:
@@ -96,19 +98,24 @@ class Sitesift(BaseExtractor):
     def extract(self, text: str | bytes, url: str | None = None) -> str:
         """The main text of one page (`text`: its HTML, str or bytes), one block per line;
         empty input gives "". A page sitesift cannot read raises InputError."""
+        self._fields = {}
         if not text or (isinstance(text, str) and text.isspace()):
             return ""
-        return clean_text(self.cleaner, text, url)
+        text, self._fields = clean_fields(self.cleaner, text, url)
+        return text
 
-    def _extract_in_worker(self, text: str | bytes,
-                           url: str | None = None) -> str | SitesiftFailure:
-        """`extract` as DataTrove's worker process runs it: a failure is returned, not
-        raised, so the worker lives on and the pipeline counts it as `clean_error`."""
+    def _extract_in_worker(self, text: str | bytes, url: str | None = None
+                           ) -> tuple[str, dict[str, Any]] | SitesiftFailure:
+        """`extract` as DataTrove's worker process runs it, with what the document's
+        metadata gets beside the text (`FIELDS`, which `extract` leaves in `_fields`): a
+        failure is returned, not raised, so the worker lives on and the pipeline counts it
+        as `clean_error`."""
         try:
+            self._fields = {}
             if not text:  # the worker's warm-up: make the cleaner before the first page
                 _ = self.cleaner
-                return ""
-            return self.extract(text, url)
+                return "", {}
+            return self.extract(text, url), self._fields
         except Exception as exc:
             return SitesiftFailure(describe(exc))
 
@@ -123,9 +130,10 @@ class Sitesift(BaseExtractor):
                 url = doc.metadata.get(self.url_key) if self.url_key else None
                 with self.track_time():
                     try:
-                        doc.text = extractor.process_document(
+                        doc.text, fields = extractor.process_document(
                             (doc.text, url if isinstance(url, str) else None),
                             self._extract_in_worker)
+                        doc.metadata.update({k: fields[k] for k in FIELDS if k in fields})
                         self.stat_update("extracted")
                     except TimeoutError:
                         self.stat_update("timeout")

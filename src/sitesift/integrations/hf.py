@@ -8,8 +8,9 @@ text and a column of errors out.
     ds = ds.map(batch_cleaner(preset="precision"), batched=True)      # settings checked now
     ds = ds.map(clean_batch, batched=True, fn_kwargs={"preset": "precision"})  # the same
 
-Each row gets `text` (the main text, one block per line) and `sitesift_error` ("" when the
-row was cleaned, else why not), and keeps its other columns (`map` adds these two), so a
+Each row gets `text` (the main text, one block per line), `sitesift_error` ("" when the
+row was cleaned, else why not) and `page_type` and `page_type_score` (as a crawl record has
+them; "" and 0.0 where the row failed), and keeps its other columns (`map` adds these), so a
 row's provenance goes on with it (a `url`, a `warc_record_id`, a `warc_date`, as a crawl
 record has them: docs/crawl.md); a row that fails (no HTML, binary junk, a page nested too
 deep) gets empty text and its reason, and the map goes on. Settings that are wrong for every
@@ -28,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from sitesift.integrations._cleaning import build_cleaner, clean_text, describe
+from sitesift.integrations._cleaning import FIELDS, build_cleaner, clean_fields, describe
 from sitesift.methods.base import Cleaner
 
 __all__ = ["ERROR_COLUMN", "BatchCleaner", "batch_cleaner", "clean_batch"]
@@ -51,6 +52,11 @@ def _cached_cleaner(method: str | None, params: Mapping[str, Any],
             _CLEANERS.pop(next(iter(_CLEANERS)))
         _CLEANERS[key] = cleaner
     return cleaner
+
+
+# A row that failed: no type, as its text is empty (not None: `datasets` types a column by
+# its first batch, and a batch of failed rows would make it a column of nulls).
+FAILED: dict[str, Any] = {"page_type": "", "page_type_score": 0.0}
 
 
 def _column(batch: Mapping[str, Any], name: str) -> list[Any]:
@@ -82,18 +88,24 @@ def _clean_rows(cleaner: Cleaner, batch: Mapping[str, Any], html_column: str,
             else [None] * len(htmls))
     texts: list[str] = []
     errors: list[str] = []
+    fields: dict[str, list[Any]] = {k: [] for k in FIELDS}
     for html, url in zip(htmls, urls, strict=True):
         try:
             if html is None:
                 raise ValueError("no HTML in this row (None)")
-            texts.append(clean_text(cleaner, html, url if isinstance(url, str) else None))
+            text, more = clean_fields(cleaner, html, url if isinstance(url, str) else None)
+            texts.append(text)
             errors.append("")
         except Exception as exc:  # one bad row never stops the map
             texts.append("")
             errors.append(describe(exc))
+            more = FAILED
+        for k in FIELDS:
+            fields[k].append(more[k])
     if one_row:
-        return {text_column: texts[0], error_column: errors[0]}
-    return {text_column: texts, error_column: errors}
+        return {text_column: texts[0], error_column: errors[0],
+                **{k: v[0] for k, v in fields.items()}}
+    return {text_column: texts, error_column: errors, **fields}
 
 
 def clean_batch(batch: Mapping[str, Any], *, html_column: str = "html",

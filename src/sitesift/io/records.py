@@ -28,13 +28,14 @@ value, without the spaces around it); null where the record has no such header, 
 inputs that are not WARC (JSONL, folders of pages). Issue 55's names (DataTrove's WARC
 reader and FineWeb call the first two `id` and `date`)."""
 RESULT_FIELDS = ("url", "site", "method", "input", "position", "offset", *WARC_FIELDS,
-                 "title", "text", "text_digest", "markdown", "html", "blocks",
-                 "content_blocks", "warnings", "no_main_content")
+                 "title", "text", "text_digest", "page_type", "page_type_score", "markdown",
+                 "html", "blocks", "content_blocks", "warnings", "no_main_content")
 """A result record's fields, always all of them (a fixed schema for Parquet): `markdown` and
 `html` are null unless asked for; `warnings` is a list of strings, empty unless the page was
 doubtful (`Result.warnings`: a page whose text scripts would fill in); `no_main_content` is
 null unless the result keeps no content, and then says why (`sitesift.weak.empty_reason`);
-`text_digest` is `text_digest(text)`."""
+`text_digest` is `text_digest(text)`; `page_type` is one of WCXB's seven types and
+`page_type_score` its probability (`sitesift.page_type`)."""
 ERROR_FIELDS = ("url", "site", "input", "position", "offset", *WARC_FIELDS, "stage", "reason")
 
 
@@ -113,6 +114,7 @@ def result_record(page: PageRecord, result: Result, *, markdown: bool = False,
         "url": page.url, "site": page.site, "method": result.method, "input": page.input,
         "position": page.position, "offset": page.offset, **warc_fields(page),
         "title": result.title, "text": result.text, "text_digest": text_digest(result.text),
+        "page_type": result.page_type, "page_type_score": result.page_type_score,
         "markdown": result.markdown() if markdown else None,
         "html": result.html() if html else None, "blocks": result.n_blocks,
         "content_blocks": len(result.content), "warnings": result.warnings,

@@ -39,7 +39,8 @@ def result_schema() -> Any:
     import pyarrow as pa
 
     types = {"position": pa.int64(), "offset": pa.int64(), "blocks": pa.int32(),
-             "content_blocks": pa.int32(), "warnings": pa.list_(pa.string())}
+             "content_blocks": pa.int32(), "warnings": pa.list_(pa.string()),
+             "page_type_score": pa.float64()}
     return pa.schema([(name, types.get(name, pa.string())) for name in RESULT_FIELDS])
 
 
