@@ -3,7 +3,7 @@
     python benchmarks/native_stages.py DATASET... [--limit N] [--site] [--set KIND=RULE]
         [--model FILE ...]
 
-Times each stage of cleaning every page (parse, tree, blocks, reveal, site, features,
+Times each stage of cleaning every page (parse, tree, blocks, reveal, page_type, site, features,
 novelty, forests, render; `native/src/pipeline.rs: stage_times`) with the shipped model and
 prints, per corpus and over all pages, the median and mean microseconds of each stage and its
 share of the total, so the next bottleneck is visible. Wall-clock time inside the core, one

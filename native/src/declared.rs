@@ -28,7 +28,7 @@ pub struct Declared {
 }
 
 /// schema.org's kinds of article: a story, a post, a report.
-const ARTICLE_TYPES: &[&str] = &[
+pub const ARTICLE_TYPES: &[&str] = &[
     "Article",
     "NewsArticle",
     "BlogPosting",

@@ -362,6 +362,38 @@ impl Forest {
         out
     }
 
+    /// One row's raw score, `raw(x, 1)`'s bit for bit, without a batch's layout (for a
+    /// model asked once a page, as the page type's: a batch's layout and scan cost a
+    /// 16-row batch's work for one row).
+    pub fn raw_row(&self, x: &[f64]) -> f64 {
+        let nf = self.n_features;
+        assert_eq!(x.len(), nf, "expected {nf} features");
+        let mut standing = vec![u64::MAX; self.n_trees()];
+        for c in 0..2 * nf {
+            let v = x[c % nf];
+            let v = match (v.is_nan(), c < nf) {
+                (false, _) => v,
+                (true, true) => f64::NEG_INFINITY,
+                (true, false) => f64::INFINITY,
+            };
+            // (every column's entries end in a threshold of +inf, which no value is above)
+            let mut i = self.starts[c] as usize;
+            while v > self.thresholds[i] {
+                standing[self.trees[i] as usize] &= self.masks[i];
+                i += 1;
+            }
+        }
+        let mut leaf: Vec<f64> = standing
+            .iter()
+            .zip(&self.first_leaf)
+            .map(|(bits, &at)| self.values[at as usize + bits.trailing_zeros() as usize])
+            .collect();
+        for w in &self.walked {
+            leaf[w.tree] = w.leaf(x);
+        }
+        self.baseline + crate::features::pairwise_sum(&leaf)
+    }
+
     /// Row `k`'s leaf value in each tree, in tree order (`x`: the row).
     fn leaves(&self, standing: &[[u64; BATCH]], k: usize, x: &[f64]) -> Vec<f64> {
         let mut leaf: Vec<f64> = standing
@@ -620,6 +652,10 @@ mod tests {
         }
         let one = f.raw(&x[..nf], 1)[0];
         assert_eq!(one, -0.3 + crate::features::pairwise_sum(&leaves(&x[..nf])));
+        // one row alone, without a batch: the same bits, NaN routed alike
+        for xr in x.chunks(nf) {
+            assert_eq!(f.raw_row(xr).to_bits(), f.raw(xr, 1)[0].to_bits());
+        }
     }
 
     #[test]

@@ -12,7 +12,6 @@ use std::sync::OnceLock;
 use regex::Regex;
 
 use crate::declared::Declared;
-use crate::parse::Arena;
 
 /// The page's kind, as far as rules after the model need it.
 #[derive(Default, Debug, Clone, PartialEq, Eq)]
@@ -63,8 +62,13 @@ const FORUM_TYPES: &[&str] = &["DiscussionForumPosting", "QAPage"];
 
 impl PageKind {
     /// The kind of the page parsed into `a`, served from `url`.
-    pub fn read(a: &Arena, url: Option<&str>) -> PageKind {
-        let declared = Declared::read(a);
+    #[cfg(test)]
+    pub fn read(a: &crate::parse::Arena, url: Option<&str>) -> PageKind {
+        PageKind::of(&Declared::read(a), url)
+    }
+
+    /// The kind of a page of these declarations, served from `url`.
+    pub fn of(declared: &Declared, url: Option<&str>) -> PageKind {
         let by_url = url
             .and_then(crate::urls::url_parts)
             .is_some_and(|(netloc, path)| {

@@ -21,6 +21,7 @@ mod language;
 mod minhash;
 mod nesting;
 mod novelty;
+mod page_type;
 mod parse;
 mod pipeline;
 mod render;

@@ -27,6 +27,8 @@ pub struct Prepared {
     /// the page's URL and its `<base href>`: where its links resolve (`Prepared::base`)
     pub url: Option<String>,
     pub base_href: Option<String>,
+    /// the evidence for the page's type (`page_type::features`, in `page_type::names`' order)
+    pub page_features: Vec<f64>,
     keys: Option<[Vec<u64>; 3]>,
 }
 
@@ -70,8 +72,8 @@ pub fn prepare(
     prepare_marked(html, url, cut_title, show_hidden, &mut |_| {})
 }
 
-/// `prepare`, calling `mark` at the end of each stage (parse, tree, blocks, reveal) for
-/// `stage_times`.
+/// `prepare`, calling `mark` at the end of each stage (parse, tree, blocks, reveal,
+/// page_type: the evidence for the page's type) for `stage_times`.
 fn prepare_marked(
     html: &str,
     url: Option<&str>,
@@ -95,7 +97,8 @@ fn prepare_marked(
     mark("tree");
     let mut pb = walk(&view, t.as_deref(), url);
     mark("blocks");
-    let kind = crate::kind::PageKind::read(&arena, url);
+    let declared = crate::declared::Declared::read(&arena);
+    let kind = crate::kind::PageKind::of(&declared, url);
     let mut revealed = false;
     if show_hidden && reveal(&mut arena, html, pb.tokens.iter().sum()) > 0 {
         if let Some(body) = arena.html_child("body") {
@@ -105,6 +108,9 @@ fn prepare_marked(
         }
     }
     pb.kind = kind;
+    mark("reveal");
+    let page_features = crate::page_type::features(&arena, &declared, &pb, t.as_deref(), url);
+    mark("page_type");
     let prepared = Prepared {
         view,
         pb,
@@ -113,9 +119,9 @@ fn prepare_marked(
         digest: page_digest(html),
         url: url.map(str::to_string),
         base_href: base_href(&arena),
+        page_features,
         keys: None,
     };
-    mark("reveal");
     Ok(prepared)
 }
 
@@ -335,7 +341,8 @@ pub fn clean(
 
 /// Nanoseconds spent in each stage of one page's cleaning, for `benchmarks/native_stages.py`:
 /// parse, tree (the visible tree), blocks (the walk), reveal (looking for script-gated
-/// content, and reading the page again where some is shown), site (evidence keys and
+/// content, and reading the page again where some is shown), page_type (the evidence for
+/// the page's type, `page_type::features`), site (evidence keys and
 /// shares), features, novelty (whether the page is unlike the training pages, asked only
 /// where `unseen=keep`), forests (both stages of every member and the context between
 /// them), render (the verdicts with the rules after the model, and the rendered blocks).

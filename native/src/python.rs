@@ -14,6 +14,7 @@ use crate::context::{context_features, N_CONTEXT};
 use crate::features::N_FEATURES;
 use crate::forest::Forest;
 use crate::novelty::{descriptor, Reference};
+use crate::page_type;
 use crate::pipeline::{self, Cut, Member, Model, Prepared};
 use crate::rules::{decided_by, Settings, RULES};
 use crate::shingles;
@@ -55,6 +56,11 @@ impl PyPage {
     #[getter]
     fn digest(&self) -> String {
         self.inner.digest.clone()
+    }
+    /// The evidence for the page's type (`page_type_names()`' order).
+    #[getter]
+    fn page_type_features(&self) -> Vec<f64> {
+        self.inner.page_features.clone()
     }
     /// The blocks' texts, in order.
     #[getter]
@@ -390,6 +396,53 @@ impl PyForest {
         let out = detached(py, || self.inner.raw(&x, rows))?;
         Ok(f64_bytes(py, &out))
     }
+}
+
+/// The page-type model (`page_type::Typer`): one forest per type of `page_type_names`'
+/// `TYPES`, each as the arrays of its JSON form (checked as it is built).
+#[pyclass(module = "sitesift._native", name = "PageTyper", frozen)]
+struct PyPageTyper {
+    inner: page_type::Typer,
+}
+
+#[pymethods]
+impl PyPageTyper {
+    #[new]
+    fn new(forests: Vec<ForestArgs>) -> PyResult<Self> {
+        let forests = forests.into_iter().map(forest).collect::<PyResult<_>>()?;
+        Ok(PyPageTyper {
+            inner: page_type::Typer::new(forests).map_err(PyValueError::new_err)?,
+        })
+    }
+    /// Each type's probability for these features, in `TYPES`' order.
+    fn proba(&self, x: Vec<f64>) -> PyResult<Vec<f64>> {
+        self.checked(&x)?;
+        Ok(self.inner.proba(&x))
+    }
+    /// (the most likely type, its probability) of a read page.
+    fn classify(&self, page: PyRef<'_, PyPage>) -> PyResult<(&'static str, f64)> {
+        let x = &page.inner.page_features;
+        self.checked(x)?;
+        Ok(self.inner.classify(x))
+    }
+}
+
+impl PyPageTyper {
+    fn checked(&self, x: &[f64]) -> PyResult<()> {
+        if x.len() != page_type::names().len() {
+            return Err(PyValueError::new_err(format!(
+                "expected {} page-type features",
+                page_type::names().len()
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// The page-type features' names, and the types in the order of a page-type model's forests.
+#[pyfunction]
+fn page_type_names() -> (Vec<String>, Vec<&'static str>) {
+    (page_type::names().to_vec(), page_type::TYPES.to_vec())
 }
 
 /// The forests of a model: members of (stage1, stage2, [(stage1, stage2) per fold],
@@ -1108,6 +1161,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(binary_reason, m)?)?;
     m.add_class::<PyModel>()?;
     m.add_class::<PyForest>()?;
+    m.add_class::<PyPageTyper>()?;
+    m.add_function(wrap_pyfunction!(page_type_names, m)?)?;
     m.add_class::<PyEvidence>()?;
     m.add_class::<PyNovelty>()?;
     m.add_function(wrap_pyfunction!(page_descriptor, m)?)?;

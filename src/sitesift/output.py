@@ -45,6 +45,9 @@ class Output:
     title: str = "model"  # TITLE_MODES
     metadata: bool = False  # the page's metadata in Result.meta["metadata"]
     noise: bool = True    # the noise blocks too, with every block's node address
+    # the page's type where the method did not give it (`sitesift.page_type`: one more
+    # read of the page by the core for a method other than the default)
+    page_type: bool = True
 
     def __post_init__(self) -> None:
         unknown = [r for r in self.renderings if r not in RENDERINGS]
@@ -67,9 +70,10 @@ class Output:
 BLOCKS = Output()
 """The labelled blocks, noise included, and the text: no other rendering, no metadata."""
 
-SCORED = Output(noise=False)
+SCORED = Output(noise=False, page_type=False)
 """What `evaluate` and `bench` score: the text alone, as `clean --format text` writes it
-with its default flags (`finish` renders the text whatever the output)."""
+with its default flags (`finish` renders the text whatever the output); no page type for a
+method that does not give it, so a method's timing is its own."""
 
 
 def finish(result: Result, page: Page, output: Output) -> Result:
@@ -89,6 +93,10 @@ def finish(result: Result, page: Page, output: Output) -> Result:
     # the text is always rendered, asked for or not: `result.text` is then the text that
     # `clean` writes, whatever reads it (evaluate, bench, report, the crawl's record)
     add_structure(result, page, output)
+    if output.page_type and result.page_type is None:
+        from sitesift.page_type import classify_page
+
+        result.page_type, result.page_type_score = classify_page(page)
     if output.needs_title:
         from sitesift.metadata import extract_title
 

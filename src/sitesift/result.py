@@ -59,6 +59,11 @@ class Result:
     # its metadata (`meta["metadata"]["language"]`).
     language: str | None = None
     language_score: float | None = None
+    # The page's type, one of WCXB's seven (article, collection, documentation, forum,
+    # listing, product, service), and its probability (`sitesift.page_type`); set by the
+    # default cleaner from its reading of the page, by `output.finish` for other methods.
+    page_type: str | None = None
+    page_type_score: float | None = None
 
     @property
     def n_blocks(self) -> int:
@@ -194,7 +199,8 @@ class Result:
         return {
             "id": self.id, "url": self.url, "site": self.site, "method": self.method,
             "title": self.title, "text": self.text, "language": self.language,
-            "language_score": self.language_score, "meta": self.meta,
+            "language_score": self.language_score, "page_type": self.page_type,
+            "page_type_score": self.page_type_score, "meta": self.meta,
             "blocks": [asdict(b) for b in self.blocks],
         }
 

@@ -42,15 +42,19 @@ class Forest:
     depth: int               # longest root-to-leaf path
 
     @classmethod
-    def from_sklearn(cls, model: Any) -> Forest:
-        """From a fitted binary HistGradientBoostingClassifier (numeric features only)."""
+    def from_sklearn(cls, model: Any, klass: int | None = None) -> Forest:
+        """From a fitted binary HistGradientBoostingClassifier (numeric features only); of
+        a multiclass one, the trees of class number `klass` (its raw score: the softmax
+        over every class's forest is the probability, `sitesift.page_type`)."""
         import numpy as np
         predictors = model._predictors
-        if any(len(p) != 1 for p in predictors):
+        if klass is None and any(len(p) != 1 for p in predictors):
             raise ValueError("only binary classifiers export (one tree per iteration)")
+        k = klass or 0
         roots, feats, thrs, miss, lefts, rights, values = [], [], [], [], [], [], []
         offset = 0
-        for (pred,) in predictors:
+        for trees in predictors:
+            pred = trees[k]
             nodes = pred.nodes
             if np.any(nodes["is_categorical"]):
                 raise ValueError("categorical splits do not export")
@@ -67,7 +71,7 @@ class Forest:
             rights.append(np.where(leaf, idx, nodes["right"]).astype(np.int64) + offset)
             values.append(np.where(leaf, nodes["value"], 0.0).astype(np.float64))
             offset += len(nodes)
-        baseline = float(np.asarray(model._baseline_prediction).ravel()[0])
+        baseline = float(np.asarray(model._baseline_prediction).ravel()[k])
         return cls._checked(int(model.n_features_in_), baseline, np.asarray(roots),
                             np.concatenate(feats), np.concatenate(thrs), np.concatenate(miss),
                             np.concatenate(lefts), np.concatenate(rights),
@@ -210,3 +214,23 @@ def _depth(left: np.ndarray, right: np.ndarray, leaf: np.ndarray, roots: np.ndar
             depth[left[i]] = depth[i] + 1
             depth[right[i]] = depth[i] + 1
     return int(depth.max())
+
+
+_FOREST_LISTS = ("roots", "feature", "threshold", "missing_left", "left", "right", "value")
+
+
+def raw_forest(doc: Any) -> tuple[Any, ...]:
+    """A forest's JSON arrays as the native core takes them (it checks their values)."""
+    if not isinstance(doc, dict):
+        raise ModelError("a forest must be an object")
+    try:
+        arrays = [doc[k] for k in _FOREST_LISTS]
+        n_features, baseline = doc["n_features"], doc["baseline"]
+    except KeyError as exc:
+        raise ModelError(f"forest field {exc} missing") from None
+    if not all(isinstance(a, list) for a in arrays):
+        raise ModelError("forest fields must be lists of numbers")
+    if (not isinstance(n_features, int) or isinstance(n_features, bool)
+            or not isinstance(baseline, int | float) or isinstance(baseline, bool)):
+        raise ModelError("bad n_features or baseline")
+    return (n_features, float(baseline), *arrays)

@@ -39,8 +39,8 @@ from sitesift.errors import ModelError
 from sitesift.extractor import novelty as novelty_file
 from sitesift.extractor.context import context_features, context_names
 from sitesift.extractor.features import feature_names
-from sitesift.extractor.forest import Forest
-from sitesift.model_io import Kind, check_writer, read_document, sealed_head, write_document
+from sitesift.extractor.forest import Forest, raw_forest
+from sitesift.sealed import Kind, check_writer, read_document, sealed_head, write_document
 
 if TYPE_CHECKING:
     import numpy as np
@@ -338,8 +338,8 @@ def _scorer_cached(path: str, mtime_ns: int, size: int) -> Scorer:
         if not isinstance(fold_of, dict) or not all(
                 isinstance(v, int) and not isinstance(v, bool) for v in fold_of.values()):
             raise ModelError("'fold_of' must map site names to fold numbers")
-        members.append((_raw_forest(m.get("stage1")), _raw_forest(m.get("stage2")),
-                        [(_raw_forest(a), _raw_forest(b)) for a, b in folds], fold_of))
+        members.append((raw_forest(m.get("stage1")), raw_forest(m.get("stage2")),
+                        [(raw_forest(a), raw_forest(b)) for a, b in folds], fold_of))
     novelty = body.get("novelty")
     reference = novelty_file.native(novelty) if novelty is not None else None
     try:
@@ -373,23 +373,3 @@ def _head_cached(path: str, mtime_ns: int, size: int) -> dict[str, float]:
     _, thresholds, meta, _ = _checked_body(doc)
     check_writer(meta.get("sitesift_version"), path)
     return thresholds
-
-
-_FOREST_LISTS = ("roots", "feature", "threshold", "missing_left", "left", "right", "value")
-
-
-def _raw_forest(doc: Any) -> tuple[Any, ...]:
-    """A forest's JSON arrays as the native core takes them (it checks their values)."""
-    if not isinstance(doc, dict):
-        raise ModelError("a forest must be an object")
-    try:
-        arrays = [doc[k] for k in _FOREST_LISTS]
-        n_features, baseline = doc["n_features"], doc["baseline"]
-    except KeyError as exc:
-        raise ModelError(f"forest field {exc} missing") from None
-    if not all(isinstance(a, list) for a in arrays):
-        raise ModelError("forest fields must be lists of numbers")
-    if (not isinstance(n_features, int) or isinstance(n_features, bool)
-            or not isinstance(baseline, int | float) or isinstance(baseline, bool)):
-        raise ModelError("bad n_features or baseline")
-    return (n_features, float(baseline), *arrays)

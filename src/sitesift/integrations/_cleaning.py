@@ -96,17 +96,23 @@ def clean_text(cleaner: Cleaner, html: str | bytes | bytearray | memoryview,
     """The page's main text with its structure (paragraphs apart by a blank line, line
     breaks and code lines kept: `Result.text`, as the command line's text); a page sitesift
     cannot read raises InputError naming it."""
-    return clean_main(cleaner, html, url)[0]
+    return clean_fields(cleaner, html, url)[0]
 
 
-def clean_main(cleaner: Cleaner, html: str | bytes | bytearray | memoryview,
-               url: str | None = None) -> tuple[str, str | None, float | None]:
-    """The page's main text (`clean_text`) and its language: (text, ISO 639-1 code,
-    score in [0, 1]), as a crawl record's `text`, `language` and `language_score`
-    (None, None for a text with nothing to read)."""
+FIELDS = ("language", "language_score", "page_type", "page_type_score")
+"""What a pipeline's document or row gets beside its text, named as in a crawl record
+(docs/crawl.md): the text's language (DataTrove's and FineWeb's names) and the page type."""
+
+
+def clean_fields(cleaner: Cleaner, html: str | bytes | bytearray | memoryview,
+                 url: str | None = None) -> tuple[str, dict[str, Any]]:
+    """`clean_text`'s text, and the page's `FIELDS` as its result holds them."""
     page = make_page(html, url)
     result = finish(cleaner.clean(page, noise=False), page, _TEXT)
-    return result.text, result.language, result.language_score
+    return result.text, {"language": result.language,
+                         "language_score": result.language_score,
+                         "page_type": result.page_type,
+                         "page_type_score": result.page_type_score}
 
 
 def describe(exc: BaseException) -> str:

@@ -11,15 +11,13 @@ main text, runs each document in a worker process under `timeout` seconds, and d
 document that comes out empty. Its stats are the base extractor's: `total`, `extracted`,
 `forwarded`, `dropped`, `timeout`, `broken_process` and `clean_error` (a page sitesift
 refuses: binary junk, nesting too deep, too large; the first one is logged). The
-document's id and metadata are left as the reader made them, so its provenance goes on
+document's id and metadata are left as the reader made them (the metadata gains the
+text's `language` and `language_score`, as DataTrove's own `LanguageFilter` writes them, and
+`page_type` and `page_type_score`, as a crawl record has them), so its provenance goes on
 with it: `WarcReader` makes the id the WARC-Record-ID and fills `url` and `date` from
 WARC-Target-URI and WARC-Date (a crawl record's `warc_record_id`, `url` and `warc_date`,
 docs/crawl.md). Its `url` (the key `url_key`) is handed to the cleaner, whose link features
-read it. The language of the main text goes into the document's metadata as DataTrove's
-own `LanguageFilter` writes it: `language` (ISO 639-1) and `language_score` (in [0, 1];
-sitesift's detector, `sitesift.language`, run on the cleaned text), so a `LanguageFilter`
-after it is not needed to know the language (`LambdaFilter(lambda d:
-d.metadata["language"] in {"de", "fr"})` keeps some).
+read it.
 
 Needs `pip install sitesift[datatrove]`; `import sitesift` never imports DataTrove.
 """
@@ -33,7 +31,7 @@ from datatrove.pipeline.extractors.base import BaseExtractor, ExtractorSandbox
 from datatrove.utils.logging import logger
 from datatrove.utils.typeshelper import StatHints
 
-from sitesift.integrations._cleaning import build_cleaner, clean_text, describe
+from sitesift.integrations._cleaning import FIELDS, build_cleaner, clean_fields, describe
 from sitesift.language import detect_language
 from sitesift.methods.base import Cleaner
 
@@ -83,6 +81,7 @@ class Sitesift(BaseExtractor):
         self.url_key = url_key
         self.params = params
         self._cleaner: Cleaner | None = build_cleaner(method, params, site_model)
+        self._fields: dict[str, Any] = {}  # the last page's FIELDS (`extract`)
 
     @property
     def cleaner(self) -> Cleaner:
@@ -101,21 +100,29 @@ class Sitesift(BaseExtractor):
     def extract(self, text: str | bytes, url: str | None = None) -> str:
         """The main text of one page (`text`: its HTML, str or bytes), one block per line;
         empty input gives "". A page sitesift cannot read raises InputError."""
+        self._fields = {}
         if not text or (isinstance(text, str) and text.isspace()):
             return ""
-        return clean_text(self.cleaner, text, url)
+        text, self._fields = clean_fields(self.cleaner, text, url)
+        return text
 
     def _extract_in_worker(self, text: str | bytes, url: str | None = None
-                           ) -> tuple[str, str | None, float | None] | SitesiftFailure:
-        """`extract` as DataTrove's worker process runs it, with the text's language
-        (text, language, score): a failure is returned, not raised, so the worker lives on
-        and the pipeline counts it as `clean_error`."""
+                           ) -> tuple[str, dict[str, Any]] | SitesiftFailure:
+        """`extract` as DataTrove's worker process runs it, with what the document's
+        metadata gets beside the text (`FIELDS`, which `extract` leaves in `_fields`): a
+        failure is returned, not raised, so the worker lives on and the pipeline counts it
+        as `clean_error`."""
         try:
+            self._fields = {}
             if not text:  # the worker's warm-up: make the cleaner before the first page
                 _ = self.cleaner
-                return "", None, None
-            main = self.extract(text, url)  # (the step's one hook, as DataTrove's are)
-            return (main, *detect_language(main))
+                return "", {}
+            main = self.extract(text, url)
+            if "language" not in self._fields:  # an `extract` of a subclass's: its text's
+                self._fields = {**self._fields, **dict(zip(("language", "language_score"),
+                                                           detect_language(main),
+                                                           strict=True))}
+            return main, self._fields
         except Exception as exc:
             return SitesiftFailure(describe(exc))
 
@@ -130,11 +137,10 @@ class Sitesift(BaseExtractor):
                 url = doc.metadata.get(self.url_key) if self.url_key else None
                 with self.track_time():
                     try:
-                        doc.text, language, score = extractor.process_document(
+                        doc.text, fields = extractor.process_document(
                             (doc.text, url if isinstance(url, str) else None),
                             self._extract_in_worker)
-                        doc.metadata["language"] = language
-                        doc.metadata["language_score"] = score
+                        doc.metadata.update({k: fields[k] for k in FIELDS if k in fields})
                         self.stat_update("extracted")
                     except TimeoutError:
                         self.stat_update("timeout")

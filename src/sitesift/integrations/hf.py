@@ -9,10 +9,9 @@ text and a column of errors out.
     ds = ds.map(clean_batch, batched=True, fn_kwargs={"preset": "precision"})  # the same
 
 Each row gets `text` (the main text, one block per line), `sitesift_error` ("" when the
-row was cleaned, else why not), and the language of the text as DataTrove and FineWeb name
-it, `language` (ISO 639-1) and `language_score` (in [0, 1]; "" and 0.0 where the row has
-no text to read, so Arrow never sees a column of nulls; `language_column=None`: neither
-column), and keeps its other columns (`map` adds these), so a
+row was cleaned, else why not), the text's `language` and `language_score` and the page's
+`page_type` and `page_type_score` (as a crawl record has them; "" and 0.0 where the row failed
+or its text has nothing to read), and keeps its other columns (`map` adds these), so a
 row's provenance goes on with it (a `url`, a `warc_record_id`, a `warc_date`, as a crawl
 record has them: docs/crawl.md); a row that fails (no HTML, binary junk, a page nested too
 deep) gets empty text and its reason, and the map goes on. Settings that are wrong for every
@@ -31,14 +30,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from sitesift.integrations._cleaning import build_cleaner, clean_main, describe
+from sitesift.integrations._cleaning import FIELDS, build_cleaner, clean_fields, describe
 from sitesift.methods.base import Cleaner
 
-__all__ = ["ERROR_COLUMN", "LANGUAGE_COLUMN", "BatchCleaner", "batch_cleaner", "clean_batch"]
+__all__ = ["ERROR_COLUMN", "BatchCleaner", "batch_cleaner", "clean_batch"]
 
 ERROR_COLUMN = "sitesift_error"
-LANGUAGE_COLUMN = "language"
-"""The column of the text's language; its score's is this + `_score` (`language_score`)."""
 
 # Cleaners by their settings, made once per process for `clean_batch` (datasets calls it
 # per batch with the same fn_kwargs); a handful at most.
@@ -58,6 +55,13 @@ def _cached_cleaner(method: str | None, params: Mapping[str, Any],
     return cleaner
 
 
+# A row that failed, or a text with nothing to read: no language and no type, as its text is
+# empty (not None: `datasets` types a column by its first batch, and a batch of such rows
+# would make it a column of nulls).
+FAILED: dict[str, Any] = {"language": "", "language_score": 0.0, "page_type": "",
+                          "page_type_score": 0.0}
+
+
 def _column(batch: Mapping[str, Any], name: str) -> list[Any]:
     values = batch[name]
     if hasattr(values, "to_pylist"):  # a pyarrow array (a dataset formatted as "arrow")
@@ -73,9 +77,9 @@ def _is_one_row(value: Any) -> bool:
 
 def _clean_rows(cleaner: Cleaner, batch: Mapping[str, Any], html_column: str,
                 url_column: str | None, text_column: str,
-                error_column: str, language_column: str | None = LANGUAGE_COLUMN
-                ) -> dict[str, Any]:
-    _distinct(text_column, error_column, language_column)
+                error_column: str) -> dict[str, Any]:
+    if text_column == error_column:
+        raise ValueError(f"text_column and error_column are both {text_column!r}")
     if html_column not in batch:
         raise ValueError(f"no column {html_column!r} to clean (columns: "
                        f"{', '.join(map(repr, batch)) or 'none'}); name it with html_column=")
@@ -87,51 +91,35 @@ def _clean_rows(cleaner: Cleaner, batch: Mapping[str, Any], html_column: str,
             else [None] * len(htmls))
     texts: list[str] = []
     errors: list[str] = []
-    languages: list[str] = []
-    scores: list[float] = []
+    fields: dict[str, list[Any]] = {k: [] for k in FIELDS}
     for html, url in zip(htmls, urls, strict=True):
         try:
             if html is None:
                 raise ValueError("no HTML in this row (None)")
-            text, language, score = clean_main(cleaner, html,
-                                               url if isinstance(url, str) else None)
+            text, more = clean_fields(cleaner, html, url if isinstance(url, str) else None)
+            texts.append(text)
             errors.append("")
         except Exception as exc:  # one bad row never stops the map
-            text, language, score = "", None, None
+            texts.append("")
             errors.append(describe(exc))
-        texts.append(text)
-        languages.append(language or "")
-        scores.append(score or 0.0)
-    columns: dict[str, list[Any]] = {text_column: texts, error_column: errors}
-    if language_column is not None:
-        columns[language_column] = languages
-        columns[language_column + "_score"] = scores
+            more = FAILED
+        for k in FIELDS:
+            fields[k].append(FAILED[k] if more.get(k) is None else more[k])
     if one_row:
-        return {name: values[0] for name, values in columns.items()}
-    return columns
-
-
-def _distinct(text_column: str, error_column: str, language_column: str | None) -> None:
-    names = [text_column, error_column]
-    if language_column is not None:
-        names += [language_column, language_column + "_score"]
-    if len(set(names)) < len(names):
-        raise ValueError(f"text_column, error_column and language_column must differ: "
-                         f"{text_column!r}, {error_column!r}, {language_column!r}")
+        return {text_column: texts[0], error_column: errors[0],
+                **{k: v[0] for k, v in fields.items()}}
+    return {text_column: texts, error_column: errors, **fields}
 
 
 def clean_batch(batch: Mapping[str, Any], *, html_column: str = "html",
                 url_column: str | None = "url", text_column: str = "text",
-                error_column: str = ERROR_COLUMN, language_column: str | None = LANGUAGE_COLUMN,
-                method: str | None = None, site_model: str | None = None,
-                **params: Any) -> dict[str, Any]:
-    """Clean a batch of rows: `{text_column: [...], error_column: [...], language_column:
-    [...], language_column + "_score": [...]}` for `Dataset.map(clean_batch, batched=True,
-    fn_kwargs={...})`, which adds (or replaces) the columns. The keyword arguments are
-    those of `batch_cleaner`."""
+                error_column: str = ERROR_COLUMN, method: str | None = None,
+                site_model: str | None = None, **params: Any) -> dict[str, Any]:
+    """Clean a batch of rows: `{text_column: [...], error_column: [...]}` for
+    `Dataset.map(clean_batch, batched=True, fn_kwargs={...})`, which adds (or replaces) the
+    two columns. The keyword arguments are those of `batch_cleaner`."""
     cleaner = _cached_cleaner(method, params, site_model)
-    return _clean_rows(cleaner, batch, html_column, url_column, text_column, error_column,
-                       language_column)
+    return _clean_rows(cleaner, batch, html_column, url_column, text_column, error_column)
 
 
 class BatchCleaner:
@@ -140,9 +128,9 @@ class BatchCleaner:
 
     def __init__(self, method: str | None, params: Mapping[str, Any],
                  site_model: str | None, html_column: str, url_column: str | None,
-                 text_column: str, error_column: str,
-                 language_column: str | None = LANGUAGE_COLUMN) -> None:
-        _distinct(text_column, error_column, language_column)
+                 text_column: str, error_column: str) -> None:
+        if text_column == error_column:
+            raise ValueError(f"text_column and error_column are both {text_column!r}")
         self.method = method
         self.params = dict(params)
         self.site_model = site_model
@@ -150,15 +138,13 @@ class BatchCleaner:
         self.url_column = url_column
         self.text_column = text_column
         self.error_column = error_column
-        self.language_column = language_column
         self._cleaner: Cleaner | None = _cached_cleaner(method, self.params, site_model)
 
     def __call__(self, batch: Mapping[str, Any]) -> dict[str, Any]:
         if self._cleaner is None:
             self._cleaner = _cached_cleaner(self.method, self.params, self.site_model)
         return _clean_rows(self._cleaner, batch, self.html_column, self.url_column,
-                           self.text_column, self.error_column,
-                           self.language_column)
+                           self.text_column, self.error_column)
 
     def __getstate__(self) -> dict[str, Any]:
         # The settings only: the native model does not pickle, and `datasets` fingerprints
@@ -176,7 +162,6 @@ class BatchCleaner:
 def batch_cleaner(method: str | None = None, *, site_model: str | None = None,
                   html_column: str = "html", url_column: str | None = "url",
                   text_column: str = "text", error_column: str = ERROR_COLUMN,
-                  language_column: str | None = LANGUAGE_COLUMN,
                   **params: Any) -> BatchCleaner:
     """A map function for `Dataset.map(..., batched=True)`, its settings checked now.
 
@@ -190,13 +175,10 @@ def batch_cleaner(method: str | None = None, *, site_model: str | None = None,
         text_column: where the main text goes ("" for a row that failed).
         error_column: where each row's error goes ("" for a row that was cleaned: a string
             column in every batch, so Arrow never sees a column of nulls).
-        language_column: where the text's language goes (ISO 639-1, "" where it has none),
-            its score in `language_column + "_score"` (in [0, 1], 0.0 where none); None:
-            neither column.
         **params: the method's settings, as `--set` takes them (`preset="precision"`, ...).
 
     Raises UnknownMethodError, ValueError or ModelError for settings no row could be cleaned
     with.
     """
     return BatchCleaner(method, params, site_model, html_column, url_column, text_column,
-                        error_column, language_column)
+                        error_column)

@@ -29,7 +29,8 @@ inputs that are not WARC (JSONL, folders of pages). Issue 55's names (DataTrove'
 reader and FineWeb call the first two `id` and `date`)."""
 RESULT_FIELDS = ("url", "site", "method", "input", "position", "offset", *WARC_FIELDS,
                  "title", "text", "text_digest", "dup_of", "language", "language_score",
-                 "markdown", "html", "blocks", "content_blocks", "warnings", "no_main_content")
+                 "page_type", "page_type_score", "markdown", "html", "blocks", "content_blocks",
+                 "warnings", "no_main_content")
 """A result record's fields, always all of them (a fixed schema for Parquet): `markdown` and
 `html` are null unless asked for; `warnings` is a list of strings, empty unless the page was
 doubtful (`Result.warnings`: a page whose text scripts would fill in); `no_main_content` is
@@ -37,7 +38,8 @@ null unless the result keeps no content, and then says why (`sitesift.weak.empty
 `text_digest` is `text_digest(text)`; `dup_of` is null unless the crawl found the text a copy
 of an earlier record's (`DUP_OF_FIELDS`, `sitesift.io.dups`); `language` and `language_score`
 are the language detected from the text (`Result.language`: ISO 639-1, a score in [0, 1]),
-null where it has no text."""
+null where it has no text; `page_type` is one of WCXB's seven types and `page_type_score`
+its probability (`sitesift.page_type`)."""
 DUP_OF_FIELDS = ("input", "position", "url", "similarity", "exact")
 """A `dup_of`'s fields: the first record, in crawl order, whose text the record's copies
 (its input, position and url), the estimated resemblance of their texts (1 for the same
@@ -125,6 +127,7 @@ def result_record(page: PageRecord, result: Result, *, markdown: bool = False,
         "title": result.title, "text": result.text, "text_digest": text_digest(result.text),
         "dup_of": None,
         "language": result.language, "language_score": result.language_score,
+        "page_type": result.page_type, "page_type_score": result.page_type_score,
         "markdown": result.markdown() if markdown else None,
         "html": result.html() if html else None, "blocks": result.n_blocks,
         "content_blocks": len(result.content), "warnings": result.warnings,

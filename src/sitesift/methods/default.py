@@ -133,6 +133,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
+from sitesift import page_type
 from sitesift.errors import InputError, ModelError
 from sitesift.extractor import model as model_file
 from sitesift.extractor.site import SiteEvidence, cv_group
@@ -356,6 +357,7 @@ class DefaultCleaner(ParamsCleaner[DefaultParams]):
         page.know_title(npage.title)
         result = Result(blocks, self.name, page.id, page.url, page.site, page.title,
                         verdicts=Verdicts(npage, kept), blocks_read=found)
+        result.page_type, result.page_type_score = page_type.classify(npage)
         if npage.revealed:
             result.meta["revealed"] = "content shown from <noscript> / hidden elements"
         result.meta["evidence"] = self.evidence_used()

@@ -70,7 +70,8 @@ def corpus_shares(root: Path, grouping: str, min_site_pages: int) -> dict[str, d
     read_index(root)  # a corpus with a bad index line is refused, not measured in part
     groups = dataset_groups(root, Grouping(grouping, min_site_pages), only_gold=False)
     texts: dict[str, list[str]] = {name: [] for name in groups}
-    for outcome in run_groups(groups, SitePolicy("alltext", output=Output(noise=False))):
+    output = Output(noise=False, page_type=False)
+    for outcome in run_groups(groups, SitePolicy("alltext", output=output)):
         texts[outcome.group].append(outcome.result.text if outcome.result else "")
     return site_shares(texts, min_site_pages)
 
