@@ -1,10 +1,12 @@
 """Copies across a crawl (issue 55): each record's `dup_of` names the first record, in crawl
-order, with the same or nearly the same text; `--drop-duplicates` leaves the copies out."""
+order, with the same or nearly the same text; `--drop-duplicates` leaves the copies out. And
+the crawl's `--metadata`."""
 
 from __future__ import annotations
 
 import hashlib
 import json
+from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +15,7 @@ import pytest
 from sitesift import _native
 from sitesift.crawl import run_crawl
 from sitesift.io import dups
-from sitesift.io.records import DUP_OF_FIELDS, RESULT_FIELDS
+from sitesift.io.records import DUP_OF_FIELDS, METADATA_FIELDS, RESULT_FIELDS
 from sitesift.io.warc import HttpResponse, write_warc
 from sitesift.jobs.run import RunSettings
 from sitesift.sitework import CrawlConfig
@@ -100,6 +102,29 @@ def test_pages_without_copies_have_none_and_empty_texts_are_nobodys_copies(
 def row(position: int, text: str, url: str = "u") -> bytes:
     digest = hashlib.sha1(text.encode()).digest()
     return bytes(_native.dup_row(0, position, digest, text, "in", url))
+
+
+def test_crawl_metadata_gives_each_record_what_clean_metadata_reads(tmp_path: Path) -> None:
+    """`crawl --metadata` (issue 55, deliverable 6): each record's `metadata` holds the fields
+    `clean --metadata` gives; without the option it is null."""
+    from sitesift.api import clean
+    from sitesift.metadata import Metadata
+
+    assert tuple(f.name for f in fields(Metadata)) == METADATA_FIELDS
+    warc = tmp_path / "in.warc.gz"
+    write_warc(warc, pages("one.example", 6))
+    summary = run_crawl([str(warc)], tmp_path / "out", replace(CFG, metadata=True),
+                        run=RunSettings(1))
+    assert summary["balanced"]
+    records = lines(tmp_path / "out" / "results.jsonl")
+    assert len(records) == 6
+    for record in records:
+        k = int(record["url"].rsplit("/", 1)[1].split(".")[0])
+        expected = clean(BODIES[k], url=record["url"], metadata=True).meta["metadata"]
+        assert record["metadata"] == expected
+        assert record["metadata"]["title"] and record["metadata"]["date"]
+    run_crawl([str(warc)], tmp_path / "plain", CFG, run=RunSettings(1))
+    assert all(r["metadata"] is None for r in lines(tmp_path / "plain" / "results.jsonl"))
 
 
 def test_the_threshold_is_the_cores() -> None:

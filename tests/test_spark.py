@@ -184,7 +184,7 @@ def test_spark_finds_the_same_copies_as_the_local_job(spark: Any, tmp_path: Path
     from tests.test_crawl_dups import twice
 
     inputs = twice(tmp_path)
-    cfg = replace(CFG, drop_duplicates=False)
+    cfg = replace(CFG, metadata=True)  # (and the pages' metadata, the same on both)
     local = run_crawl(inputs, tmp_path / "local", cfg, fmt="parquet", run=RunSettings(2))
     remote = run_spark(spark, inputs, str(tmp_path / "spark"), cfg, partitions=3)
     assert remote["duplicates"] == local["duplicates"]
@@ -192,6 +192,7 @@ def test_spark_finds_the_same_copies_as_the_local_job(spark: Any, tmp_path: Path
     spark_results = rows(tmp_path / "spark" / "results")
     assert spark_results == rows(tmp_path / "local" / "results.parquet")
     assert sum(r["dup_of"] is not None for r in spark_results) == 12
+    assert all(r["metadata"]["title"] for r in spark_results)
     dropped = run_spark(spark, inputs, str(tmp_path / "spark-drop"),
                         replace(cfg, drop_duplicates=True), partitions=2)
     assert dropped["results"] == 12 and dropped["balanced"]

@@ -141,7 +141,7 @@ def _claim(out: Path, job: dict[str, Any]) -> None:
 FLAGS = {"format": "--format", "method": "--method", "fallback": "--fallback",
          "grouping": "--group-by", "min_site_pages": "--min-site-pages",
          "fit_sample": "--fit-sample", "seed": "--seed", "drop_duplicates": "--drop-duplicates",
-         "languages": "--lang"}
+         "languages": "--lang", "metadata": "--metadata"}
 _ABSENT = object()
 
 

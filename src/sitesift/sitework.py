@@ -48,6 +48,7 @@ class CrawlConfig:
     models: str | None = None  # a model store folder, reused across crawls
     refit: bool = False  # fit even where the store has a model
     drop_duplicates: bool = False  # leave out records whose text copies an earlier one's
+    metadata: bool = False  # each record's `metadata`: what the page declares (`clean --metadata`)
     # `--lang de,fr`: only results whose text is in one of these languages (ISO 639-1,
     # `sitesift.language`) are written; the others are counted as skipped (`language`)
     languages: tuple[str, ...] = ()
@@ -76,9 +77,9 @@ class CrawlConfig:
     def output(self) -> Output:
         """What each page's record carries: its text with its structure (paragraphs, line
         breaks, code lines), and markdown and HTML where asked; no noise blocks (a record
-        counts them, `Result.n_blocks`, and holds none)."""
+        counts them, `Result.n_blocks`, and holds none); the page's metadata where asked."""
         return Output(renderings=("text",) + ("markdown",) * self.markdown
-                      + ("html",) * self.html, noise=False)
+                      + ("html",) * self.html, noise=False, metadata=self.metadata)
 
     def identity(self) -> dict[str, Any]:
         """The settings that decide a crawl's output: a resumed job must keep them (the
@@ -92,6 +93,8 @@ class CrawlConfig:
             held["languages"] = ",".join(sorted(self.languages))
         if self.drop_duplicates:
             held["drop_duplicates"] = True
+        if self.metadata:
+            held["metadata"] = True
         return held
 
     def written(self, record: dict[str, Any]) -> bool:

@@ -35,6 +35,7 @@ from sitesift.io.records import (
     DUP_OF_FIELDS,
     DUP_ROW,
     ERROR_FIELDS,
+    METADATA_FIELDS,
     RESULT_FIELDS,
     Failed,
     PageRecord,
@@ -174,7 +175,8 @@ def _schema(fields: tuple[str, ...]) -> Any:
     kinds = {"position": LongType(), "offset": LongType(), "blocks": IntegerType(),
              "content_blocks": IntegerType(), "warnings": ArrayType(StringType(), False),
              "dup_of": _dup_of_type(), "dup_row": BinaryType(), "language_score": DoubleType(),
-             "page_type_score": DoubleType()}
+             "page_type_score": DoubleType(),
+             "metadata": StructType([StructField(f, StringType(), True) for f in METADATA_FIELDS])}
     return StructType([StructField(f, kinds.get(f, StringType()), True) for f in fields])
 
 

@@ -54,6 +54,10 @@ def add_parsers(sub: Any, methods: list[str]) -> None:
                    help="leave out records whose text is the same as, or nearly the same as, "
                         "an earlier record's (each record names its first copy in dup_of "
                         "either way; docs/crawl.md)")
+    p.add_argument("--metadata", action="store_true",
+                   help="each record's metadata: what the page declares about itself (title, "
+                        "author, date, site name, language, canonical URL, description), as "
+                        "clean --metadata reads it")
     p.add_argument("--models", help="model store folder: reuse stored site models, store new")
     p.add_argument("--refit", action="store_true", help="fit even where a model is stored")
     p.add_argument("--lang", metavar="CODES",
@@ -82,7 +86,8 @@ def crawl_settings(args: argparse.Namespace) -> tuple[Any, Any]:
         grouping=args.group_by, min_site_pages=args.min_site_pages, fit_sample=args.fit_sample,
         seed=args.seed, markdown=args.markdown, html=args.html,
         max_record_bytes=int(args.max_record_mb * 1024 * 1024), models=args.models,
-        refit=args.refit, drop_duplicates=args.drop_duplicates, languages=languages)
+        refit=args.refit, drop_duplicates=args.drop_duplicates, languages=languages,
+        metadata=args.metadata)
     return cfg, limits(args)
 
 

@@ -29,8 +29,8 @@ inputs that are not WARC (JSONL, folders of pages). Issue 55's names (DataTrove'
 reader and FineWeb call the first two `id` and `date`)."""
 RESULT_FIELDS = ("url", "site", "method", "input", "position", "offset", *WARC_FIELDS,
                  "title", "text", "text_digest", "dup_of", "language", "language_score",
-                 "page_type", "page_type_score", "markdown", "html", "blocks", "content_blocks",
-                 "warnings", "no_main_content")
+                 "page_type", "page_type_score", "metadata", "markdown", "html", "blocks",
+                 "content_blocks", "warnings", "no_main_content")
 """A result record's fields, always all of them (a fixed schema for Parquet): `markdown` and
 `html` are null unless asked for; `warnings` is a list of strings, empty unless the page was
 doubtful (`Result.warnings`: a page whose text scripts would fill in); `no_main_content` is
@@ -40,6 +40,11 @@ of an earlier record's (`DUP_OF_FIELDS`, `sitesift.io.dups`); `language` and `la
 are the language detected from the text (`Result.language`: ISO 639-1, a score in [0, 1]),
 null where it has no text; `page_type` is one of WCXB's seven types and `page_type_score`
 its probability (`sitesift.page_type`)."""
+METADATA_FIELDS = ("title", "author", "date", "sitename", "language", "canonical_url",
+                   "description")
+"""A record's `metadata` (`crawl --metadata`; null without): what the page declares about
+itself, `sitesift.metadata.Metadata`'s fields (a test holds them equal; named here so that a
+worker need not import the metadata reader to write a record)."""
 DUP_OF_FIELDS = ("input", "position", "url", "similarity", "exact")
 """A `dup_of`'s fields: the first record, in crawl order, whose text the record's copies
 (its input, position and url), the estimated resemblance of their texts (1 for the same
@@ -128,6 +133,7 @@ def result_record(page: PageRecord, result: Result, *, markdown: bool = False,
         "dup_of": None,
         "language": result.language, "language_score": result.language_score,
         "page_type": result.page_type, "page_type_score": result.page_type_score,
+        "metadata": result.meta.get("metadata"),
         "markdown": result.markdown() if markdown else None,
         "html": result.html() if html else None, "blocks": result.n_blocks,
         "content_blocks": len(result.content), "warnings": result.warnings,

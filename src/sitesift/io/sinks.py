@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from sitesift.errors import FolderInUse, writing
-from sitesift.io.records import DUP_OF_FIELDS, RESULT_FIELDS
+from sitesift.io.records import DUP_OF_FIELDS, METADATA_FIELDS, RESULT_FIELDS
 
 LOCK_NAME = ".lock"
 
@@ -42,7 +42,8 @@ def result_schema() -> Any:
     dup_of = pa.struct([(name, dup_types.get(name, pa.string())) for name in DUP_OF_FIELDS])
     types = {"position": pa.int64(), "offset": pa.int64(), "blocks": pa.int32(),
              "content_blocks": pa.int32(), "warnings": pa.list_(pa.string()), "dup_of": dup_of,
-             "language_score": pa.float64(), "page_type_score": pa.float64()}
+             "language_score": pa.float64(), "page_type_score": pa.float64(),
+             "metadata": pa.struct([(name, pa.string()) for name in METADATA_FIELDS])}
     return pa.schema([(name, types.get(name, pa.string())) for name in RESULT_FIELDS])
 
 
