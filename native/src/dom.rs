@@ -13,6 +13,7 @@ use std::sync::OnceLock;
 use html5ever::Attribute;
 use regex::Regex;
 
+use crate::math::{Formula, Found};
 use crate::parse::{attr, Arena, Data, NONE};
 use crate::text::all_space;
 use crate::text::WordHasher;
@@ -246,6 +247,33 @@ fn make_elem(a: &Arena, i: u32, parent: u32, depth: u32) -> Elem {
     }
 }
 
+/// A formula as an element of the visible tree: tag `math`, its TeX in attribute `tex`,
+/// `display` `block` or `inline`, and one text child, the formula between `$` as the text
+/// shows it, so the blocks and their features read it as the page's words (display math on
+/// a line of its own in its block; the renderers write it as a paragraph of its own). It
+/// stays in the block around it, as the model read the page before formulas were read: a
+/// formula alone is a block of few words, which the model takes for noise more often than
+/// the paragraph it stands in. Its markup below is not in the tree.
+fn math_elem(f: Formula, parent: u32, depth: u32) -> Elem {
+    let text = if f.display {
+        format!("\n{}\n", f.delimited())
+    } else {
+        f.delimited()
+    };
+    let display = if f.display { "block" } else { "inline" };
+    Elem {
+        tag: "math".to_string(),
+        attrs: vec![
+            ("display".to_string(), display.to_string()),
+            ("tex".to_string(), f.tex),
+        ],
+        has_attrs: false,
+        parent,
+        depth,
+        children: vec![Item::Text(text)],
+    }
+}
+
 /// The text below a node at MAX_DEPTH, in order, as `expand` would show it.
 fn flat_text(a: &Arena, i: u32) -> Vec<Item> {
     let mut out = Vec::new();
@@ -271,7 +299,7 @@ pub fn build_view(a: &Arena, body: u32) -> View {
         preorder.push(e);
         let src = source[e as usize];
         if src == NONE {
-            continue; // a #text wrapper: its one text child is already there
+            continue; // a #text wrapper or a formula: its one text child is already there
         }
         let depth = elems[e as usize].depth;
         let kids: Vec<Item> = if depth >= MAX_DEPTH {
@@ -286,12 +314,32 @@ pub fn build_view(a: &Arena, body: u32) -> View {
                         has_texts = has_texts || !all_space(t);
                         kids.push(Item::Text(t.to_string()));
                     }
-                    Data::Element { .. } if visible(a, c) => {
+                    Data::Element { attrs, .. } => {
+                        // a formula (or a rendering of one) before visibility: `<math>` and
+                        // `<script>` are no visible text otherwise
+                        let math = if is_hidden(attrs) {
+                            None
+                        } else {
+                            crate::math::detect(a, c)
+                        };
                         let id = elems.len() as u32;
-                        elems.push(make_elem(a, c, e, depth + 1));
-                        source.push(c);
-                        kids.push(Item::Elem(id));
-                        has_elems = true;
+                        match math {
+                            Some(Found::Formula(f)) => {
+                                // (made whole here: nothing of the page below it is read)
+                                elems.push(math_elem(f, e, depth + 1));
+                                source.push(NONE);
+                            }
+                            Some(Found::Skip) => {}
+                            None if visible(a, c) => {
+                                elems.push(make_elem(a, c, e, depth + 1));
+                                source.push(c);
+                            }
+                            None => {}
+                        }
+                        if elems.len() as u32 > id {
+                            kids.push(Item::Elem(id));
+                            has_elems = true;
+                        }
                     }
                     _ => {}
                 }

@@ -18,6 +18,7 @@ mod forest;
 mod intake;
 mod kind;
 mod language;
+mod math;
 mod minhash;
 mod nesting;
 mod novelty;

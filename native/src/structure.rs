@@ -21,10 +21,15 @@
 //!   after 1-9 digits followed by a space or the end of the line (`1\. `);
 //! - in table cells also `|`; in a heading a closing run of `#`.
 //!
+//! Formulas (`math.rs`: MathML, KaTeX, MathJax, Wikipedia's) are LaTeX between `$`
+//! (display math `$$`) in markdown and text, never escaped; in HTML a `<span class="math
+//! inline">\(...\)</span>` (display: `math display`, `\[...\]`), as pandoc writes them.
+//!
 //! HTML: text escapes `&`, `<` and `>`, attribute values also `"`; elements are the
 //! page's own kinds (`h1`-`h6`, `p`, `ul`/`ol`/`li`, `pre`/`code`, `table`/`tr`/`th`/`td`
 //! with their spans, `blockquote`, `em`, `strong`, `a`, `img`, `br`, `hr`), no attributes
-//! but `href`, `src`, `alt`, `start`, `colspan`, `rowspan` and a code block's language.
+//! but `href`, `src`, `alt`, `start`, `colspan`, `rowspan`, a code block's language and a
+//! formula's `math` class.
 //! The renderer writes every tag itself, so no element or attribute of the page (a script,
 //! an `on*` handler, a style, a frame, a form, svg or math) ever reaches the output.
 //!
@@ -389,6 +394,19 @@ impl Inline {
         }
     }
 
+    /// `s` as a paragraph of its own inside this run (display math): a blank line before
+    /// it unless it starts the run, and after it unless the run ends there (`finish`).
+    fn paragraph(&mut self, s: &str) {
+        let kept = self.buf.trim_end_matches([' ', '\n']).len();
+        self.buf.truncate(kept);
+        if !self.buf.is_empty() {
+            self.buf.push_str("\n\n");
+        }
+        self.buf.push_str(s);
+        self.buf.push_str("\n\n");
+        self.space = false;
+    }
+
     /// `<br>`: a hard line break; several in a row count once.
     fn hard_break(&mut self) {
         if self.buf.is_empty() {
@@ -425,6 +443,8 @@ impl Inline {
     /// The paragraph: no break at either end; in markdown, line starts escaped.
     fn finish(self) -> String {
         let body = self.buf.trim_end_matches(self.fmt.br());
+        // (after display math, the blank line that would part it from what follows)
+        let body = body.strip_suffix("\n\n").unwrap_or(body);
         if self.fmt != Format::Markdown {
             return body.to_string();
         }
@@ -989,6 +1009,34 @@ impl<'a> Md<'a> {
         acc.put(&format!("![{}]({src})", text.buf));
     }
 
+    /// A formula (`math.rs`, a `math` element of the tree): markdown and text write its TeX
+    /// between `$` (display math `$$`) as it is, never escaped; HTML writes it as pandoc
+    /// does, for MathJax or KaTeX to typeset: `<span class="math inline">\(...\)</span>`,
+    /// display math `<span class="math display">\[...\]</span>`, the TeX escaped as text.
+    fn formula(&self, e: u32, acc: &mut Inline) {
+        let tex = self.attr(e, "tex").unwrap_or("");
+        if tex.is_empty() {
+            return;
+        }
+        let display = self.attr(e, "display") == Some("block");
+        match self.fmt {
+            Format::Markdown | Format::Text if display => acc.paragraph(&format!("$${tex}$$")),
+            Format::Markdown | Format::Text => acc.put(&format!("${tex}$")),
+            Format::Html => {
+                let (kind, open, close) = if display {
+                    ("display", "\\[", "\\]")
+                } else {
+                    ("inline", "\\(", "\\)")
+                };
+                let mut t = format!("<span class=\"math {kind}\">{open}");
+                push_escaped_html(tex, &mut t);
+                t.push_str(close);
+                t.push_str("</span>");
+                acc.put(&t);
+            }
+        }
+    }
+
     fn inline(&self, e: u32, content: bool, acc: &mut Inline) {
         let tag = self.tag(e);
         match tag {
@@ -1000,6 +1048,11 @@ impl<'a> Md<'a> {
             "img" => {
                 if content && self.opts.images {
                     self.image(e, acc);
+                }
+            }
+            "math" => {
+                if content {
+                    self.formula(e, acc);
                 }
             }
             "code" | "kbd" | "samp" | "tt" => {
@@ -1410,6 +1463,51 @@ mod tests {
 
     fn text(html: &str) -> String {
         as_format(html, Format::Text)
+    }
+
+    #[test]
+    fn formulas_are_latex_between_dollars_never_escaped() {
+        let page = "<p>When <math><mi>a</mi><mo>≠</mo><mn>0</mn></math>, the roots of \
+                    <span class='katex'><span class='katex-mathml'><math><semantics><mi>x</mi>\
+                    <annotation encoding='application/x-tex'>a x^2 + b_1 x + c = 0</annotation>\
+                    </semantics></math></span><span class='katex-html' aria-hidden='true'>\
+                    ax2+b1x+c=0</span></span> are</p>\
+                    <div class='MathJax_Display'><span class='MathJax'>x = ...</span></div>\
+                    <script type='math/tex; mode=display'>x = \\frac{-b \\pm \\sqrt{b^2-4ac}}{2a}</script>\
+                    <p>and <em>*stars*</em> stay escaped.</p>";
+        assert_eq!(
+            md(page),
+            "When $a\\neq 0$, the roots of $a x^2 + b_1 x + c = 0$ are\n\n\
+             $$x = \\frac{-b \\pm \\sqrt{b^2-4ac}}{2a}$$\n\nand *\\*stars\\** stay escaped."
+        );
+        assert_eq!(
+            text(page),
+            "When $a\\neq 0$, the roots of $a x^2 + b_1 x + c = 0$ are\n\n\
+             $$x = \\frac{-b \\pm \\sqrt{b^2-4ac}}{2a}$$\n\nand *stars* stay escaped."
+        );
+        assert_eq!(
+            html(
+                "<p>If <math><mi>a</mi><mo>&lt;</mo><mi>b</mi></math></p>\
+                  <math display='block'><mi>x</mi></math>"
+            ),
+            "<p>If <span class=\"math inline\">\\(a&lt;b\\)</span></p>\n\
+             <p><span class=\"math display\">\\[x\\]</span></p>"
+        );
+    }
+
+    #[test]
+    fn display_math_is_a_block_of_its_own_inline_math_stays_in_its_line() {
+        let page = "<p>before <script type='math/tex; mode=display'>x^2</script>after \
+                    <script type='math/tex'>y</script> and</p>";
+        assert_eq!(md(page), "before\n\n$$x^2$$\n\nafter $y$ and");
+    }
+
+    #[test]
+    fn a_formula_under_a_noise_verdict_is_left_out_with_it() {
+        // nids: body 1, its two p 2 and 3, then their formulas 4 and 5
+        let page = "<p>Keep <math><mi>x</mi></math></p><p>drop <math><mi>y</mi></math></p>";
+        let out = md_with(page, &[(2, true), (3, false)], Options::default());
+        assert_eq!(out, "Keep $x$");
     }
 
     #[test]
