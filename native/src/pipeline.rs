@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use crate::blocks::{walk, PageBlocks};
+use crate::blocks::{tag_bits, walk, PageBlocks};
 use crate::context::context_features;
 use crate::dom::{base_href, build_view, title, View};
 use crate::features::{ancestors, block_features, N_FEATURES};
@@ -12,7 +12,7 @@ use crate::novelty::{descriptor, Reference};
 use crate::parse::parse;
 use crate::render::{render, OutBlock, Verdict};
 use crate::reveal::reveal;
-use crate::rules::{self, Settings, UNSEEN};
+use crate::rules::{self, Setting, Settings, COMMENTS, UNSEEN};
 use crate::site::{block_keys, page_digest, Evidence};
 use crate::structure::{Format, Options};
 
@@ -319,9 +319,24 @@ fn page_cuts(prob: &[f64], cut: &Cut) -> (f64, f64) {
     (cut.threshold * factor, cut.balanced * factor)
 }
 
-/// The page cleaned: its blocks (the noise too where `noise`), how many it holds with the
-/// noise, their probabilities, and the verdicts as the structure renderer reads them
-/// (`Prepared::structure`; what a rule decides, there too).
+/// What `clean` makes of a page.
+pub struct Cleaned {
+    /// its blocks (the noise too where asked)
+    pub blocks: Vec<OutBlock>,
+    /// how many blocks it holds with the noise
+    pub found: usize,
+    /// each block's probability
+    pub prob: Vec<f64>,
+    /// the verdicts as the structure renderer reads them (`Prepared::structure`; what a
+    /// rule decides, there too)
+    pub kept: Vec<Option<bool>>,
+    /// per view element, what it is to the page's comments kept apart
+    /// (`comment_elements`; empty unless `comments=separate`)
+    pub comments: Vec<Apart>,
+}
+
+/// The page cleaned (`Cleaned`): its blocks (the noise too where `noise`), their
+/// probabilities and the verdicts the renderer reads.
 #[allow(clippy::too_many_arguments)]
 pub fn clean(
     p: &mut Prepared,
@@ -331,12 +346,83 @@ pub fn clean(
     cut: Cut,
     noise: bool,
     with_paths: bool,
-) -> (Vec<OutBlock>, usize, Vec<f64>, Vec<Option<bool>>) {
+) -> Cleaned {
     let (prob, novel) = score(p, model, cv, evidence, &cut);
     let v = verdicts(p, &prob, novel, cut);
     let kept = v.iter().map(|x| x.map(|x| x.content)).collect();
+    let comments = comment_elements(p, &v, &cut.settings);
     let (blocks, found) = render(&p.view, &v, noise, with_paths);
-    (blocks, found, prob, kept)
+    Cleaned {
+        blocks,
+        found,
+        prob,
+        kept,
+        comments,
+    }
+}
+
+/// An element named for a reply form (`respond`, WordPress's; `comment-form`,
+/// `reply-form`), lowercased class and id.
+fn reply_form_name() -> &'static regex::Regex {
+    static R: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    R.get_or_init(|| regex::Regex::new(r"respond|(comment|reply)-?form").unwrap())
+}
+
+/// What an element is to the comments kept apart (`comment_elements`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Apart {
+    /// nothing of its own: its parent's
+    Inherit,
+    /// a block of a comment: written
+    Comment,
+    /// a reply form, or a reply link or button inside a comment: left out
+    Control,
+}
+
+/// Per view element, what it is to the page's comments kept apart (`comments=separate`):
+/// the blocks the comments rule took out of the main text (`rules/editorial.rs`: a section
+/// named for comments by class, id, role or itemprop, which holds neither the start of the
+/// main text nor its surest block) are the comments, whatever the model made of them (it
+/// learnt from gold texts that mostly drop comments), but a reply form (a `<form>` and its
+/// fields, labels and buttons, or an element named for one: `respond`, `comment-form`) and
+/// a comment's reply link or button (an `a` or `button` named for a reply) are left out:
+/// no one's comment. Empty unless `comments=separate`.
+pub fn comment_elements(p: &Prepared, v: &[Option<Verdict>], settings: &Settings) -> Vec<Apart> {
+    if settings.get(COMMENTS) != Setting::Separate {
+        return Vec::new();
+    }
+    let (pb, view) = (&p.pb, &p.view);
+    let names = |e: usize| {
+        let el = &view.elems[view.preorder[e] as usize];
+        let mut names = String::new();
+        if el.has_attrs {
+            for a in ["class", "id"] {
+                names.push_str(el.get(a).unwrap_or(""));
+                names.push(' ');
+            }
+        }
+        names.to_ascii_lowercase()
+    };
+    let form = tag_bits("form");
+    let control = |e: usize| {
+        pb.tag_flags[e] & form != 0
+            || reply_form_name().is_match(&names(e))
+            || (matches!(pb.tags[e].as_str(), "a" | "button") && names(e).contains("reply"))
+    };
+    let in_control = pb.under(control);
+    let is_comment =
+        |e: usize| v[view.preorder[e] as usize].is_some_and(|x| x.section == Some(COMMENTS));
+    let in_comment = pb.under(is_comment);
+    let mut out = vec![Apart::Inherit; view.elems.len()];
+    for e in 0..pb.tags.len() {
+        let ve = view.preorder[e] as usize;
+        if in_comment[e] && in_control[e] {
+            out[ve] = Apart::Control;
+        } else if is_comment(e) {
+            out[ve] = Apart::Comment;
+        }
+    }
+    out
 }
 
 /// Nanoseconds spent in each stage of one page's cleaning, for `benchmarks/native_stages.py`:
@@ -370,4 +456,79 @@ pub fn stage_times(
     std::hint::black_box(render(&p.view, &v, true, true));
     mark("render");
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The texts of the blocks of each kind of `comment_elements` on `html`, every block
+    /// scored `prob`, with `comments=separate`.
+    fn apart(html: &str) -> (Vec<String>, Vec<String>, Vec<String>) {
+        let p = prepare(html, None, false, false).unwrap();
+        let prob = vec![0.9; p.pb.text.len()];
+        let cut = Cut {
+            threshold: 0.5,
+            balanced: 0.5,
+            relative: 0.0,
+            settings: Settings::parse([("comments", "separate")]).unwrap(),
+        };
+        let v = verdicts(&p, &prob, false, cut);
+        let marks = comment_elements(&p, &v, &cut.settings);
+        let (mut comments, mut text) = (Vec::new(), Vec::new());
+        let controls = p
+            .view
+            .preorder
+            .iter()
+            .filter(|&&ve| marks[ve as usize] == Apart::Control)
+            .map(|&ve| p.view.elems[ve as usize].tag.clone())
+            .collect();
+        for (b, &e) in p.pb.elem.iter().enumerate() {
+            let ve = p.view.preorder[e] as usize;
+            if marks[ve] == Apart::Comment {
+                comments.push(p.pb.text[b].clone());
+            }
+            if v[ve].is_some_and(|x| x.content) {
+                text.push(p.pb.text[b].clone());
+            }
+        }
+        (comments, text, controls)
+    }
+
+    #[test]
+    fn comments_apart_are_the_comment_section_less_its_reply_form() {
+        let html = "<body><article><h1>A story of words enough to start</h1>\
+                    <p>The story itself runs on for more than ten words of main text.</p>\
+                    </article><div id='comments'><h3>2 Comments</h3>\
+                    <div class='comment'><p>Ann: a comment of the reader.</p>\
+                    <a class='comment-reply-link' href='#'>Reply</a></div>\
+                    <div id='respond'><h3>Leave a Reply</h3><form><label>Name</label>\
+                    <textarea></textarea></form></div></div></body>";
+        let (comments, text, controls) = apart(html);
+        // the reply link's text is its comment's block's, but the link is left out
+        assert_eq!(
+            comments,
+            ["2 Comments", "Ann: a comment of the reader.", "Reply"]
+        );
+        // (the blocks of the reply form, and the link: what has text of its own)
+        assert_eq!(controls, ["a", "h3", "label"]);
+        assert_eq!(
+            text,
+            [
+                "A story of words enough to start",
+                "The story itself runs on for more than ten words of main text."
+            ]
+        );
+        // without the switch there is nothing apart
+        let p = prepare(html, None, false, false).unwrap();
+        let v = verdicts(&p, &vec![0.9; p.pb.text.len()], false, {
+            Cut {
+                threshold: 0.5,
+                balanced: 0.5,
+                relative: 0.0,
+                settings: Settings::default(),
+            }
+        });
+        assert!(comment_elements(&p, &v, &Settings::default()).is_empty());
+    }
 }

@@ -15,7 +15,7 @@ use crate::features::N_FEATURES;
 use crate::forest::Forest;
 use crate::novelty::{descriptor, Reference};
 use crate::page_type;
-use crate::pipeline::{self, Cut, Member, Model, Prepared};
+use crate::pipeline::{self, Apart, Cut, Member, Model, Prepared};
 use crate::rules::{decided_by, Settings, RULES};
 use crate::shingles;
 use crate::site::{key_hex, parse_key, Evidence};
@@ -739,8 +739,17 @@ fn context<'py>(
     Ok(f64_bytes(py, &out))
 }
 
+/// The verdict byte of an element whose text is one of the page's comments kept apart
+/// (`comments=separate`, `pipeline::Apart`): noise in the main text, the content of
+/// `render_page`'s comments.
+const COMMENT: u8 = 3;
+/// The verdict byte of a reply link or form inside the comments kept apart: no verdict of
+/// its own in the main text, noise in the comments.
+const CONTROL: u8 = 4;
+
 /// Clean a read page: (blocks, how many blocks the page holds with the noise, probabilities,
-/// verdicts for `render`). Each block is (text, tag, score or None where no verdict is above
+/// verdicts for `render`: a byte per view element, 0 none, 1 noise, 2 content, 3 a comment
+/// kept apart, 4 a reply control in the comments). Each block is (text, tag, score or None where no verdict is above
 /// it, content, the convention that decided it or None, nid, path); `noise` false leaves
 /// the noise blocks out.
 #[pyfunction]
@@ -760,15 +769,24 @@ fn clean<'py>(
     let ev = evidence.as_ref().map(|e| &e.inner);
     let p = &mut page.inner;
     let cut = cut.get().inner;
-    let (blocks, found, prob, kept) = detached(py, || {
+    let pipeline::Cleaned {
+        blocks,
+        found,
+        prob,
+        kept,
+        comments,
+    } = detached(py, || {
         pipeline::clean(p, model, cv.as_deref(), ev, cut, noise, paths)
     })?;
     let kept: Vec<u8> = kept
         .iter()
-        .map(|k| match k {
-            None => 0,
-            Some(false) => 1,
-            Some(true) => 2,
+        .enumerate()
+        .map(|(e, k)| match (k, comments.get(e)) {
+            (Some(false), Some(Apart::Comment)) => COMMENT,
+            (None, Some(Apart::Control)) => CONTROL,
+            (None, _) => 0,
+            (Some(false), _) => 1,
+            (Some(true), _) => 2,
         })
         .collect();
     let list = PyList::empty(py);
@@ -888,9 +906,10 @@ fn format_named(name: &str) -> PyResult<Format> {
 }
 
 /// A cleaned page's content in each of `formats` (markdown, html, text), from the
-/// verdicts `clean` returned for it (`Prepared::structure`).
+/// verdicts `clean` returned for it (`Prepared::structure`); `comments`: its comments kept
+/// apart (`comments=separate`) instead, with the same structure.
 #[pyfunction]
-#[pyo3(signature = (page, kept, formats, links=false, images=false))]
+#[pyo3(signature = (page, kept, formats, links=false, images=false, comments=false))]
 fn render_page(
     py: Python<'_>,
     page: PyRef<'_, PyPage>,
@@ -898,6 +917,7 @@ fn render_page(
     formats: Vec<String>,
     links: bool,
     images: bool,
+    comments: bool,
 ) -> PyResult<Vec<String>> {
     let p = &page.inner;
     if kept.len() != p.view.elems.len() {
@@ -911,10 +931,11 @@ fn render_page(
         .collect::<PyResult<Vec<_>>>()?;
     let kept: Vec<Option<bool>> = kept
         .iter()
-        .map(|&b| match b {
-            0 => None,
-            1 => Some(false),
-            _ => Some(true),
+        .map(|&b| match (b, comments) {
+            (0, _) | (CONTROL, false) => None,
+            (COMMENT, true) => Some(true),
+            (_, true) | (1 | COMMENT, false) => Some(false),
+            (_, false) => Some(true),
         })
         .collect();
     detached(py, || {

@@ -35,17 +35,22 @@ def core() -> ModuleType:
 class Verdicts:
     """The default cleaner's verdicts on a page the core read: what the structure renderer
     needs to write the page's content as markdown, HTML or text (`render`) after cleaning.
-    Holds the core's reading of the page; lives in the process that cleaned it."""
+    Holds the core's reading of the page; lives in the process that cleaned it.
+    `comments`: the page's comments are kept apart (`comments=separate`), and
+    `render(..., comments=True)` writes them."""
 
-    __slots__ = ("kept", "page")
+    __slots__ = ("comments", "kept", "page")
 
-    def __init__(self, page: Any, kept: bytes) -> None:
-        self.page, self.kept = page, kept
+    def __init__(self, page: Any, kept: bytes, *, comments: bool = False) -> None:
+        self.page, self.kept, self.comments = page, kept, comments
 
     def render(self, renderings: list[str], *, links: bool = False,
-               images: bool = False) -> list[str]:
+               images: bool = False, comments: bool = False) -> list[str]:
+        """The content in each of `renderings`; `comments`: the comments kept apart
+        instead (the blocks the comments rule took out of the text, reply forms aside:
+        `native/src/pipeline.rs::comment_elements`)."""
         return list(core().render_page(self.page, self.kept, renderings, links=links,
-                                       images=images))
+                                       images=images, comments=comments))
 
 
 def read(html: Any, url: str | None = None, *, cut_title: bool = False,

@@ -64,6 +64,25 @@ class Result:
     # default cleaner from its reading of the page, by `output.finish` for other methods.
     page_type: str | None = None
     page_type_score: float | None = None
+    # The page's comments kept apart from its text (`comments=separate`, the default
+    # cleaner's; `sitesift.verdicts.add_structure`), in the renderings the text was made
+    # in ("text" always, "markdown" and "html" where asked): None unless kept apart, ""
+    # for a page without comments. `comments` and `comments_markdown` read them.
+    comments_structured: dict[str, str] | None = None
+
+    @property
+    def comments(self) -> str | None:
+        """The page's comments as text (`comments=separate`): laid out as the text is,
+        without the main text; None unless the comments were kept apart."""
+        held = self.comments_structured
+        return None if held is None else held.get("text", "")
+
+    @property
+    def comments_markdown(self) -> str | None:
+        """The page's comments as markdown, where kept apart and the markdown made (the
+        crawl's `--markdown`, `sitesift.clean`); else None."""
+        held = self.comments_structured
+        return None if held is None else held.get("markdown")
 
     @property
     def n_blocks(self) -> int:
@@ -198,7 +217,8 @@ class Result:
     def to_dict(self) -> dict[str, Any]:
         return {
             "id": self.id, "url": self.url, "site": self.site, "method": self.method,
-            "title": self.title, "text": self.text, "language": self.language,
+            "title": self.title, "text": self.text, "comments": self.comments,
+            "language": self.language,
             "language_score": self.language_score, "page_type": self.page_type,
             "page_type_score": self.page_type_score, "meta": self.meta,
             "blocks": [asdict(b) for b in self.blocks],

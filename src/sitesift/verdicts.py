@@ -207,6 +207,11 @@ def add_structure(result: Any, page: Any, output: Any) -> Any:
                 return result
         else:
             got = verdicts.render(wanted, links=output.links, images=output.images)
+            if getattr(verdicts, "comments", False):  # comments=separate: them apart too
+                made = list(output.made)
+                apart = verdicts.render(made, links=output.links, images=output.images,
+                                        comments=True)
+                result.comments_structured = dict(zip(made, apart, strict=True))
     except NativeMissing:
         return result
     result.structured.update(zip(wanted, got, strict=True))

@@ -462,7 +462,8 @@ def test_the_switch_fields_are_the_cores_table() -> None:
         assert (f.default, f.metadata["values"], f.metadata["doc"]) == (
             values[0], tuple(values), summary), name
         assert phase in ("bar", "bring-in", "take-out", "editorial")
-        assert set(values) <= {"auto", "drop", "keep"} and "auto" in values
+        assert set(values) <= {"auto", "drop", "keep", "separate"} and "auto" in values
+        assert "separate" not in values or name == "comments"  # comments alone go apart
     # set as a keyword or as `--set default.NAME=VALUE`, checked against the table
     assert DefaultParams(teasers="auto").teasers == "auto"
     assert get_cleaner("default", teasers="auto").conventions()["hidden"] == "drop"

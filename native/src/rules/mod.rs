@@ -68,31 +68,41 @@ impl Phase {
     }
 }
 
-/// A switch's value: `auto` leaves the blocks to the model; `drop` and `keep` decide them.
+/// A switch's value: `auto` leaves the blocks to the model; `drop` and `keep` decide them;
+/// `separate` (comments only) drops them from the main text and keeps them apart, as the
+/// result's comments (`pipeline::comment_elements`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Setting {
     #[default]
     Auto,
     Drop,
     Keep,
+    Separate,
 }
 
 impl Setting {
-    const ALL: [Setting; 3] = [Setting::Auto, Setting::Drop, Setting::Keep];
+    const ALL: [Setting; 4] = [
+        Setting::Auto,
+        Setting::Drop,
+        Setting::Keep,
+        Setting::Separate,
+    ];
 
     pub fn word(self) -> &'static str {
         match self {
             Setting::Auto => "auto",
             Setting::Drop => "drop",
             Setting::Keep => "keep",
+            Setting::Separate => "separate",
         }
     }
 
-    /// What a rule set so decides of the blocks it marks (none for `auto`).
+    /// What a rule set so decides of the blocks it marks in the main text (none for
+    /// `auto`; `separate` takes them out of it).
     pub fn decision(self) -> Option<Decision> {
         match self {
             Setting::Auto => None,
-            Setting::Drop => Some(Decision::Drop),
+            Setting::Drop | Setting::Separate => Some(Decision::Drop),
             Setting::Keep => Some(Decision::Keep),
         }
     }
@@ -198,6 +208,9 @@ const fn same(a: &str, b: &str) -> bool {
     }
     true
 }
+
+/// `comments`: the one rule whose blocks can be kept apart (`comments=separate`).
+pub const COMMENTS: RuleId = RuleId::named("comments");
 
 /// `unseen=keep`: the one rule that asks whether the page is unlike the training pages.
 pub const UNSEEN: RuleId = RuleId::named("unseen");
@@ -404,7 +417,13 @@ mod tests {
         assert_eq!(Settings::default(), parse(&[]).unwrap());
         assert_eq!(
             parse(&[("comments", "keep")]).unwrap_err(),
-            "comments=keep: use auto or drop"
+            "comments=keep: use auto, drop or separate"
+        );
+        let apart = parse(&[("comments", "separate")]).unwrap();
+        assert_eq!(apart.get(comments), Setting::Separate);
+        assert_eq!(
+            parse(&[("captions", "separate")]).unwrap_err(),
+            "captions=separate: use auto, drop or keep"
         );
         assert_eq!(
             parse(&[("dates", "sometimes")]).unwrap_err(),
@@ -482,7 +501,7 @@ mod tests {
                 .map(|s| s.word())
                 .collect()
         };
-        assert_eq!(words("comments"), ["auto", "drop"]);
+        assert_eq!(words("comments"), ["auto", "drop", "separate"]);
         assert_eq!(words("captions"), ["auto", "drop", "keep"]);
         assert_eq!(words("records"), ["keep", "auto"]);
         assert_eq!(words("hidden"), ["drop", "auto"]);

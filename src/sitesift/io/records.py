@@ -29,8 +29,9 @@ inputs that are not WARC (JSONL, folders of pages). Issue 55's names (DataTrove'
 reader and FineWeb call the first two `id` and `date`)."""
 RESULT_FIELDS = ("url", "site", "method", "input", "position", "offset", *WARC_FIELDS,
                  "title", "text", "text_digest", "dup_of", "language", "language_score",
-                 "page_type", "page_type_score", "metadata", "markdown", "html", "blocks",
-                 "content_blocks", "warnings", "no_main_content")
+                 "page_type", "page_type_score", "metadata", "markdown", "html", "comments",
+                 "comments_markdown", "blocks", "content_blocks", "warnings",
+                 "no_main_content")
 """A result record's fields, always all of them (a fixed schema for Parquet): `markdown` and
 `html` are null unless asked for; `warnings` is a list of strings, empty unless the page was
 doubtful (`Result.warnings`: a page whose text scripts would fill in); `no_main_content` is
@@ -39,7 +40,9 @@ null unless the result keeps no content, and then says why (`sitesift.weak.empty
 of an earlier record's (`DUP_OF_FIELDS`, `sitesift.io.dups`); `language` and `language_score`
 are the language detected from the text (`Result.language`: ISO 639-1, a score in [0, 1]),
 null where it has no text; `page_type` is one of WCXB's seven types and `page_type_score`
-its probability (`sitesift.page_type`)."""
+its probability (`sitesift.page_type`); `comments` is the page's comments as text, kept
+apart from `text` (`Result.comments`), null unless `--set comments=separate`, and
+`comments_markdown` them as markdown, null unless also `--markdown`."""
 METADATA_FIELDS = ("title", "author", "date", "sitename", "language", "canonical_url",
                    "description")
 """A record's `metadata` (`crawl --metadata`; null without): what the page declares about
@@ -135,7 +138,9 @@ def result_record(page: PageRecord, result: Result, *, markdown: bool = False,
         "page_type": result.page_type, "page_type_score": result.page_type_score,
         "metadata": result.meta.get("metadata"),
         "markdown": result.markdown() if markdown else None,
-        "html": result.html() if html else None, "blocks": result.n_blocks,
+        "html": result.html() if html else None, "comments": result.comments,
+        "comments_markdown": result.comments_markdown if markdown else None,
+        "blocks": result.n_blocks,
         "content_blocks": len(result.content), "warnings": result.warnings,
         "no_main_content": result.meta.get("no_main_content"),
     }

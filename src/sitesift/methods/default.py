@@ -29,7 +29,9 @@ a file named for it (the four editorial kinds in `editorial.rs`), and
   often want no reader comments; the model follows the gold texts, which keep a forum's
   posts and mostly drop a story's comments). A comment section is an element whose class,
   id, role or itemprop names comments (the keyword groups' comment group). Forum posts in
-  such containers go too: that is what the option asks for.
+  such containers go too: that is what the option asks for. `comments=separate` takes
+  them out of the text the same way and keeps them apart, as the result's `comments`
+  (docs/math-and-comments.md).
 - `captions=drop|keep`: photo captions and credits (`<figcaption>`, class or id naming a
   caption or credit);
 - `bylines=drop|keep`: bylines and author boxes (class, id, itemprop or rel naming an
@@ -165,11 +167,14 @@ def _switch(name: str) -> Any:
     return field(default=values[0], metadata={"values": values, "doc": summary})
 
 
-def _reason(score: float, section: str | None, content: bool) -> str:
+def _reason(score: float, section: str | None, content: bool, apart: bool = False) -> str:
     """`default: p=0.91`, or with the convention that decided the block against the model:
-    `default: p=0.91, captions=drop`."""
+    `default: p=0.91, captions=drop`; a comment kept apart (`apart`: comments=separate)
+    says `comments=separate`."""
     if section is None:
         return f"default: p={score:.2f}"
+    if apart and section == "comments":
+        return f"default: p={score:.2f}, comments=separate"
     return f"default: p={score:.2f}, {section}={'keep' if content else 'drop'}"
 
 
@@ -350,13 +355,16 @@ class DefaultCleaner(ParamsCleaner[DefaultParams]):
                                      cv=cv_group(page.site), evidence=self._evidence(),
                                      noise=noise, paths=noise)
         # (score None: no verdict above the block, which the core reports as content)
+        apart = self.params.comments == "separate"
         blocks = [Block(text, tag, CONTENT if content else NOISE,
                         1.0 if score is None else score,
-                        KEPT if score is None else _reason(score, section, content), nid, path)
+                        KEPT if score is None else _reason(score, section, content, apart),
+                        nid, path)
                   for text, tag, score, content, section, nid, path in rows]
         page.know_title(npage.title)
         result = Result(blocks, self.name, page.id, page.url, page.site, page.title,
-                        verdicts=Verdicts(npage, kept), blocks_read=found)
+                        verdicts=Verdicts(npage, kept, comments=apart),
+                        blocks_read=found)
         result.page_type, result.page_type_score = page_type.classify(npage)
         if npage.revealed:
             result.meta["revealed"] = "content shown from <noscript> / hidden elements"
