@@ -192,7 +192,9 @@ def add_structure(result: Any, page: Any, output: Any) -> Any:
     decides on text rather than nodes leaves none and keeps its block-built renderings;
     so does an installation without the native core, and a page the core reads as another
     tree than the method's (`render_verdicts`): every rendering then comes from the
-    blocks, so the text is still the one the method decided on."""
+    blocks, so the text is still the one the method decided on. The default cleaner's
+    verdicts with the comments kept apart (`comments=separate`) also give
+    `result.comments_structured`: the comments in each of those renderings."""
     from sitesift.native import NativeMissing
 
     wanted = [r for r in output.made if r not in result.structured]
