@@ -29,7 +29,9 @@ IMAGE_SCHEMES = {"http", "https", ""}
 # The elements and attributes the renderer writes, and the document around it.
 ALLOWED_TAGS = {"html", "head", "body", "title", "meta", "h1", "h2", "h3", "h4", "h5", "h6",
                 "p", "ul", "ol", "li", "pre", "code", "table", "tbody", "thead", "tr", "th",
-                "td", "blockquote", "em", "strong", "a", "img", "br", "hr"}
+                "td", "blockquote", "em", "strong", "a", "img", "br", "hr", "span"}
+# A formula's LaTeX in HTML: pandoc's <span class="math inline|display"> (text only inside)
+MATH_CLASSES = {"math inline", "math display"}
 ALLOWED_ATTRS = {"href", "src", "alt", "start", "colspan", "rowspan", "class", "charset"}
 NEVER = {"script", "style", "iframe", "frame", "frameset", "object", "embed", "applet",
          "form", "input", "button", "base", "svg", "math", "link", "template", "noscript",
@@ -59,6 +61,9 @@ def unsafe_in_html(html: str) -> list[str]:
             continue
         if tag in NEVER or tag not in ALLOWED_TAGS:
             found.append(f"element <{tag}>")
+        if tag == "span" and (node.attributes.get("class") not in MATH_CLASSES
+                              or next(node.iter(include_text=False), None) is not None):
+            found.append(f"span {node.attributes} (only a formula's text)")
         if tag == "meta" and set(node.attributes) != {"charset"}:
             found.append(f"meta {node.attributes}")
         for name, value in node.attributes.items():
@@ -69,7 +74,8 @@ def unsafe_in_html(html: str) -> list[str]:
                 allowed = IMAGE_SCHEMES if tag == "img" else LINK_SCHEMES
                 if browser_scheme(value or "") not in allowed:
                     found.append(f"address {name}={value!r} on <{tag}>")
-            if name == "class" and not (tag == "code" and (value or "").startswith("language-")):
+            if name == "class" and not (tag == "code" and (value or "").startswith("language-")
+                                        or tag == "span" and value in MATH_CLASSES):
                 found.append(f"class {value!r} on <{tag}>")
     return found
 

@@ -1010,7 +1010,7 @@ impl<'a> Md<'a> {
     }
 
     /// A formula (`math.rs`, a `math` element of the tree): markdown and text write its TeX
-    /// between `$` (display math `$$`) as it is, never escaped; HTML writes it as pandoc
+    /// between `$` (display math `$$`), never escaped (markdown: made inert, `inert_tex`); HTML writes it as pandoc
     /// does, for MathJax or KaTeX to typeset: `<span class="math inline">\(...\)</span>`,
     /// display math `<span class="math display">\[...\]</span>`, the TeX escaped as text.
     fn formula(&self, e: u32, acc: &mut Inline) {
@@ -1020,8 +1020,10 @@ impl<'a> Md<'a> {
         }
         let display = self.attr(e, "display") == Some("block");
         match self.fmt {
-            Format::Markdown | Format::Text if display => acc.paragraph(&format!("$${tex}$$")),
-            Format::Markdown | Format::Text => acc.put(&format!("${tex}$")),
+            Format::Markdown if display => acc.paragraph(&format!("$${}$$", inert_tex(tex))),
+            Format::Markdown => acc.put(&format!("${}$", inert_tex(tex))),
+            Format::Text if display => acc.paragraph(&format!("$${tex}$$")),
+            Format::Text => acc.put(&format!("${tex}$")),
             Format::Html => {
                 let (kind, open, close) = if display {
                     ("display", "\\[", "\\]")
@@ -1423,6 +1425,18 @@ pub fn render(view: &View, kept: &[Option<bool>], opts: &Options) -> String {
     let mut text = md.join(out);
     text.truncate(text.trim_end().len());
     text
+}
+
+/// A formula's TeX as markdown may hold it: the same formula typeset, but nothing a markdown
+/// renderer that does not know `$` math would turn into markup a browser runs. The TeX comes
+/// from the page, so `<img onerror=...>` or `[x](javascript:...)` in an annotation would
+/// otherwise be raw HTML or a link: `<` and `>` become `\lt ` and `\gt ` (TeX's own names
+/// for them, in MathJax and KaTeX), and `](` gets a space between (a space in math mode is
+/// nothing, and a link needs the two together).
+fn inert_tex(tex: &str) -> String {
+    tex.replace('<', "\\lt ")
+        .replace('>', "\\gt ")
+        .replace("](", "] (")
 }
 
 #[cfg(test)]
@@ -2016,5 +2030,14 @@ mod tests {
         // a nested list without items: its text is written, not dropped
         assert_eq!(md("<ul><ul>A quoted line.</ul></ul>"), "A quoted line.");
         assert_eq!(md("<ul><li>a</li><ul><li>a1</li></ul></ul>"), "- a\n  - a1");
+    }
+
+    #[test]
+    fn a_formula_in_markdown_holds_no_markup_a_browser_runs() {
+        assert_eq!(
+            inert_tex("a<b>c [x](javascript:alert(1))"),
+            "a\\lt b\\gt c [x] (javascript:alert(1))"
+        );
+        assert_eq!(inert_tex("\\frac{a}{b}"), "\\frac{a}{b}");
     }
 }
