@@ -42,7 +42,8 @@ def result_schema() -> Any:
     dup_of = pa.struct([(name, dup_types.get(name, pa.string())) for name in DUP_OF_FIELDS])
     types = {"position": pa.int64(), "offset": pa.int64(), "blocks": pa.int32(),
              "content_blocks": pa.int32(), "warnings": pa.list_(pa.string()), "dup_of": dup_of,
-             "language_score": pa.float64(), "page_type_score": pa.float64()}
+             "language_score": pa.float64(), "page_type_score": pa.float64(),
+             "confidence": pa.float64(), "fallback_from_confidence": pa.float64()}
     return pa.schema([(name, types.get(name, pa.string())) for name in RESULT_FIELDS])
 
 
