@@ -79,6 +79,14 @@ def add_parsers(sub: Any, methods: list[str]) -> None:
                         "page, manifest.jsonl and errors.jsonl")
     p.add_argument("--method", default="default", choices=methods,
                    help="the cleaner; `sitesift methods` describes each")
+    p.add_argument("--fallback", choices=methods,
+                   help="with --fallback-below: the method that cleans the doubtful pages "
+                        "again (a page-level one); also cleans the pages a site model empties "
+                        "(default: default)")
+    p.add_argument("--fallback-below", type=float, metavar="X",
+                   help="a page whose confidence (its predicted token F1, in [0, 1]) is under "
+                        "X is cleaned again by --fallback; json keeps the first method and "
+                        "its confidence in meta.fallback_from (docs/confidence.md)")
     p.add_argument("--format", default="text", choices=sorted(FORMATS),
                    help="text (paragraphs, line breaks and code lines kept), markdown, html "
                         "(a clean document of the same structure), or json (the text, and "
@@ -265,6 +273,7 @@ def cmd_clean(args: argparse.Namespace) -> int:
                                 "fit`)")
     else:
         checked_cleaner(command, args.method, params, workers=_to_folder(args))
+    _routes(command, args, params)  # --fallback-below's settings, checked now
     guards = limits(args)
     inputs = expand_inputs(command, args.inputs)
     if args.out and _to_file(args.out, args.inputs, inputs):
@@ -355,7 +364,8 @@ def _clean(args: argparse.Namespace, inputs: list[str], out: Path | None,
     # (each page's file body made where it was cleaned: a body crosses from a worker in a
     # fraction of the time its Result does)
     pack = partial(file_record, fmt=args.format, metadata=output.metadata)
-    policy = SitePolicy(args.method, params, model=args.model, output=output, pack=pack)
+    policy = SitePolicy(args.method, params, model=args.model, output=output, pack=pack,
+                        **_routes("clean", args, params))
     stream = itertools.chain(prefailed, run_groups(groups, policy, run_settings(args, guards)))
     ok, failed, skipped = write_outcomes(_tallied(args, tally, stream), out, args.format,
                                          output.metadata, keep)
@@ -369,6 +379,24 @@ def _clean(args: argparse.Namespace, inputs: list[str], out: Path | None,
           + (f", {tally.count} warnings ({tally.pages} pages, {len(tally.fits)} fits)"
              if tally.count else ""), file=sys.stderr)
     return OK if failed == 0 and inputs_n == ok + skipped else SOME_FAILED
+
+
+def _routes(command: str, args: argparse.Namespace, params: dict[str, Any]) -> dict[str, Any]:
+    """The policy's `fallback` and `fallback_below` from --fallback and --fallback-below,
+    checked before any page is read (exit 2): X in [0, 1], a fallback other than the
+    method, a method that gives a confidence, the fallback's settings."""
+    from sitesift.jobs.policy import FALLBACK, check_fallback_below
+
+    if args.fallback_below is None:
+        return {"fallback": args.fallback or FALLBACK}
+    if args.model:
+        raise fail(command, "--fallback-below is for --method, not --model")
+    try:
+        below = check_fallback_below(args.fallback_below, args.method, args.fallback)
+    except ValueError as exc:
+        raise fail(command, str(exc)) from None
+    checked_cleaner(command, args.fallback, params if args.fallback == args.method else {})
+    return {"fallback": args.fallback, "fallback_below": below}
 
 
 def _output(command: str, args: argparse.Namespace, params: dict[str, Any]) -> Output:
@@ -408,8 +436,8 @@ def _one_page(args: argparse.Namespace, groups: dict[str, list[Source]],
     watchdog.start()
     try:
         ((group, sources),) = groups.items()
-        return clean_group(SitePolicy(args.method, params, model=args.model, output=output),
-                           group, sources)
+        return clean_group(SitePolicy(args.method, params, model=args.model, output=output,
+                                      **_routes("clean", args, params)), group, sources)
     finally:
         watchdog.cancel()
 

@@ -37,6 +37,11 @@ def add_parsers(sub: Any, methods: list[str]) -> None:
                    help="cleans, unfitted, sites with fewer than --min-site-pages pages, pages "
                         "without a URL and sites whose fit failed: a page-level method, or "
                         "default (the default), which then cleans each page alone")
+    p.add_argument("--fallback-below", type=float, metavar="X",
+                   help="a page whose confidence (its predicted token F1, in [0, 1]) is under "
+                        "X is cleaned again by --fallback, which must be another method; the "
+                        "record names the first method and its confidence "
+                        "(fallback_from, fallback_from_confidence: docs/confidence.md)")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="a parameter of --method, e.g. preset=precision (the fallback's too "
                         "when it is the same method)")
@@ -82,7 +87,8 @@ def crawl_settings(args: argparse.Namespace) -> tuple[Any, Any]:
         grouping=args.group_by, min_site_pages=args.min_site_pages, fit_sample=args.fit_sample,
         seed=args.seed, markdown=args.markdown, html=args.html,
         max_record_bytes=int(args.max_record_mb * 1024 * 1024), models=args.models,
-        refit=args.refit, drop_duplicates=args.drop_duplicates, languages=languages)
+        refit=args.refit, drop_duplicates=args.drop_duplicates, languages=languages,
+        fallback_below=args.fallback_below)
     return cfg, limits(args)
 
 
@@ -93,6 +99,13 @@ def cmd_crawl(args: argparse.Namespace) -> int:
         from sitesift.language import parse_languages
 
         parse_languages(args.lang)
+    if args.fallback_below is not None:  # refused before any work (exit 2)
+        from sitesift.jobs.policy import check_fallback_below
+
+        try:
+            check_fallback_below(args.fallback_below, args.method, args.fallback)
+        except ValueError as exc:
+            raise UsageError(f"sitesift crawl: {exc}") from None
     # settings refused before any record (the crawl always cleans in worker processes)
     checked_cleaner("crawl", args.method, params, workers=True)
     if args.fallback == args.method:
