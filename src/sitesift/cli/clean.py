@@ -43,6 +43,7 @@ from sitesift.cli.common import (
     write_file,
     write_outcomes,
 )
+from sitesift.cli.fallback import add_fallback_below, clean_policy, fallback_routes
 from sitesift.errors import SettingsError
 from sitesift.output import Output, file_record
 
@@ -79,14 +80,7 @@ def add_parsers(sub: Any, methods: list[str]) -> None:
                         "page, manifest.jsonl and errors.jsonl")
     p.add_argument("--method", default="default", choices=methods,
                    help="the cleaner; `sitesift methods` describes each")
-    p.add_argument("--fallback", choices=methods,
-                   help="with --fallback-below: the method that cleans the doubtful pages "
-                        "again (a page-level one); also cleans the pages a site model empties "
-                        "(default: default)")
-    p.add_argument("--fallback-below", type=float, metavar="X",
-                   help="a page whose confidence (its predicted token F1, in [0, 1]) is under "
-                        "X is cleaned again by --fallback; json keeps the first method and "
-                        "its confidence in meta.fallback_from (docs/confidence.md)")
+    add_fallback_below(p, "json keeps the first method's in meta.fallback_from", methods)
     p.add_argument("--format", default="text", choices=sorted(FORMATS),
                    help="text (paragraphs, line breaks and code lines kept), markdown, html "
                         "(a clean document of the same structure), or json (the text, and "
@@ -273,7 +267,7 @@ def cmd_clean(args: argparse.Namespace) -> int:
                                 "fit`)")
     else:
         checked_cleaner(command, args.method, params, workers=_to_folder(args))
-    _routes(command, args, params)  # --fallback-below's settings, checked now
+    fallback_routes(command, args, params)  # --fallback-below's settings, checked now
     guards = limits(args)
     inputs = expand_inputs(command, args.inputs)
     if args.out and _to_file(args.out, args.inputs, inputs):
@@ -333,7 +327,7 @@ def _clean(args: argparse.Namespace, inputs: list[str], out: Path | None,
            keep: LanguageFilter | None = None, target: Path | None = None) -> int:
     """Clean the inputs into the folder `out`, the file `target`, or stdout; `keep`
     (`--lang`): only the pages in its languages, the others counted as skipped."""
-    from sitesift.batch import SitePolicy, WarningTally, run_groups
+    from sitesift.batch import WarningTally, run_groups
 
     command = "clean"
     groups, prefailed = _sources(command, inputs, args.group_by)
@@ -364,8 +358,7 @@ def _clean(args: argparse.Namespace, inputs: list[str], out: Path | None,
     # (each page's file body made where it was cleaned: a body crosses from a worker in a
     # fraction of the time its Result does)
     pack = partial(file_record, fmt=args.format, metadata=output.metadata)
-    policy = SitePolicy(args.method, params, model=args.model, output=output, pack=pack,
-                        **_routes("clean", args, params))
+    policy = clean_policy(args, params, output, pack=pack)
     stream = itertools.chain(prefailed, run_groups(groups, policy, run_settings(args, guards)))
     ok, failed, skipped = write_outcomes(_tallied(args, tally, stream), out, args.format,
                                          output.metadata, keep)
@@ -379,24 +372,6 @@ def _clean(args: argparse.Namespace, inputs: list[str], out: Path | None,
           + (f", {tally.count} warnings ({tally.pages} pages, {len(tally.fits)} fits)"
              if tally.count else ""), file=sys.stderr)
     return OK if failed == 0 and inputs_n == ok + skipped else SOME_FAILED
-
-
-def _routes(command: str, args: argparse.Namespace, params: dict[str, Any]) -> dict[str, Any]:
-    """The policy's `fallback` and `fallback_below` from --fallback and --fallback-below,
-    checked before any page is read (exit 2): X in [0, 1], a fallback other than the
-    method, a method that gives a confidence, the fallback's settings."""
-    from sitesift.jobs.policy import FALLBACK, check_fallback_below
-
-    if args.fallback_below is None:
-        return {"fallback": args.fallback or FALLBACK}
-    if args.model:
-        raise fail(command, "--fallback-below is for --method, not --model")
-    try:
-        below = check_fallback_below(args.fallback_below, args.method, args.fallback)
-    except ValueError as exc:
-        raise fail(command, str(exc)) from None
-    checked_cleaner(command, args.fallback, params if args.fallback == args.method else {})
-    return {"fallback": args.fallback, "fallback_below": below}
 
 
 def _output(command: str, args: argparse.Namespace, params: dict[str, Any]) -> Output:
@@ -424,7 +399,7 @@ def _one_page(args: argparse.Namespace, groups: dict[str, list[Source]],
     import os
     import threading
 
-    from sitesift.batch import SitePolicy, clean_group
+    from sitesift.batch import clean_group
 
     def overtime() -> None:
         print(f"sitesift clean: the page took more than {seconds:g} s (--page-timeout)",
@@ -436,8 +411,7 @@ def _one_page(args: argparse.Namespace, groups: dict[str, list[Source]],
     watchdog.start()
     try:
         ((group, sources),) = groups.items()
-        return clean_group(SitePolicy(args.method, params, model=args.model, output=output,
-                                      **_routes("clean", args, params)), group, sources)
+        return clean_group(clean_policy(args, params, output), group, sources)
     finally:
         watchdog.cancel()
 

@@ -23,6 +23,7 @@ from sitesift.cli.common import (
     parse_set,
     run_settings,
 )
+from sitesift.cli.fallback import add_fallback_below, fallback_routes
 
 
 def add_parsers(sub: Any, methods: list[str]) -> None:
@@ -37,11 +38,8 @@ def add_parsers(sub: Any, methods: list[str]) -> None:
                    help="cleans, unfitted, sites with fewer than --min-site-pages pages, pages "
                         "without a URL and sites whose fit failed: a page-level method, or "
                         "default (the default), which then cleans each page alone")
-    p.add_argument("--fallback-below", type=float, metavar="X",
-                   help="a page whose confidence (its predicted token F1, in [0, 1]) is under "
-                        "X is cleaned again by --fallback, which must be another method; the "
-                        "record names the first method and its confidence "
-                        "(fallback_from, fallback_from_confidence: docs/confidence.md)")
+    add_fallback_below(p, "the record names the first method and its confidence in "
+                          "fallback_from and fallback_from_confidence")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="a parameter of --method, e.g. preset=precision (the fallback's too "
                         "when it is the same method)")
@@ -99,13 +97,7 @@ def cmd_crawl(args: argparse.Namespace) -> int:
         from sitesift.language import parse_languages
 
         parse_languages(args.lang)
-    if args.fallback_below is not None:  # refused before any work (exit 2)
-        from sitesift.jobs.policy import check_fallback_below
-
-        try:
-            check_fallback_below(args.fallback_below, args.method, args.fallback)
-        except ValueError as exc:
-            raise UsageError(f"sitesift crawl: {exc}") from None
+    fallback_routes("crawl", args, params)  # --fallback-below, refused before any work
     # settings refused before any record (the crawl always cleans in worker processes)
     checked_cleaner("crawl", args.method, params, workers=True)
     if args.fallback == args.method:
