@@ -47,8 +47,26 @@ PARAMS: dict[str, Any] = {"max_iter": 150, "learning_rate": 0.05, "max_leaf_node
 """The forest's settings: few shallow trees (a page pays one walk of each)."""
 
 
-def read_table(datasets: Sequence[Path], loco: Path, cache: Path) -> dict[str, np.ndarray]:
-    """Per page and preset of the loco run: the features, the real F1, corpus, id, preset."""
+def heldout_probabilities(runs: Sequence[Path]) -> dict[tuple[str, str], np.ndarray]:
+    """(corpus, page id) -> its blocks' held-out probabilities, from loco.py runs (one of
+    every corpus, or runs of some corpora each, `--only`)."""
+    out: dict[tuple[str, str], np.ndarray] = {}
+    for run in runs:
+        blocks = np.load(run / "blocks.npz")
+        p2, bounds = blocks["p2"], blocks["bounds"]
+        with open(run / "pages.jsonl", encoding="utf-8") as f:
+            order = list(dict.fromkeys((r["corpus"], str(r["id"]))
+                                       for r in map(json.loads, f)))
+        if len(order) + 1 != len(bounds):
+            raise SystemExit(f"{run}: its pages.jsonl and blocks.npz disagree")
+        for i, key in enumerate(order):
+            out[key] = p2[int(bounds[i]):int(bounds[i + 1])]
+    return out
+
+
+def read_table(datasets: Sequence[Path], runs: Sequence[Path],
+               cache: Path) -> dict[str, np.ndarray]:
+    """Per page and preset of the loco runs: the features, the real F1, corpus, id, preset."""
     from sitesift import page_type
     from sitesift._native import Cut, verdicts_for
     from sitesift.confidence import features
@@ -64,11 +82,8 @@ def read_table(datasets: Sequence[Path], loco: Path, cache: Path) -> dict[str, n
     thresholds = model_file.load(str(model_file.BUNDLED)).thresholds
     cuts = {p: Cut(float(thresholds[p]), float(thresholds["balanced"]), model_file.RELATIVE,
                    conventions) for p in PRESETS}
-    blocks = np.load(loco / "blocks.npz")
-    p2, bounds = blocks["p2"], blocks["bounds"]
+    held = heldout_probabilities(runs)
     pool = Pool.of([cached_corpus(Path(d), cache, progress=True) for d in datasets])
-    if len(pool.pages) + 1 != len(bounds):
-        raise SystemExit(f"{loco}: a loco.py run of other pages than these datasets and cache")
     unlike = heldout_unlike(pool)
     page_of = {(p["corpus"], str(p["id"])): i for i, p in enumerate(pool.pages)}
     sizes = Counter((p["corpus"], p["group"]) for p in pool.pages)
@@ -78,10 +93,11 @@ def read_table(datasets: Sequence[Path], loco: Path, cache: Path) -> dict[str, n
         corpus = Path(root).name
         for row, page, gold in gold_pages(Path(root)):
             i = page_of.get((corpus, str(row["id"])))
-            if i is None:
+            got = held.get((corpus, str(row["id"])))
+            if i is None or got is None:
                 continue
             npage = read_page(page)
-            prob = p2[int(bounds[i]):int(bounds[i + 1])].astype(float).tolist()
+            prob = got.astype(float).tolist()
             group = sizes[(corpus, pool.pages[i]["group"])]
             kind, kind_score = page_type.classify(npage)
             texts = npage.texts
@@ -198,7 +214,8 @@ def _log(text: str) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("corpora", nargs="+", type=Path)
-    parser.add_argument("--loco", type=Path, required=True, help="a benchmarks/loco.py --out")
+    parser.add_argument("--loco", type=Path, nargs="+", required=True,
+                        help="benchmarks/loco.py --out folders (all corpora, or --only runs)")
     parser.add_argument("--cache", type=Path, required=True, help="loco.py's --cache")
     parser.add_argument("--table", type=Path, help="keep the pages' features here (.npz)")
     parser.add_argument("--report", type=Path, help="write the held-out figures here")
