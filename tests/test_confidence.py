@@ -242,9 +242,10 @@ def test_bench_reports_the_confidence(tmp_path: Path) -> None:
     assert (tmp_path / "plots" / "reliability-default.png").is_file()
 
 
-def test_on_real_pages_a_confident_page_scores_above_a_broken_one() -> None:
-    """A slice of dragnet: the page the cleaner is surest of scores above the one it is
-    least sure of, and the confidence ranks the pages with the real F1."""
+def test_on_real_pages_the_confident_pages_score_above_the_doubtful_ones() -> None:
+    """A slice of dragnet (its first 60 pages): the 10 pages the cleaner is surest of score
+    above the 10 it is least sure of, and the confidence ranks the pages with the real F1
+    (the held-out figures, on pages no model saw: docs/confidence.md)."""
     from sitesift.datasets import gold_pages
     from sitesift.metrics import token_prf
 
@@ -257,7 +258,9 @@ def test_on_real_pages_a_confident_page_scores_above_a_broken_one() -> None:
         assert result.confidence is not None
         conf.append(result.confidence)
         f1.append(token_prf(result.text, gold).f1)
-    best, worst = conf.index(max(conf)), conf.index(min(conf))
-    assert f1[best] > f1[worst]
+    order = sorted(range(len(conf)), key=conf.__getitem__)
+    doubtful = sum(f1[i] for i in order[:10]) / 10
+    sure = sum(f1[i] for i in order[-10:]) / 10
+    assert sure > doubtful + 0.1, (sure, doubtful)  # 0.988 against 0.771 when written
     rho = spearman(conf, f1)
-    assert rho is not None and rho > 0.2, rho
+    assert rho is not None and rho > 0.2, rho  # 0.335 when written
