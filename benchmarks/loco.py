@@ -24,7 +24,8 @@ pages are scored at `--model`'s balanced and precision presets as the cleaner cu
 on what the `--seeds` members (its teachers) say about the training pages
 (`stages.distil`), and writes the student's run to `--out` and the teachers' to
 `--out`/teacher, each readable by cut_loco.py. `--only` holds out those corpora alone
-(the others still train); its runs hold their pages alone (give cut_loco.py those corpora).
+(the others still train), with or without `--distil`; its runs hold their pages alone (give
+cut_loco.py those corpora): two runs of halves side by side on two cores make one run.
 
 `--combine` trains nothing: it averages the block probabilities of runs made one seed each
 (`--seed 0`, `--seed 1`, run side by side on two cores), as `--seeds 2` would, and scores
@@ -102,11 +103,15 @@ def main() -> None:
         p2 = combined(runs, pool)
         source = f"the mean of {len(runs)} runs ({', '.join(args.combine)})"
     else:
-        p2 = np.mean([heldout_corpora(pool, seed=s, members=args.stage2_members)
+        p2 = np.mean([heldout_corpora(pool, seed=s, members=args.stage2_members,
+                                      only=args.only)
                       for s in range(args.seed, args.seed + args.seeds)], axis=0)
         source = (f"{args.seeds} seed(s) from {args.seed}, stage 2 of {args.stage2_members} "
                   f"forests, corpus balance {args.corpus_balance}")
-    write(pool, p2, np.arange(len(pool.pages)), out, args, source, start)
+    pages = np.arange(len(pool.pages))
+    if args.only and not runs:
+        pages = np.asarray([i for i, p in enumerate(pool.pages) if p["corpus"] in args.only])
+    write(pool, p2, pages, out, args, source, start)
 
 
 def write(pool: Pool, p2: np.ndarray, pages: np.ndarray, out: Path, args: argparse.Namespace,

@@ -90,7 +90,7 @@ def test_clean_batch_on_dicts_cleans_every_page() -> None:
     pages = sample()
     out = clean_batch({"html": [p["html"] for p in pages], "url": [p["url"] for p in pages]})
     assert set(out) == {"text", ERROR_COLUMN, "language", "language_score", "page_type",
-                        "page_type_score"}
+                        "page_type_score", "confidence"}
     # the language of the text, as a crawl record has it (the sample site is English)
     assert out["language"] == ["en"] * len(pages)
     assert all(0.5 < s <= 1.0 for s in out["language_score"])
@@ -99,6 +99,10 @@ def test_clean_batch_on_dicts_cleans_every_page() -> None:
     # the page type as a crawl record has it: the sample site's stories are articles
     assert out["page_type"].count("article") >= 0.8 * len(pages)
     assert all(0 < score <= 1 for score in out["page_type_score"])
+    # the confidence as a crawl record has it (docs/confidence.md)
+    assert all(0 <= c <= 1 for c in out["confidence"])
+    other = clean_batch({"html": [pages[0]["html"]]}, url_column=None, method="alltext")
+    assert other["confidence"] == [None]  # a method that gives none
 
 
 def test_bad_rows_get_an_error_and_empty_text_the_rest_are_cleaned() -> None:
@@ -114,6 +118,7 @@ def test_bad_rows_get_an_error_and_empty_text_the_rest_are_cleaned() -> None:
         assert out[ERROR_COLUMN][i], i
         assert (out["page_type"][i], out["page_type_score"][i]) == ("", 0.0), i
         assert (out["language"][i], out["language_score"][i]) == ("", 0.0), i
+        assert out["confidence"][i] == 0.0, i
     assert all(out["page_type"][i] and out["page_type_score"][i] > 0 for i in good)
     errors = out[ERROR_COLUMN]
     assert "binary input" in errors[1] and "None" in errors[2] and "empty" in errors[3]
@@ -128,6 +133,7 @@ def test_one_row_at_a_time_and_custom_columns() -> None:
     assert out["why"] == "" and page["first"] in out["main"]
     assert out["page_type"] == "article" and 0 < out["page_type_score"] <= 1
     assert out["language"] == "en" and 0.5 < out["language_score"] <= 1
+    assert 0 <= out["confidence"] <= 1
     with pytest.raises(ValueError, match=r"'html'.*'body'"):
         clean_batch({"body": [page["html"]]})
 
@@ -163,7 +169,8 @@ def test_dataset_map_cleans_the_sample_site() -> None:
                                      "url": [p["url"] for p in pages], "warc_record_id": ids})
     out = ds.map(clean_batch, batched=True, batch_size=4, fn_kwargs={"preset": "precision"})
     assert out.column_names == ["html", "url", "warc_record_id", "text", ERROR_COLUMN,
-                                "language", "language_score", "page_type", "page_type_score"]
+                                "language", "language_score", "page_type", "page_type_score",
+                                "confidence"]
     assert set(out["language"]) == {"en"}
     assert list(out["warc_record_id"]) == ids
     assert list(out[ERROR_COLUMN]) == [""] * len(pages)
@@ -238,6 +245,7 @@ def test_datatrove_step_cleans_documents_and_drops_broken_ones() -> None:
         assert d.metadata.pop("language") == "en" and 0.5 < d.metadata.pop("language_score") <= 1
         assert d.metadata.pop("page_type") in {"article", "listing", "service"}
         assert 0 < d.metadata.pop("page_type_score") <= 1
+        assert 0 <= d.metadata.pop("confidence") <= 1
         assert d.metadata == _metadata(p)
     stats = {k: v.total for k, v in step.stats.stats.items()}
     assert stats["total"] == len(pages) + 3

@@ -74,8 +74,8 @@ def unsafe_in_html(html: str) -> list[str]:
                 allowed = IMAGE_SCHEMES if tag == "img" else LINK_SCHEMES
                 if browser_scheme(value or "") not in allowed:
                     found.append(f"address {name}={value!r} on <{tag}>")
-            if name == "class" and not (tag == "code" and (value or "").startswith("language-")
-                                        or tag == "span" and value in MATH_CLASSES):
+            if name == "class" and not ((tag == "code" and (value or "").startswith("language-"))
+                                        or (tag == "span" and value in MATH_CLASSES)):
                 found.append(f"class {value!r} on <{tag}>")
     return found
 

@@ -8,6 +8,7 @@
 #![cfg_attr(not(feature = "python"), allow(dead_code))]
 
 mod blocks;
+mod confidence;
 mod context;
 mod declared;
 mod decode;

@@ -29,6 +29,9 @@ pub struct Prepared {
     pub base_href: Option<String>,
     /// the evidence for the page's type (`page_type::features`, in `page_type::names`' order)
     pub page_features: Vec<f64>,
+    /// what the last cleaning knew of its own extraction (`confidence::features`; empty
+    /// before the page is cleaned)
+    pub confidence: Vec<f64>,
     keys: Option<[Vec<u64>; 3]>,
 }
 
@@ -120,6 +123,7 @@ fn prepare_marked(
         url: url.map(str::to_string),
         base_href: base_href(&arena),
         page_features,
+        confidence: Vec::new(),
         keys: None,
     };
     Ok(prepared)
@@ -349,6 +353,7 @@ pub fn clean(
 ) -> Cleaned {
     let (prob, novel) = score(p, model, cv, evidence, &cut);
     let v = verdicts(p, &prob, novel, cut);
+    p.confidence = confidence_features(p, &prob, &v, novel, &cut);
     let kept = v.iter().map(|x| x.map(|x| x.content)).collect();
     let comments = comment_elements(p, &v, &cut.settings);
     let (blocks, found) = render(&p.view, &v, noise, with_paths);
@@ -423,6 +428,23 @@ pub fn comment_elements(p: &Prepared, v: &[Option<Verdict>], settings: &Settings
         }
     }
     out
+}
+
+/// The page's figures for the confidence (`confidence::features`) from its blocks'
+/// probabilities and the verdicts `verdicts` gave them.
+pub fn confidence_features(
+    p: &Prepared,
+    prob: &[f64],
+    v: &[Option<Verdict>],
+    novel: bool,
+    cut: &Cut,
+) -> Vec<f64> {
+    let per_block: Vec<Option<Verdict>> =
+        p.pb.elem
+            .iter()
+            .map(|&e| v[p.view.preorder[e] as usize])
+            .collect();
+    crate::confidence::features(&p.pb, prob, &per_block, page_cuts(prob, cut).0, novel)
 }
 
 /// Nanoseconds spent in each stage of one page's cleaning, for `benchmarks/native_stages.py`:

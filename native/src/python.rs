@@ -62,6 +62,12 @@ impl PyPage {
     fn page_type_features(&self) -> Vec<f64> {
         self.inner.page_features.clone()
     }
+    /// What the last cleaning (`clean`, `verdicts_for`) knew of its own extraction, in
+    /// `confidence_names()`' order (`confidence::features`); empty before any.
+    #[getter]
+    fn confidence_features(&self) -> Vec<f64> {
+        self.inner.confidence.clone()
+    }
     /// The blocks' texts, in order.
     #[getter]
     fn texts(&self) -> Vec<String> {
@@ -437,6 +443,13 @@ impl PyPageTyper {
         }
         Ok(())
     }
+}
+
+/// The names of the figures a cleaned page gives for its confidence
+/// (`Page.confidence_features`' order).
+#[pyfunction]
+fn confidence_names() -> Vec<&'static str> {
+    crate::confidence::NAMES.to_vec()
 }
 
 /// The page-type features' names, and the types in the order of a page-type model's forests.
@@ -876,12 +889,12 @@ fn rules() -> Vec<(&'static str, &'static str, Vec<&'static str>, &'static str)>
 #[pyfunction]
 #[pyo3(signature = (page, prob, cut, *, novel=false))]
 fn verdicts_for(
-    page: PyRef<'_, PyPage>,
+    mut page: PyRefMut<'_, PyPage>,
     prob: Vec<f64>,
     cut: &Bound<'_, PyCut>,
     novel: bool,
 ) -> PyResult<Vec<bool>> {
-    let p = &page.inner;
+    let p = &mut page.inner;
     if prob.len() != p.pb.elem.len() {
         return Err(PyValueError::new_err(format!(
             "{} probabilities for {} blocks",
@@ -889,7 +902,9 @@ fn verdicts_for(
             p.pb.elem.len()
         )));
     }
-    let v = pipeline::verdicts(p, &prob, novel, cut.get().inner);
+    let cut = cut.get().inner;
+    let v = pipeline::verdicts(p, &prob, novel, cut);
+    p.confidence = pipeline::confidence_features(p, &prob, &v, novel, &cut);
     Ok(p.pb
         .elem
         .iter()
@@ -1184,6 +1199,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyForest>()?;
     m.add_class::<PyPageTyper>()?;
     m.add_function(wrap_pyfunction!(page_type_names, m)?)?;
+    m.add_function(wrap_pyfunction!(confidence_names, m)?)?;
     m.add_class::<PyEvidence>()?;
     m.add_class::<PyNovelty>()?;
     m.add_function(wrap_pyfunction!(page_descriptor, m)?)?;

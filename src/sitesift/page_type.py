@@ -14,13 +14,12 @@ result of any other method gets it from one more read of the page's HTML by the 
 
 from __future__ import annotations
 
-import functools
 import os
 from pathlib import Path
 from typing import Any
 
 from sitesift.errors import InputError, ModelError
-from sitesift.sealed import Kind, check_writer, read_document
+from sitesift.sealed import Kind, check_writer, file_reader, read_document
 
 FORMAT = "sitesift-page-type"
 FORMAT_VERSION = 1
@@ -56,25 +55,6 @@ def typer() -> Any:
     return held
 
 
-def load(path: str | Path) -> Any:
-    """A page-type model file, checked (its seal, format, version, features and types, and
-    every forest's arrays by the core); every problem is a ModelError naming the file."""
-    path = Path(path)
-    try:
-        stat = path.stat()
-    except OSError as exc:
-        raise ModelError(f"{path}: page-type model: {exc.strerror or exc}") from None
-    return _load_cached(str(path), stat.st_mtime_ns, stat.st_size)
-
-
-@functools.lru_cache(maxsize=2)
-def _load_cached(path: str, mtime_ns: int, size: int) -> Any:
-    try:
-        return _load(Path(path))
-    except ModelError as exc:
-        raise ModelError(f"{path}: {exc}") from None
-
-
 def _load(path: Path) -> Any:
     from sitesift.extractor.forest import raw_forest
     from sitesift.native import core
@@ -95,6 +75,11 @@ def _load(path: Path) -> Any:
         return core().PageTyper([raw_forest(f) for f in forests])
     except (TypeError, ValueError, OverflowError) as exc:
         raise ModelError(f"bad forest: {exc}") from None
+
+
+load = file_reader("page-type model", _load)
+"""A page-type model file, checked (its seal, format, version, features and types, and
+every forest's arrays by the core); every problem is a ModelError naming the file."""
 
 
 def classify(npage: Any) -> tuple[str, float]:

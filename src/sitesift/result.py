@@ -64,6 +64,12 @@ class Result:
     # default cleaner from its reading of the page, by `output.finish` for other methods.
     page_type: str | None = None
     page_type_score: float | None = None
+    # The predicted token F1 of this page's extraction, in [0, 1], to 4 places
+    # (`sitesift.confidence`: from what the default cleaner knew of its own cleaning of the
+    # page); None for methods that cannot give one (every method but the default cleaner,
+    # which alone has block probabilities to read).
+    confidence: float | None = None
+
     # The page's comments kept apart from its text (`comments=separate`, the default
     # cleaner's; `sitesift.verdicts.add_structure`), in the renderings the text was made
     # in ("text" always, "markdown" and "html" where asked): None unless kept apart, ""
@@ -220,7 +226,8 @@ class Result:
             "title": self.title, "text": self.text, "comments": self.comments,
             "language": self.language,
             "language_score": self.language_score, "page_type": self.page_type,
-            "page_type_score": self.page_type_score, "meta": self.meta,
+            "page_type_score": self.page_type_score, "confidence": self.confidence,
+            "meta": self.meta,
             "blocks": [asdict(b) for b in self.blocks],
         }
 

@@ -15,6 +15,7 @@ default model, 0.003 s against 0.11 s: docs/native.md).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import gzip
 import hashlib
 import hmac
@@ -23,12 +24,13 @@ import os
 import warnings
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from sitesift import __version__
 from sitesift.errors import InputError, ModelError, ModelVersionWarning
 from sitesift.reading import json_line, read_bounded
 
+T = TypeVar("T")
 CHECKSUM_MISMATCH = "checksum mismatch: the file was altered or damaged"
 _HEAD = ("format", "format_version")
 _ZEROS = "0" * 64
@@ -92,6 +94,29 @@ def write_document(doc: dict[str, Any], path: str | Path) -> Path:
     tmp.write_bytes(data)
     os.replace(tmp, path)
     return path
+
+
+def file_reader(label: str, read: Callable[[Path], T]) -> Callable[[str | Path], T]:
+    """A reader of one kind of model file (`read` checks and builds it): each file read
+    once per process while its modification time and size stay the same, and every problem
+    a ModelError naming the file and `label` (`sitesift.confidence` reads its file so)."""
+
+    @functools.lru_cache(maxsize=2)
+    def cached(path: str, mtime_ns: int, size: int) -> T:
+        try:
+            return read(Path(path))
+        except ModelError as exc:
+            raise ModelError(f"{path}: {exc}") from None
+
+    def load(path: str | Path) -> T:
+        path = Path(path)
+        try:
+            stat = path.stat()
+        except OSError as exc:
+            raise ModelError(f"{path}: {label}: {exc.strerror or exc}") from None
+        return cached(str(path), stat.st_mtime_ns, stat.st_size)
+
+    return load
 
 
 def check_writer(written: Any, path: str | Path) -> None:

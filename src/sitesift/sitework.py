@@ -20,7 +20,7 @@ from sitesift.guards import Lost
 from sitesift.io.records import PageRecord, outcome_record
 from sitesift.jobs.grouping import UNKNOWN, URL_GROUPINGS
 from sitesift.jobs.outcome import Out, SiteDone
-from sitesift.jobs.policy import SitePolicy, fallback_cleaner
+from sitesift.jobs.policy import SitePolicy, check_fallback_below, fallback_cleaner
 from sitesift.jobs.run import RunSettings, run_sites
 from sitesift.jobs.source import Pages, SpillPages, SpillParts, record_source
 from sitesift.jobs.task import SiteTask
@@ -52,6 +52,8 @@ class CrawlConfig:
     # `--lang de,fr`: only results whose text is in one of these languages (ISO 639-1,
     # `sitesift.language`) are written; the others are counted as skipped (`language`)
     languages: tuple[str, ...] = ()
+    # `--fallback-below X`: pages whose confidence is under X are cleaned by the fallback
+    fallback_below: float | None = None
 
     def check(self) -> None:
         """Fail early, in the parent, on a configuration no worker could run."""
@@ -67,6 +69,8 @@ class CrawlConfig:
             raise ValueError("need 1 <= min_site_pages <= fit_sample")
         if self.languages:
             parse_languages(self.languages)  # (a SettingsError, a ValueError, naming it)
+        if self.fallback_below is not None:
+            check_fallback_below(self.fallback_below, self.method, self.fallback)
 
     def fallback_cleaner(self) -> Cleaner:
         """A new (unfitted) fallback cleaner: with the crawl's `params` when it is the crawl's
@@ -95,6 +99,8 @@ class CrawlConfig:
             held["drop_duplicates"] = True
         if self.metadata:
             held["metadata"] = True
+        if self.fallback_below is not None:
+            held["fallback_below"] = self.fallback_below
         return held
 
     def written(self, record: dict[str, Any]) -> bool:
@@ -110,7 +116,7 @@ class CrawlConfig:
                           fallback=self.fallback, fallback_sites=True,
                           min_site_pages=self.min_site_pages, fit_sample=self.fit_sample,
                           seed=self.seed, never_fit=UNKNOWN, store=self.models,
-                          refit=self.refit,
+                          refit=self.refit, fallback_below=self.fallback_below,
                           pack=partial(outcome_record, stage="page", output=self.output()))
 
 

@@ -175,7 +175,8 @@ def _schema(fields: tuple[str, ...]) -> Any:
     kinds = {"position": LongType(), "offset": LongType(), "blocks": IntegerType(),
              "content_blocks": IntegerType(), "warnings": ArrayType(StringType(), False),
              "dup_of": _dup_of_type(), "dup_row": BinaryType(), "language_score": DoubleType(),
-             "page_type_score": DoubleType(),
+             "page_type_score": DoubleType(), "confidence": DoubleType(),
+             "fallback_from_confidence": DoubleType(),
              "metadata": StructType([StructField(f, StringType(), True) for f in METADATA_FIELDS])}
     return StructType([StructField(f, kinds.get(f, StringType()), True) for f in fields])
 

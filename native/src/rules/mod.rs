@@ -183,7 +183,7 @@ impl RuleId {
         &RULES[self.index()]
     }
 
-    fn index(self) -> usize {
+    pub fn index(self) -> usize {
         usize::from(self.0)
     }
 

@@ -2,7 +2,8 @@
 
 Per corpus: the distribution of per-page token F1 per method (box plot), and per-page F1
 against per-page time (log scale) with each method's median time and mean F1 marked; where
-rows carry a page type (wcxb), mean F1 per page type and method.
+rows carry a page type (wcxb), mean F1 per page type and method. Per method whose rows carry
+a confidence (the default cleaner's), its reliability diagram over every corpus.
 """
 
 from __future__ import annotations
@@ -95,10 +96,47 @@ def f1_per_page_type(rows: list[Row], methods: list[str], corpus: str, path: Pat
     return path
 
 
+def reliability_diagram(confidence: list[float], f1: list[float], title: str,
+                        path: Path) -> Path:
+    """Mean real F1 against mean confidence per bin of 10 (`bench.calibration`), the
+    diagonal a calibrated confidence lies on, the pages per bin as bars beneath; the title
+    names the ECE."""
+    from sitesift.bench.calibration import ece, reliability
+
+    plt = _pyplot()
+    bins = reliability(confidence, f1)
+    fig, (ax, hist) = plt.subplots(2, 1, figsize=(5.5, 6.5), sharex=True,
+                                   gridspec_kw={"height_ratios": [3, 1]})
+    ax.plot([0, 1], [0, 1], color="grey", linestyle="--", linewidth=1, label="calibrated")
+    ax.plot([b["confidence"] for b in bins], [b["f1"] for b in bins], marker="o",
+            label="mean real F1 per bin")
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1.02)
+    ax.set_ylabel("mean real token F1")
+    ax.legend(loc="upper left")
+    error = ece(confidence, f1)
+    ax.set_title(f"{title}: ECE {error:.3f} ({len(f1)} pages)" if error is not None else title)
+    hist.bar([(b["low"] + b["high"]) / 2 for b in bins], [b["pages"] for b in bins],
+             width=0.09)
+    hist.set_xlabel("confidence (predicted token F1)")
+    hist.set_ylabel("pages")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
 def write_plots(rows: list[Row], methods: list[str], out: Path) -> list[Path]:
     """All plots of a run into `out`; returns their paths."""
     out.mkdir(parents=True, exist_ok=True)
     paths = []
+    for method in methods:
+        rated = [r for r in rows if r.get("method") == method
+                 and isinstance(r.get("confidence"), int | float)]
+        if rated:
+            paths.append(reliability_diagram([r["confidence"] for r in rated],
+                                             [r["f1"] for r in rated], method,
+                                             out / f"reliability-{_safe(method)}.png"))
     for (corpus,), sel in by_key(rows, "corpus").items():
         name = _safe(corpus)
         paths.append(f1_distribution(sel, methods, corpus, out / f"f1-{name}.png"))

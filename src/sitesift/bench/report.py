@@ -111,6 +111,28 @@ def page_type_table(rows: list[Row], methods: list[str]) -> str:
     return "\n".join(lines)
 
 
+def confidence_table(rows: list[Row], methods: list[str]) -> str | None:
+    """Per method whose rows carry a confidence (the default cleaner's) and corpus: how it
+    stands against the real token F1 (`bench.calibration`: ECE in 10 bins, Spearman,
+    AUROC for F1 < 0.8); None where no row carries one."""
+    from sitesift.bench.calibration import summary as calibration
+
+    rated = [r for r in rows if isinstance(r.get("confidence"), int | float)]
+    if not rated:
+        return None
+    lines = ["| method | corpus | pages | mean F1 | mean confidence | ECE (10 bins) "
+             "| Spearman | AUROC F1 < 0.8 |", "|---|---|---|---|---|---|---|---|"]
+    for m in methods:
+        mine = [r for r in rated if r["method"] == m]
+        groups = [*by_key(mine, "corpus").items(), (("all",), mine)] if mine else []
+        for (corpus,), sel in groups:
+            f = calibration([r["confidence"] for r in sel], [r["f1"] for r in sel])
+            cells = [_f(f[k]) for k in ("mean_f1", "mean_confidence", "ece", "spearman",
+                                        "auroc_bad")]
+            lines.append(f"| {m} | {corpus} | {f['pages']} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def summary(rows: list[Row], info: dict[str, Any], command: str | None = None) -> str:
     methods = method_order(rows, info)
     meta = info.get("meta", {})
@@ -128,6 +150,12 @@ def summary(rows: list[Row], info: dict[str, Any], command: str | None = None) -
     if any("cpu_ms" in r for r in rows):
         out += ["", "## Mean token F1 (median CPU ms per page)", "",
                 overview(rows, methods, "cpu_ms")]
+    if (table := confidence_table(rows, methods)) is not None:
+        out += ["", "## Confidence against the real token F1", "",
+                "The predicted token F1 of each page (`confidence`, docs/confidence.md) beside "
+                "its real F1: expected calibration error over 10 equal-width bins, Spearman's "
+                "rank correlation, and how well it finds the bad pages (AUROC for F1 < 0.8). "
+                "The reliability diagrams are plots/reliability-METHOD.png.", "", table]
     corpora = info.get("corpora", {})
     for corpus, sel in by_key(rows, "corpus").items():
         name = corpus[0]

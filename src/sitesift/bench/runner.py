@@ -169,7 +169,10 @@ def bench_corpus(root: Path, methods: list[str], peers: list[Peer], *, grouping:
         page = by_id[outcome.id]
         total = page.parse_ms + outcome.ms + outcome.fit_ms
         cpu = page.parse_cpu_ms + outcome.cpu_ms + outcome.fit_cpu_ms
-        return {**_tags(page, "sitesift"), "ms": round(total, 3), "cpu_ms": round(cpu, 3),
+        held = outcome.result.confidence if outcome.result is not None else \
+            (outcome.record or {}).get("confidence")
+        return {**_tags(page, "sitesift"), "confidence": held,
+                "ms": round(total, 3), "cpu_ms": round(cpu, 3),
                 "clean_ms": round(outcome.ms, 3), "parse_ms": round(page.parse_ms, 3),
                 "fit_ms": round(outcome.fit_ms, 3), **score(text, gold, page.snippets)}
 

@@ -43,6 +43,7 @@ from sitesift.cli.common import (
     write_file,
     write_outcomes,
 )
+from sitesift.cli.fallback import add_fallback_below, clean_policy, fallback_routes
 from sitesift.errors import SettingsError
 from sitesift.output import Output, file_record
 
@@ -79,6 +80,7 @@ def add_parsers(sub: Any, methods: list[str]) -> None:
                         "page, manifest.jsonl and errors.jsonl")
     p.add_argument("--method", default="default", choices=methods,
                    help="the cleaner; `sitesift methods` describes each")
+    add_fallback_below(p, "json keeps the first method's in meta.fallback_from", methods)
     p.add_argument("--format", default="text", choices=sorted(FORMATS),
                    help="text (paragraphs, line breaks and code lines kept), markdown, html "
                         "(a clean document of the same structure), or json (the text, and "
@@ -265,6 +267,7 @@ def cmd_clean(args: argparse.Namespace) -> int:
                                 "fit`)")
     else:
         checked_cleaner(command, args.method, params, workers=_to_folder(args))
+    fallback_routes(command, args, params)  # --fallback-below's settings, checked now
     guards = limits(args)
     inputs = expand_inputs(command, args.inputs)
     if args.out and _to_file(args.out, args.inputs, inputs):
@@ -324,7 +327,7 @@ def _clean(args: argparse.Namespace, inputs: list[str], out: Path | None,
            keep: LanguageFilter | None = None, target: Path | None = None) -> int:
     """Clean the inputs into the folder `out`, the file `target`, or stdout; `keep`
     (`--lang`): only the pages in its languages, the others counted as skipped."""
-    from sitesift.batch import SitePolicy, WarningTally, run_groups
+    from sitesift.batch import WarningTally, run_groups
 
     command = "clean"
     groups, prefailed = _sources(command, inputs, args.group_by)
@@ -355,7 +358,7 @@ def _clean(args: argparse.Namespace, inputs: list[str], out: Path | None,
     # (each page's file body made where it was cleaned: a body crosses from a worker in a
     # fraction of the time its Result does)
     pack = partial(file_record, fmt=args.format, metadata=output.metadata)
-    policy = SitePolicy(args.method, params, model=args.model, output=output, pack=pack)
+    policy = clean_policy(args, params, output, pack=pack)
     stream = itertools.chain(prefailed, run_groups(groups, policy, run_settings(args, guards)))
     ok, failed, skipped = write_outcomes(_tallied(args, tally, stream), out, args.format,
                                          output.metadata, keep)
@@ -396,7 +399,7 @@ def _one_page(args: argparse.Namespace, groups: dict[str, list[Source]],
     import os
     import threading
 
-    from sitesift.batch import SitePolicy, clean_group
+    from sitesift.batch import clean_group
 
     def overtime() -> None:
         print(f"sitesift clean: the page took more than {seconds:g} s (--page-timeout)",
@@ -408,8 +411,7 @@ def _one_page(args: argparse.Namespace, groups: dict[str, list[Source]],
     watchdog.start()
     try:
         ((group, sources),) = groups.items()
-        return clean_group(SitePolicy(args.method, params, model=args.model, output=output),
-                           group, sources)
+        return clean_group(clean_policy(args, params, output), group, sources)
     finally:
         watchdog.cancel()
 

@@ -23,6 +23,7 @@ from sitesift.cli.common import (
     parse_set,
     run_settings,
 )
+from sitesift.cli.fallback import add_fallback_below, fallback_routes
 
 
 def add_parsers(sub: Any, methods: list[str]) -> None:
@@ -37,6 +38,8 @@ def add_parsers(sub: Any, methods: list[str]) -> None:
                    help="cleans, unfitted, sites with fewer than --min-site-pages pages, pages "
                         "without a URL and sites whose fit failed: a page-level method, or "
                         "default (the default), which then cleans each page alone")
+    add_fallback_below(p, "the record names the first method and its confidence in "
+                          "fallback_from and fallback_from_confidence")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="a parameter of --method, e.g. preset=precision (the fallback's too "
                         "when it is the same method)")
@@ -87,7 +90,7 @@ def crawl_settings(args: argparse.Namespace) -> tuple[Any, Any]:
         seed=args.seed, markdown=args.markdown, html=args.html,
         max_record_bytes=int(args.max_record_mb * 1024 * 1024), models=args.models,
         refit=args.refit, drop_duplicates=args.drop_duplicates, languages=languages,
-        metadata=args.metadata)
+        metadata=args.metadata, fallback_below=args.fallback_below)
     return cfg, limits(args)
 
 
@@ -98,6 +101,7 @@ def cmd_crawl(args: argparse.Namespace) -> int:
         from sitesift.language import parse_languages
 
         parse_languages(args.lang)
+    fallback_routes("crawl", args, params)  # --fallback-below, refused before any work
     # settings refused before any record (the crawl always cleans in worker processes)
     checked_cleaner("crawl", args.method, params, workers=True)
     if args.fallback == args.method:

@@ -99,9 +99,10 @@ def clean_text(cleaner: Cleaner, html: str | bytes | bytearray | memoryview,
     return clean_fields(cleaner, html, url)[0]
 
 
-FIELDS = ("language", "language_score", "page_type", "page_type_score")
+FIELDS = ("language", "language_score", "page_type", "page_type_score", "confidence")
 """What a pipeline's document or row gets beside its text, named as in a crawl record
-(docs/crawl.md): the text's language (DataTrove's and FineWeb's names) and the page type."""
+(docs/crawl.md): the text's language (DataTrove's and FineWeb's names), the page type and
+the confidence (None for a method that cannot give one)."""
 
 
 def clean_fields(cleaner: Cleaner, html: str | bytes | bytearray | memoryview,
@@ -112,7 +113,8 @@ def clean_fields(cleaner: Cleaner, html: str | bytes | bytearray | memoryview,
     return result.text, {"language": result.language,
                          "language_score": result.language_score,
                          "page_type": result.page_type,
-                         "page_type_score": result.page_type_score}
+                         "page_type_score": result.page_type_score,
+                         "confidence": result.confidence}
 
 
 def describe(exc: BaseException) -> str:

@@ -13,11 +13,11 @@ document that comes out empty. Its stats are the base extractor's: `total`, `ext
 refuses: binary junk, nesting too deep, too large; the first one is logged). The
 document's id and metadata are left as the reader made them (the metadata gains the
 text's `language` and `language_score`, as DataTrove's own `LanguageFilter` writes them, and
-`page_type` and `page_type_score`, as a crawl record has them), so its provenance goes on
-with it: `WarcReader` makes the id the WARC-Record-ID and fills `url` and `date` from
-WARC-Target-URI and WARC-Date (a crawl record's `warc_record_id`, `url` and `warc_date`,
-docs/crawl.md). Its `url` (the key `url_key`) is handed to the cleaner, whose link features
-read it.
+`page_type`, `page_type_score` and `confidence`, as a crawl record has them), so its
+provenance goes on with it: `WarcReader` makes the id the WARC-Record-ID and fills `url`
+and `date` from WARC-Target-URI and WARC-Date (a crawl record's `warc_record_id`, `url` and
+`warc_date`, docs/crawl.md). Its `url` (the key `url_key`) is handed to the cleaner, whose
+link features read it.
 
 Needs `pip install sitesift[datatrove]`; `import sitesift` never imports DataTrove.
 """

@@ -10,8 +10,9 @@ text and a column of errors out.
 
 Each row gets `text` (the main text, one block per line), `sitesift_error` ("" when the
 row was cleaned, else why not), the text's `language` and `language_score` and the page's
-`page_type` and `page_type_score` (as a crawl record has them; "" and 0.0 where the row failed
-or its text has nothing to read), and keeps its other columns (`map` adds these), so a
+`page_type` and `page_type_score`, and its `confidence` (as a crawl record has them; "" and 0.0
+where the row failed or its text has nothing to read; the confidence 0.0 where the row failed,
+None for a method that cannot give one), and keeps its other columns (`map` adds these), so a
 row's provenance goes on with it (a `url`, a `warc_record_id`, a `warc_date`, as a crawl
 record has them: docs/crawl.md); a row that fails (no HTML, binary junk, a page nested too
 deep) gets empty text and its reason, and the map goes on. Settings that are wrong for every
@@ -59,7 +60,7 @@ def _cached_cleaner(method: str | None, params: Mapping[str, Any],
 # empty (not None: `datasets` types a column by its first batch, and a batch of such rows
 # would make it a column of nulls).
 FAILED: dict[str, Any] = {"language": "", "language_score": 0.0, "page_type": "",
-                          "page_type_score": 0.0}
+                          "page_type_score": 0.0, "confidence": 0.0}
 
 
 def _column(batch: Mapping[str, Any], name: str) -> list[Any]:
@@ -104,7 +105,10 @@ def _clean_rows(cleaner: Cleaner, batch: Mapping[str, Any], html_column: str,
             errors.append(describe(exc))
             more = FAILED
         for k in FIELDS:
-            fields[k].append(FAILED[k] if more.get(k) is None else more[k])
+            if k == "confidence" and not cleaner.gives_confidence:
+                fields[k].append(None)  # every row's: the method cannot give one
+            else:
+                fields[k].append(FAILED[k] if more.get(k) is None else more[k])
     if one_row:
         return {text_column: texts[0], error_column: errors[0],
                 **{k: v[0] for k, v in fields.items()}}

@@ -29,7 +29,8 @@ inputs that are not WARC (JSONL, folders of pages). Issue 55's names (DataTrove'
 reader and FineWeb call the first two `id` and `date`)."""
 RESULT_FIELDS = ("url", "site", "method", "input", "position", "offset", *WARC_FIELDS,
                  "title", "text", "text_digest", "dup_of", "language", "language_score",
-                 "page_type", "page_type_score", "metadata", "markdown", "html", "comments",
+                 "page_type", "page_type_score", "confidence", "fallback_from",
+                 "fallback_from_confidence", "metadata", "markdown", "html", "comments",
                  "comments_markdown", "blocks", "content_blocks", "warnings",
                  "no_main_content")
 """A result record's fields, always all of them (a fixed schema for Parquet): `markdown` and
@@ -42,7 +43,11 @@ are the language detected from the text (`Result.language`: ISO 639-1, a score i
 null where it has no text; `page_type` is one of WCXB's seven types and `page_type_score`
 its probability (`sitesift.page_type`); `comments` is the page's comments as text, kept
 apart from `text` (`Result.comments`), null unless `--set comments=separate`, and
-`comments_markdown` them as markdown, null unless also `--markdown`."""
+`comments_markdown` them as markdown, null unless also `--markdown`; `confidence` is the
+predicted token F1 of the page's extraction in [0, 1] (`Result.confidence`), null for methods
+that cannot give one; a page that `--fallback-below` sent to another method (`method`,
+`confidence`: the fallback's) names the first method in `fallback_from` and its confidence in
+`fallback_from_confidence`, both null on every other record."""
 METADATA_FIELDS = ("title", "author", "date", "sitename", "language", "canonical_url",
                    "description")
 """A record's `metadata` (`crawl --metadata`; null without): what the page declares about
@@ -136,6 +141,7 @@ def result_record(page: PageRecord, result: Result, *, markdown: bool = False,
         "dup_of": None,
         "language": result.language, "language_score": result.language_score,
         "page_type": result.page_type, "page_type_score": result.page_type_score,
+        "confidence": result.confidence, **fallback_fields(result),
         "metadata": result.meta.get("metadata"),
         "markdown": result.markdown() if markdown else None,
         "html": result.html() if html else None, "comments": result.comments,
@@ -144,6 +150,16 @@ def result_record(page: PageRecord, result: Result, *, markdown: bool = False,
         "content_blocks": len(result.content), "warnings": result.warnings,
         "no_main_content": result.meta.get("no_main_content"),
     }
+
+
+def fallback_fields(result: Result) -> dict[str, Any]:
+    """`fallback_from` and `fallback_from_confidence` of a result record: the method that
+    first cleaned the page and its confidence where `--fallback-below` sent the page to the
+    fallback (`jobs.page.routed`), else null."""
+    held = result.meta.get("fallback_from")
+    if not isinstance(held, dict):
+        return {"fallback_from": None, "fallback_from_confidence": None}
+    return {"fallback_from": held.get("method"), "fallback_from_confidence": held.get("confidence")}
 
 
 def is_result(record: dict[str, Any]) -> bool:

@@ -43,7 +43,8 @@ def result_schema() -> Any:
     types = {"position": pa.int64(), "offset": pa.int64(), "blocks": pa.int32(),
              "content_blocks": pa.int32(), "warnings": pa.list_(pa.string()), "dup_of": dup_of,
              "language_score": pa.float64(), "page_type_score": pa.float64(),
-             "metadata": pa.struct([(name, pa.string()) for name in METADATA_FIELDS])}
+             "metadata": pa.struct([(name, pa.string()) for name in METADATA_FIELDS]),
+             "confidence": pa.float64(), "fallback_from_confidence": pa.float64()}
     return pa.schema([(name, types.get(name, pa.string())) for name in RESULT_FIELDS])
 
 

@@ -23,14 +23,16 @@ from sitesift.weak import add_warning, emptied, emptied_warning
 def clean_source(cleaner: Cleaner, group: str, src: Source, page: Page | None = None,
                  output: Output = BLOCKS,
                  passthrough: tuple[type[BaseException], ...] = (),
-                 fallback: Callable[[], Cleaner] | None = None) -> Outcome:
+                 fallback: Callable[[], Cleaner] | None = None,
+                 below: tuple[float, Callable[[], Cleaner]] | None = None) -> Outcome:
     """One input cleaned with a prepared cleaner (loading it unless `page` is given), as one
     Outcome: the per-page step of every job, each page under its own guard. Exceptions of
     the `passthrough` types propagate (a worker whose memory ran out is restarted, rather
     than go on with a heap it cannot trust). The result is finished as `output` asks
     (`sitesift.output.finish`: metadata, renderings, title), timed with the cleaning. A
     page that a site-level `cleaner` empties is cleaned by `fallback` (made on first need),
-    and says so (`_refill`)."""
+    and says so (`_refill`); with `below` (X, a fallback), a page whose confidence is under
+    X is cleaned by that fallback instead (`routed`)."""
     try:
         if page is None:
             page = src.load()
@@ -38,6 +40,8 @@ def clean_source(cleaner: Cleaner, group: str, src: Source, page: Page | None = 
         result = cleaner.clean(page, noise=output.noise)
         if fallback is not None and cleaner.site_level and emptied(page, result):
             result = _refill(page, result, cleaner, fallback(), output)
+        if below is not None:
+            result = routed(page, result, cleaner, below, output)
         result = finish(result, page, output)
     except passthrough:
         raise
@@ -45,6 +49,24 @@ def clean_source(cleaner: Cleaner, group: str, src: Source, page: Page | None = 
         return Outcome(src.id, group, error=reason_of(exc), source=src.row)
     return Outcome(src.id, group, result=result, ms=watch.ms, cpu_ms=watch.cpu_ms,
                    source=src.row)
+
+
+def routed(page: Page, result: Result, cleaner: Cleaner,
+           below: tuple[float, Callable[[], Cleaner]], output: Output) -> Result:
+    """`--fallback-below X`: the fallback's result where `result`'s confidence is under X
+    (and the fallback is another method), recording the first method and its confidence
+    in the fallback's `meta["fallback_from"]` (a record's `fallback_from` and
+    `fallback_from_confidence`); `result` itself otherwise (no confidence: not routed)."""
+    threshold, make = below
+    if result.confidence is None or result.confidence >= threshold:
+        return result
+    other = make()
+    if other.name == cleaner.name:
+        return result
+    routed_result = other.clean(page, noise=output.noise)
+    routed_result.meta["fallback_from"] = {"method": result.method,
+                                           "confidence": result.confidence}
+    return routed_result
 
 
 def _refill(page: Page, result: Result, model: Cleaner, fallback: Cleaner,

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from sitesift.methods.base import Cleaner, get_cleaner
+from sitesift.methods.base import Cleaner, get_class, get_cleaner
 from sitesift.output import BLOCKS, Output
 
 if TYPE_CHECKING:
@@ -47,6 +47,9 @@ class SitePolicy:
     # The fallback also cleans, unfitted, the sites that get no model (too few pages, no
     # URL, a failed fit): the crawl. Otherwise their pages are error records.
     fallback_sites: bool = False
+    # `--fallback-below X`: a page whose confidence (`Result.confidence`) is under X is
+    # cleaned again by the fallback, which the record then names (`jobs.page.clean_source`)
+    fallback_below: float | None = None
     min_site_pages: int = 1  # with fallback_sites: fewer readable pages, no fit
     fit_sample: int | None = None  # pages fitted on, drawn reproducibly (None: every page)
     seed: int = 0
@@ -68,6 +71,22 @@ class SitePolicy:
 
     def fallback_cleaner(self) -> Cleaner:
         return fallback_cleaner(self.fallback or FALLBACK, self.method, self.params)
+
+
+def check_fallback_below(below: Any, method: str, fallback: str | None) -> float:
+    """`--fallback-below X` checked: X a number in [0, 1], and a fallback other than the
+    method (whose results must carry a confidence to be routed); a ValueError says what
+    is wrong."""
+    if isinstance(below, bool) or not isinstance(below, int | float) \
+            or not 0.0 <= float(below) <= 1.0:
+        raise ValueError(f"--fallback-below must be a number in [0, 1], got {below!r}")
+    if fallback is None or fallback == method:
+        raise ValueError("--fallback-below needs a --fallback method other than the method "
+                         f"({method}) to send the doubtful pages to")
+    if not get_class(method).gives_confidence:
+        raise ValueError(f"--fallback-below: the method {method} gives no confidence "
+                         "(only default does)")
+    return float(below)
 
 
 def sample_pages(site: str, pages: int, k: int, seed: int) -> list[int]:

@@ -105,6 +105,14 @@ def _fallback(run: Run) -> Callable[[], Cleaner] | None:
     return None if policy.fallback is None else held(policy.fallback_cleaner)
 
 
+def _below(run: Run) -> tuple[float, Callable[[], Cleaner]] | None:
+    """(X, the fallback) where pages under confidence X go to the fallback, else None."""
+    policy = run.task.policy
+    if policy.fallback_below is None or policy.fallback is None:
+        return None
+    return policy.fallback_below, held(policy.fallback_cleaner)
+
+
 def _no_fit(run: Run) -> str | None:
     """Why the policy's fallback cleans this site unfitted (None: it is fitted)."""
     task, policy = run.task, run.task.policy
@@ -263,7 +271,8 @@ def _clean(run: Run, indices: Iterable[int], cleaner: Cleaner, cache: dict[int, 
         try:
             with time_limit(run.page_s):
                 outcome = clean_source(cleaner, task.site, src, page, task.policy.output,
-                                       passthrough=run.keep, fallback=fallback)
+                                       passthrough=run.keep, fallback=fallback,
+                                       below=_below(run))
         except PageTimeout as exc:  # the timer went off outside clean_source's own handler
             outcome = Outcome(src.id, task.site, error=str(exc), source=src.row)
         outcome.fit_ms, outcome.fit_cpu_ms = fit  # wall and CPU ms

@@ -50,6 +50,9 @@ class Cleaner:
     fit_warnings: tuple[str, ...] = ()
     """What the last `fit` warned of (`sitesift.weak.check_fit`): too few pages, pages of
     several sites. The batch and the crawl carry these to their outcomes and site records."""
+    gives_confidence: ClassVar[bool] = False
+    """Whether its results carry a confidence (`Result.confidence`: the predicted token F1,
+    `sitesift.confidence`); only a method with block probabilities to read can give one."""
     reads_tree: ClassVar[bool] = True
     """Whether the method reads a page's tree (`Page.root`, Lexbor's parse); a method that
     reads pages otherwise (the default cleaner's native core) is spared that parse."""

@@ -135,7 +135,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
-from sitesift import page_type
+from sitesift import confidence, page_type
 from sitesift.errors import InputError, ModelError
 from sitesift.extractor import model as model_file
 from sitesift.extractor.site import SiteEvidence, cv_group
@@ -255,6 +255,7 @@ class DefaultCleaner(ParamsCleaner[DefaultParams]):
 
     name = "default"
     site_level = True
+    gives_confidence = True  # sitesift.confidence reads the core's cleaning of the page
     min_fit_pages = 0  # fitted on fewer than 2 pages it cleans each page alone, by design
     reads_tree = False  # the native core reads each page
     imports = ()  # the core fits and cleans: no NumPy (a crawl's worker never imports it)
@@ -284,14 +285,18 @@ class DefaultCleaner(ParamsCleaner[DefaultParams]):
 
     def check_settings(self) -> None:
         """Read the model file now: a missing, damaged or foreign one is a ModelError before
-        any page is read (the command line calls this first)."""
+        any page is read (the command line calls this first); the same for the confidence
+        model (`sitesift.confidence`)."""
         _ = self.cutoff
+        confidence.scorer()
 
     def precheck(self) -> None:
         """The model file's seal and head (`model_file.check_head`: 0.03 s instead of a
         whole load's 0.12 s, which each worker makes anyway): its thresholds give every
-        preset, as `check_settings` finds too."""
+        preset, as `check_settings` finds too; and the confidence model, whole (a few
+        kilobytes)."""
         model_file.check_head(self._path())
+        confidence.scorer()
 
     @property
     def cutoff(self) -> float:
@@ -366,6 +371,9 @@ class DefaultCleaner(ParamsCleaner[DefaultParams]):
                         verdicts=Verdicts(npage, kept, comments=apart),
                         blocks_read=found)
         result.page_type, result.page_type_score = page_type.classify(npage)
+        result.confidence = confidence.estimate(
+            npage, self.evidence.n_pages if self.evidence is not None else 0,
+            result.page_type, result.page_type_score)
         if npage.revealed:
             result.meta["revealed"] = "content shown from <noscript> / hidden elements"
         result.meta["evidence"] = self.evidence_used()

@@ -246,13 +246,14 @@ def without_corpus(pool: Pool, name: str) -> tuple[np.ndarray, np.ndarray]:
 
 def heldout_corpora(pool: Pool, *, seed: int = 0, params1: dict[str, Any] | None = None,
                     params2: dict[str, Any] | None = None, members: int = 1,
-                    thin_floor: float = THIN) -> np.ndarray:
+                    thin_floor: float = THIN, only: list[str] | None = None) -> np.ndarray:
     """Stage-2 probabilities of every block from models trained on the *other* corpora
     alone (`without_corpus`): a corpus's figure is then one for gold written by other
-    people, to other rules (what a corpus the model never saw looks like)."""
+    people, to other rules (what a corpus the model never saw looks like). `only`: those
+    corpora alone are held out (the others' blocks stay NaN)."""
     p1 = np.full(len(pool.share), np.nan)
     p2 = np.full(len(pool.share), np.nan)
-    for name in dict.fromkeys(p["corpus"] for p in pool.pages):
+    for name in only or dict.fromkeys(p["corpus"] for p in pool.pages):
         test, train = without_corpus(pool, name)
         _log(f"held-out corpus {name}: {len(train)} training pages of the other corpora, "
              f"{len(test)} test pages")
