@@ -266,14 +266,17 @@ fn dup_row<'py>(
     Ok(PyBytes::new(py, &row))
 }
 
-/// The copies among the rows of `blob` (rows one after another): (copy, original,
-/// similarity, exact), indices of rows in `blob` (`dups::duplicates`).
+/// A copy found by `crawl_duplicates`: (copy, original, similarity, exact).
+type DupFound = (usize, usize, f64, bool);
+
+/// How many rows `blob` holds (rows one after another), and the copies among them:
+/// (copy, original, similarity, exact), indices of rows in `blob` (`dups::duplicates`).
 #[pyfunction]
 fn crawl_duplicates(
     py: Python<'_>,
     blob: PyBackedBytes,
     threshold: f64,
-) -> PyResult<Vec<(usize, usize, f64, bool)>> {
+) -> PyResult<(usize, Vec<DupFound>)> {
     if !(0.0..=1.0).contains(&threshold) {
         return Err(PyValueError::new_err(format!(
             "threshold must be from 0 to 1, not {threshold}"
@@ -281,10 +284,11 @@ fn crawl_duplicates(
     }
     detached(py, || {
         let rows = crate::dups::decode_rows(&blob)?;
-        Ok(crate::dups::duplicates(&rows, threshold)
+        let found = crate::dups::duplicates(&rows, threshold)
             .into_iter()
             .map(|d| (d.copy, d.original, d.similarity, d.exact))
-            .collect())
+            .collect();
+        Ok((rows.len(), found))
     })?
     .map_err(|e: String| PyValueError::new_err(e))
 }
@@ -297,19 +301,29 @@ type DupSource<'py> = (
     Option<Bound<'py, PyBytes>>,
 );
 
-/// Where each row of `blob` came from: (input index, position, input, URL, the text's
-/// digest or None for a record without text).
+/// Where rows of `blob` came from: (input index, position, input, URL, the text's digest or
+/// None for a record without text), of the rows at `indices` (in that order), or of every
+/// row.
 #[pyfunction]
-fn dup_sources<'py>(py: Python<'py>, blob: &[u8]) -> PyResult<Vec<DupSource<'py>>> {
+#[pyo3(signature = (blob, indices=None))]
+fn dup_sources<'py>(
+    py: Python<'py>,
+    blob: &[u8],
+    indices: Option<Vec<usize>>,
+) -> PyResult<Vec<DupSource<'py>>> {
     let rows = crate::dups::decode_rows(blob).map_err(PyValueError::new_err)?;
-    Ok(rows
+    let wanted = indices.unwrap_or_else(|| (0..rows.len()).collect());
+    wanted
         .iter()
-        .map(|r| {
+        .map(|&i| {
+            let r = rows
+                .get(i)
+                .ok_or_else(|| PyValueError::new_err(format!("no row {i} of {}", rows.len())))?;
             let digest = r.has_text.then(|| PyBytes::new(py, r.digest));
             let url = r.url.map(str::to_string);
-            (r.input_index, r.position, r.input.to_string(), url, digest)
+            Ok((r.input_index, r.position, r.input.to_string(), url, digest))
         })
-        .collect())
+        .collect()
 }
 
 /// A row's band keys in band order, as signed 64-bit numbers (Spark's LongType); none for a

@@ -278,7 +278,7 @@ def _finish(out: Path, work: Path, reports: list[IngestReport], parts: PartStore
     read_errors = [whole(errors_path(work, r.index)) for r in reports]
     errors = concat(read_errors + parts.spans("errors"), out / "errors.jsonl")
     rows = read_spans(parts.spans("dups"))  # one a result, in the order of the results
-    copies = dups.find_copies(rows)
+    row_count, copies = dups.find_copies(rows)
     edits = {c.index: partial(_marked, dup_of=c.dup_of, drop=drop_duplicates) for c in copies}
     if fmt == "parquet":
         results = jsonl_to_parquet(parts.spans("results"), out / "results.parquet",
@@ -287,9 +287,9 @@ def _finish(out: Path, work: Path, reports: list[IngestReport], parts: PartStore
         results = concat(parts.spans("results"), out / "results.jsonl", edits)
     exact = sum(c.dup_of["exact"] for c in copies)
     duplicates = dups.summary(exact, len(copies) - exact, drop_duplicates)
-    if results + duplicates["dropped"] != dups.count_rows(rows):
-        raise RuntimeError(f"{work}: the parts hold {dups.count_rows(rows)} rows for the copy"
-                           f" check and {results + duplicates['dropped']} results")
+    if results + duplicates["dropped"] != row_count:
+        raise RuntimeError(f"{work}: the parts hold {row_count} rows for the copy check and "
+                           f"{results + duplicates['dropped']} results")
     write_atomic(out / "sites.jsonl", "".join(dumps(done[s]) for s in sorted(done)))
     skipped: Counter[str] = Counter()
     for report in reports:

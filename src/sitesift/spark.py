@@ -205,7 +205,7 @@ def _exact(group: tuple[bytes, Iterable[bytes]]) -> Iterator[tuple[str, Any]]:
     """One text's records: its copies ("copy", ((input, position), (original's place,
     dup_of))) and its first record's row ("first", row), which the near check takes on."""
     rows = list(group[1])
-    copies = dups.find_copies(b"".join(rows)) if len(rows) > 1 else []
+    copies = dups.find_copies(b"".join(rows))[1] if len(rows) > 1 else []
     copied = {c.index for c in copies}
     for c in copies:
         yield "copy", (c.key, (c.original, c.dup_of))
@@ -221,7 +221,7 @@ def _near(group: tuple[Any, Iterable[bytes]]) -> Iterator[tuple[Any, Any]]:
     of the bucket it resembles (`dups.rs` gives, over all buckets, the least of these)."""
     rows = list(group[1])
     if len(rows) > 1:
-        for c in dups.find_copies(b"".join(rows)):
+        for c in dups.find_copies(b"".join(rows))[1]:
             yield c.key, (c.original, c.dup_of)
 
 

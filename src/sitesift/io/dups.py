@@ -48,13 +48,15 @@ class Copy:
     dup_of: dict[str, Any]
 
 
-def find_copies(blob: bytes, threshold: float = THRESHOLD) -> list[Copy]:
-    """The copies among the rows of `blob` (rows one after another; `dups.rs`)."""
+def find_copies(blob: bytes, threshold: float = THRESHOLD) -> tuple[int, list[Copy]]:
+    """How many rows `blob` holds (rows one after another; `dups.rs`), and the copies among
+    them."""
     native = core()
-    found = native.crawl_duplicates(blob, threshold)
+    count, found = native.crawl_duplicates(blob, threshold)
     if not found:
-        return []
-    sources = native.dup_sources(blob)
+        return count, []
+    involved = sorted({i for copy, original, _s, _e in found for i in (copy, original)})
+    sources = dict(zip(involved, native.dup_sources(blob, involved), strict=True))
     copies = []
     for copy, original, similarity, exact in found:
         index, position, source, url, _digest = sources[original]
@@ -62,28 +64,7 @@ def find_copies(blob: bytes, threshold: float = THRESHOLD) -> list[Copy]:
         copies.append(Copy(copy, (own_source, own_position), (index, position),
                            {"input": source, "position": position, "url": url,
                             "similarity": round(similarity, 4), "exact": exact}))
-    return copies
-
-
-def split_rows(blob: bytes) -> list[bytes]:
-    """The rows of `blob`, each its own bytes (for Spark, which shuffles them one by one)."""
-    rows, at = [], 0
-    while at < len(blob):
-        size = int.from_bytes(blob[at:at + 4], "little")
-        if size < 4 or at + size > len(blob):
-            raise ValueError("a duplicate-check row is cut short")
-        rows.append(blob[at:at + size])
-        at += size
-    return rows
-
-
-def count_rows(blob: bytes) -> int:
-    """How many rows `blob` holds."""
-    count, at = 0, 0
-    while at < len(blob):
-        at += max(4, int.from_bytes(blob[at:at + 4], "little"))
-        count += 1
-    return count
+    return count, copies
 
 
 def summary(exact: int, near: int, dropped: bool) -> dict[str, Any]:
@@ -92,4 +73,4 @@ def summary(exact: int, near: int, dropped: bool) -> dict[str, Any]:
             "threshold": THRESHOLD}
 
 
-__all__ = ["THRESHOLD", "Copy", "count_rows", "dup_row", "find_copies", "split_rows", "summary"]
+__all__ = ["THRESHOLD", "Copy", "dup_row", "find_copies", "summary"]
