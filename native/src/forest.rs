@@ -16,7 +16,7 @@
 //! one no false node rules out. Each inner node is stored once, as (threshold, tree, mask
 //! of the leaves it leaves standing), in one list per feature sorted by threshold; a row
 //! scans each list from the lowest threshold while its value is above it and ANDs those
-//! masks into its trees' 64-bit leaf sets, and each tree's leaf is then the lowest bit
+//! masks into its trees' 32-bit leaf sets, and each tree's leaf is then the lowest bit
 //! left. Rows go in batches of [`BATCH`], each entry read once for all of them. The work
 //! is a tight scan over the false nodes (about 40 % of the nodes on the default model's
 //! rows) with no load depending on the one before it, where a walk makes about 11
@@ -24,13 +24,18 @@
 //! walked (docs/native.md, "The forests: QuickScorer"). A tree of more leaves than a mask
 //! has bits is walked down ([`Walked`]; the training makes 31).
 //!
-//! Where a missing value goes is folded into the column read, as the Python evaluator
-//! did: each row is laid out twice, NaN read as -inf (goes left) in the first copy and
-//! +inf (goes right) in the second, and a node is listed under the copy its missing
-//! values follow, so a NaN passes no node or every node of a list.
+//! Where a missing value goes is folded into the compare: each feature has two lists, one
+//! of the nodes whose missing values go left, scanned with `x > threshold` (false for NaN:
+//! a NaN passes none of them), and one of those whose missing values go right, scanned
+//! with `!(x <= threshold)` (true for NaN: it passes them all). So a batch's rows are laid
+//! out once, column by column, where they were once laid out twice, NaN read as -inf in
+//! one copy and +inf in the other (a third of the layout's work, docs/lab/crawl.md).
 
-/// Most leaves of a tree evaluated by masks: one bit each in a `u64`.
-pub const MAX_LEAVES: usize = 64;
+/// A tree's leaf set: one bit a leaf. 32 bits hold the training's trees (31 leaves) and
+/// make a batch's sets of a tree one cache line, half what 64 bits took (docs/lab/crawl.md).
+type Mask = u32;
+/// Most leaves of a tree evaluated by masks.
+pub const MAX_LEAVES: usize = Mask::BITS as usize;
 /// Rows evaluated together: each entry read serves them all.
 const BATCH: usize = 16;
 /// Python walks this many (tree, row) pairs at once: `2**20 // trees` rows per chunk.
@@ -41,14 +46,15 @@ const PAIRS: usize = 1 << 20;
 pub struct Forest {
     n_features: usize,
     baseline: f64,
-    /// per column of the doubled row, where its entries start (`2 * n_features + 1`
-    /// offsets); each column's entries are sorted by threshold and end in a sentinel of
-    /// threshold +inf, which no value is above, so a scan needs no bounds test
+    /// per list, where its entries start (`2 * n_features + 1` offsets): list `f` holds
+    /// feature f's nodes whose missing values go left, list `n_features + f` those whose
+    /// missing values go right; each list's entries are sorted by threshold and end in a
+    /// sentinel of threshold +inf, which no value is above, so a scan needs no bounds test
     starts: Vec<u32>,
     /// per entry: the node's threshold, its tree and the leaves it leaves standing
     thresholds: Vec<f64>,
     trees: Vec<u32>,
-    masks: Vec<u64>,
+    masks: Vec<Mask>,
     /// per tree, the index of its leftmost leaf in `values`
     first_leaf: Vec<u32>,
     /// leaf values, each tree's left to right, then [`MAX_LEAVES`] zeros, so that every
@@ -118,27 +124,19 @@ impl Walked {
     }
 }
 
-/// Lay `n` rows (`batch`, row-major, `nf` columns) out as the doubled columns the scan
-/// reads: column `c` with NaN as -inf, column `nf + c` with NaN as +inf, `BATCH` values
-/// each; rows past the last one read -inf everywhere and pass no node. Column by column:
-/// each column is gathered from the rows into registers and written whole, where writing
-/// row by row stored every value alone, a column apart, with a bounds test on each (a
-/// third of the forests' instructions under callgrind, as many as the scan's own; see
+/// Lay `n` rows (`batch`, row-major, `nf` columns) out as the columns the scan reads,
+/// `BATCH` values each; rows past the last one read -inf everywhere and pass no node.
+/// Column by column: each column is gathered from the rows and written whole, where writing
+/// row by row stored every value alone, a column apart, with a bounds test on each (see
 /// docs/lab/native.md, "The per-page path's copies").
-fn lay_out(doubled: &mut [[f64; BATCH]], batch: &[f64], n: usize, nf: usize) {
-    assert!(n <= BATCH && batch.len() == n * nf && doubled.len() == 2 * nf);
-    let (low, high) = doubled.split_at_mut(nf);
-    for (c, (lo, hi)) in low.iter_mut().zip(high.iter_mut()).enumerate() {
-        let mut column = [f64::NEG_INFINITY; BATCH];
+fn lay_out(columns: &mut [[f64; BATCH]], batch: &[f64], n: usize, nf: usize) {
+    assert!(n <= BATCH && batch.len() == n * nf && columns.len() == nf);
+    for (c, column) in columns.iter_mut().enumerate() {
         for (k, v) in column[..n].iter_mut().enumerate() {
             // SAFETY: k < n and c < nf, so k * nf + c < n * nf == batch.len() (asserted)
             *v = unsafe { *batch.get_unchecked(k * nf + c) };
         }
-        for ((l, h), &v) in lo.iter_mut().zip(hi.iter_mut()).zip(&column) {
-            let nan = v.is_nan();
-            *l = if nan { f64::NEG_INFINITY } else { v };
-            *h = if nan { f64::INFINITY } else { v };
-        }
+        column[n..].fill(f64::NEG_INFINITY);
     }
 }
 
@@ -228,7 +226,7 @@ impl Forest {
         let mut values = Vec::new();
         let mut first_leaf = Vec::with_capacity(roots.len());
         let mut walked = Vec::new();
-        let mut entries: Vec<(u32, f64, u32, u64)> = Vec::new();
+        let mut entries: Vec<(u32, f64, u32, Mask)> = Vec::new();
         let mut stack = Vec::new();
         for (t, &root) in roots.iter().enumerate() {
             let base = values.len();
@@ -264,7 +262,7 @@ impl Forest {
             for i in inner {
                 let (from, to) = (first[left[i] as usize], first[right[i] as usize]);
                 // the left subtree's leaves, bits from..to, ruled out
-                let span = (u64::MAX >> (64 - (to - from))) << from;
+                let span = (Mask::MAX >> (Mask::BITS - (to - from))) << from;
                 let column = feature[i] as usize + if missing_left[i] { 0 } else { n_features };
                 entries.push((column as u32, threshold[i], t as u32, !span));
             }
@@ -283,7 +281,7 @@ impl Forest {
             }
             thresholds.push(f64::INFINITY);
             trees.push(0);
-            masks.push(u64::MAX);
+            masks.push(Mask::MAX);
         }
         offsets.push(thresholds.len() as u32);
         values.extend([0.0; MAX_LEAVES]);
@@ -318,13 +316,13 @@ impl Forest {
         assert_eq!(x.len(), rows * nf, "expected (rows, {nf}) features");
         let n_trees = self.n_trees();
         let chunk = (PAIRS / n_trees).max(1);
-        let mut doubled = vec![[f64::NEG_INFINITY; BATCH]; 2 * nf];
-        let mut standing = vec![[0u64; BATCH]; n_trees];
+        let mut columns = vec![[f64::NEG_INFINITY; BATCH]; nf];
+        let mut standing = vec![[0 as Mask; BATCH]; n_trees];
         let mut out = Vec::with_capacity(rows);
         for (b, batch) in x.chunks(BATCH * nf).enumerate() {
             let n = batch.len() / nf;
-            lay_out(&mut doubled, batch, n, nf);
-            self.leaf_sets(&doubled, &mut standing);
+            lay_out(&mut columns, batch, n, nf);
+            self.leaf_sets(&columns, &mut standing);
             let row = |k: usize| &batch[k * nf..(k + 1) * nf];
             // Each row's sum in tree order (as NumPy adds a chunk's rows), accumulated tree
             // by tree for the whole batch: a tree's leaf sets lie together, where gathering
@@ -344,7 +342,10 @@ impl Forest {
                 let values: &[f64; MAX_LEAVES] = self.values[at as usize..][..MAX_LEAVES]
                     .try_into()
                     .expect("a mask's worth of values");
-                for (sum, b) in sums[..n].iter_mut().zip(bits) {
+                // every lane, the padding's too (their sums are not read): a loop of
+                // fixed length, unrolled, where one of `n` lanes cost three times the
+                // instructions
+                for (sum, b) in sums.iter_mut().zip(bits) {
                     *sum += values[b.trailing_zeros() as usize % MAX_LEAVES];
                 }
             }
@@ -368,7 +369,7 @@ impl Forest {
     pub fn raw_row(&self, x: &[f64]) -> f64 {
         let nf = self.n_features;
         assert_eq!(x.len(), nf, "expected {nf} features");
-        let mut standing = vec![u64::MAX; self.n_trees()];
+        let mut standing = vec![Mask::MAX; self.n_trees()];
         for c in 0..2 * nf {
             let v = x[c % nf];
             let v = match (v.is_nan(), c < nf) {
@@ -395,7 +396,7 @@ impl Forest {
     }
 
     /// Row `k`'s leaf value in each tree, in tree order (`x`: the row).
-    fn leaves(&self, standing: &[[u64; BATCH]], k: usize, x: &[f64]) -> Vec<f64> {
+    fn leaves(&self, standing: &[[Mask; BATCH]], k: usize, x: &[f64]) -> Vec<f64> {
         let mut leaf: Vec<f64> = standing
             .iter()
             .zip(&self.first_leaf)
@@ -407,50 +408,78 @@ impl Forest {
         leaf
     }
 
-    /// Every tree's leaves left standing for a batch of doubled rows (`2 * n_features`
-    /// columns of `BATCH` values, no NaN). A column's entries are scanned while any row's
-    /// value is above the threshold, each row ANDing in the masks of the nodes it is above.
-    fn leaf_sets(&self, doubled: &[[f64; BATCH]], standing: &mut [[u64; BATCH]]) {
+    /// Every tree's leaves left standing for a batch of rows (`n_features` columns of
+    /// `BATCH` values). Each feature's two lists are scanned while any row's value passes
+    /// the threshold, each row ANDing in the masks of the nodes it passes.
+    fn leaf_sets(&self, columns: &[[f64; BATCH]], standing: &mut [[Mask; BATCH]]) {
         #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("avx2") {
             // SAFETY: this processor has AVX2 (asked just now)
-            return unsafe { self.leaf_sets_avx2(doubled, standing) };
+            return unsafe { self.leaf_sets_avx2(columns, standing) };
         }
-        self.scan(doubled, standing)
+        self.scan(columns, standing)
     }
 
     /// [`Forest::scan`] compiled for AVX2: a batch's compares, selects and ANDs four rows
     /// to an instruction rather than two.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
-    unsafe fn leaf_sets_avx2(&self, doubled: &[[f64; BATCH]], standing: &mut [[u64; BATCH]]) {
-        self.scan(doubled, standing)
+    unsafe fn leaf_sets_avx2(&self, columns: &[[f64; BATCH]], standing: &mut [[Mask; BATCH]]) {
+        self.scan(columns, standing)
     }
 
     #[inline(always)]
-    fn scan(&self, doubled: &[[f64; BATCH]], standing: &mut [[u64; BATCH]]) {
-        assert!(self.starts.len() == doubled.len() + 1 && standing.len() == self.n_trees());
-        standing.fill([u64::MAX; BATCH]);
-        for (c, v) in doubled.iter().enumerate() {
+    fn scan(&self, columns: &[[f64; BATCH]], standing: &mut [[Mask; BATCH]]) {
+        let nf = columns.len();
+        assert!(self.starts.len() == 2 * nf + 1 && standing.len() == self.n_trees());
+        standing.fill([Mask::MAX; BATCH]);
+        for (c, v) in columns.iter().enumerate() {
+            // f64::max passes over NaN: the highest value a row has
             let top = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-            let mut i = self.starts[c] as usize;
-            // SAFETY: `new` ends every column's entries with a threshold of +inf, which no
-            // value (NaN is read as -inf or +inf) is above, before the next column's start
-            // or the end of the arrays, and gives every entry a tree below `n_trees`, the
-            // length of `standing` (checked above).
-            unsafe {
-                loop {
-                    let threshold = *self.thresholds.get_unchecked(i);
-                    if top <= threshold {
-                        break;
-                    }
-                    let mask = *self.masks.get_unchecked(i);
-                    let set = standing.get_unchecked_mut(*self.trees.get_unchecked(i) as usize);
-                    for (s, &x) in set.iter_mut().zip(v) {
-                        *s &= if x > threshold { mask } else { u64::MAX };
-                    }
-                    i += 1;
+            // missing values go left: a NaN passes no node
+            self.scan_list(c, v, top, standing, |x, t| x > t);
+            // missing values go right: a NaN passes every node, and the list is read whole
+            let top = if v.iter().any(|x| x.is_nan()) {
+                f64::INFINITY
+            } else {
+                top
+            };
+            #[allow(clippy::neg_cmp_op_on_partial_ord)] // true for NaN, as it must be
+            self.scan_list(nf + c, v, top, standing, |x, t| !(x <= t));
+        }
+    }
+
+    /// List `list`'s entries, from the lowest threshold while `top` is above it, ANDed into
+    /// the leaf sets of the rows `passes` sends right.
+    #[inline(always)]
+    fn scan_list(
+        &self,
+        list: usize,
+        v: &[f64; BATCH],
+        top: f64,
+        standing: &mut [[Mask; BATCH]],
+        passes: impl Fn(f64, f64) -> bool,
+    ) {
+        let mut i = self.starts[list] as usize;
+        // SAFETY: `new` ends every list with a threshold of +inf, which no `top` is above,
+        // before the next list's start or the end of the arrays, and gives every entry a
+        // tree below `n_trees`, the length of `standing` (asserted by `scan`).
+        unsafe {
+            loop {
+                let threshold = *self.thresholds.get_unchecked(i);
+                if top <= threshold {
+                    break;
                 }
+                let mask = *self.masks.get_unchecked(i);
+                let set = standing.get_unchecked_mut(*self.trees.get_unchecked(i) as usize);
+                for (s, &x) in set.iter_mut().zip(v) {
+                    *s &= if passes(x, threshold) {
+                        mask
+                    } else {
+                        Mask::MAX
+                    };
+                }
+                i += 1;
             }
         }
     }
@@ -617,7 +646,7 @@ mod tests {
             value.clone(),
         )
         .unwrap();
-        // both evaluations: trees of at most 64 leaves by masks, the others walked
+        // both evaluations: trees of at most MAX_LEAVES leaves by masks, the others walked
         assert!(!f.walked.is_empty() && f.walked.len() < f.n_trees());
         let mut state = 5u64;
         let x: Vec<f64> = (0..40 * nf)
@@ -659,10 +688,10 @@ mod tests {
     }
 
     #[test]
-    fn a_tree_of_64_leaves_is_masked_and_one_of_65_walked_to_the_same_leaves() {
+    fn a_tree_of_as_many_leaves_as_mask_bits_is_masked_and_one_more_walked_to_the_same_leaves() {
         // a chain: inner node j (at 2j) sends x <= j + 0.5 to leaf j (at 2j + 1), the rest
         // on; the last leaf (at 2(L - 1)) takes x above every threshold
-        for leaves in [64usize, 65] {
+        for leaves in [MAX_LEAVES, MAX_LEAVES + 1] {
             let n = 2 * leaves - 1;
             let (mut feature, mut thr, mut left, mut right, mut value) = (
                 vec![-1i64; n],
