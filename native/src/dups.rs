@@ -94,14 +94,39 @@ pub fn text_signature(text: &str) -> (u32, [u32; HASHES]) {
     let a: [u64; HASHES] = hash_keys(SEED);
     let b: [u64; HASHES] = hash_keys(!SEED);
     let mut sig = [u32::MAX; HASHES];
-    for &x in &shingles {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: this processor has AVX2 (asked just now)
+        unsafe { least_avx2(&mut sig, &shingles, &a, &b) };
+        return (u32::try_from(shingles.len()).unwrap_or(u32::MAX), sig);
+    }
+    least(&mut sig, &shingles, &a, &b);
+    (u32::try_from(shingles.len()).unwrap_or(u32::MAX), sig)
+}
+
+/// [`least`] compiled for AVX2: four 64-bit products to an instruction where the baseline
+/// has none (a crawl's copy check took 2.9 % of a worker's instructions, most of it here).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn least_avx2(
+    sig: &mut [u32; HASHES],
+    shingles: &[u32],
+    a: &[u64; HASHES],
+    b: &[u64; HASHES],
+) {
+    least(sig, shingles, a, b)
+}
+
+/// Each signature entry lowered to the least hash of the shingles under its function.
+#[inline(always)]
+fn least(sig: &mut [u32; HASHES], shingles: &[u32], a: &[u64; HASHES], b: &[u64; HASHES]) {
+    for &x in shingles {
         let x = u64::from(x);
-        for ((least, &ai), &bi) in sig.iter_mut().zip(&a).zip(&b) {
+        for ((least, &ai), &bi) in sig.iter_mut().zip(a).zip(b) {
             let v = (ai.wrapping_mul(x).wrapping_add(bi) >> 32) as u32;
             *least = (*least).min(v);
         }
     }
-    (u32::try_from(shingles.len()).unwrap_or(u32::MAX), sig)
 }
 
 /// One record's row, read from its bytes without copying.
@@ -339,11 +364,21 @@ mod tests {
 
     fn digest_of(text: &str) -> Vec<u8> {
         // any 20 bytes that differ with the text do for the tests: its BLAKE2b-160
-        use blake2::digest::consts::U20;
-        use blake2::{Blake2b, Digest};
-        let mut h = Blake2b::<U20>::new();
-        h.update(text.as_bytes());
-        h.finalize().to_vec()
+        crate::site::blake2b(text.as_bytes(), 20)
+            .as_bytes()
+            .to_vec()
+    }
+
+    #[test]
+    fn the_signature_is_the_same_with_or_without_avx2() {
+        let text = article(7, 400).join(" ");
+        let (n, sig) = text_signature(&text);
+        let shingles = shingle_hashes(&text);
+        let mut plain = [u32::MAX; HASHES];
+        least(&mut plain, &shingles, &hash_keys(SEED), &hash_keys(!SEED));
+        assert_eq!(n as usize, shingles.len());
+        assert_eq!(sig, plain);
+        assert!(sig.iter().all(|&h| h < u32::MAX));
     }
 
     fn row(input: u32, pos: u64, text: &str) -> Vec<u8> {

@@ -14,9 +14,6 @@
 
 use std::collections::HashMap;
 
-use blake2::digest::consts::U8;
-use blake2::{Blake2b, Digest};
-
 use crate::text::{lower, tokens};
 
 /// The modulus of the ids: 31-bit values, as the Python ids.
@@ -25,9 +22,8 @@ const PRIME: u64 = (1 << 31) - 1;
 const MUL: u64 = 0x0100_0000_01B3;
 
 fn token_hash(token: &str) -> u64 {
-    let mut h = Blake2b::<U8>::new();
-    h.update(token.as_bytes());
-    u64::from_le_bytes(h.finalize().into())
+    let h = crate::site::blake2b(token.as_bytes(), 8);
+    u64::from_le_bytes(h.as_bytes().try_into().expect("8 bytes"))
 }
 
 /// The distinct `w`-shingles of `tokens` as sorted 31-bit ids (empty for no tokens).
