@@ -257,8 +257,8 @@ pub struct SiteShares {
     pub others: usize,
 }
 
+use foldhash::{HashMap, HashMapExt};
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
 use std::sync::OnceLock;
 
@@ -309,7 +309,7 @@ pub fn attr_flag(name: &str) -> u32 {
 /// The walk asks it of every element, where testing the twenty groups' lists in turn made
 /// about sixty comparisons.
 pub fn tag_bits(tag: &str) -> u32 {
-    type TagMap = HashMap<&'static str, u32, BuildHasherDefault<WordHasher>>;
+    type TagMap = std::collections::HashMap<&'static str, u32, BuildHasherDefault<WordHasher>>;
     static MAP: OnceLock<TagMap> = OnceLock::new();
     let map = MAP.get_or_init(|| {
         let mut map = TagMap::default();

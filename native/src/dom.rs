@@ -6,7 +6,6 @@
 //! and the same node ids (`nid`: the order in which a preorder walk meets the elements,
 //! children numbered when their parent is visited), so the JSON output names the same nodes.
 
-use std::collections::HashSet;
 use std::hash::BuildHasherDefault;
 use std::sync::OnceLock;
 
@@ -123,7 +122,7 @@ pub const MAX_DEPTH: u32 = 256;
 /// renderers and the verdicts' rules, so looked up in a fixed set (`WordHasher`: its keys
 /// are the list's, which no page can crowd) rather than compared with the 55 names in turn.
 pub fn is_block_tag(tag: &str) -> bool {
-    type TagSet = HashSet<&'static str, BuildHasherDefault<WordHasher>>;
+    type TagSet = std::collections::HashSet<&'static str, BuildHasherDefault<WordHasher>>;
     static SET: OnceLock<TagSet> = OnceLock::new();
     SET.get_or_init(|| BLOCK_TAGS.iter().copied().collect())
         .contains(tag)

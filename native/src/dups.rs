@@ -26,7 +26,7 @@
 //! copy of it; a near copy names the first earlier record, exact copies aside, whose estimate
 //! reaches the threshold, whether that record is itself a near copy of another or not.
 
-use std::collections::HashMap;
+use foldhash::{HashMap, HashMapExt};
 
 use crate::minhash::{hash_keys, mix};
 use crate::text::{lower, tokens};

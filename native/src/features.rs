@@ -18,8 +18,8 @@
 //!   alike siblings;
 //! - site: from the site's evidence when pages of the site were fitted (NaN otherwise).
 
+use foldhash::{HashMap, HashMapExt};
 use std::borrow::Cow;
-use std::collections::{HashMap, HashSet};
 use std::sync::OnceLock;
 
 use regex::Regex;
@@ -768,7 +768,8 @@ fn py_isdigit(c: char) -> bool {
     crate::text::in_ranges(c, DIGIT_RANGES)
 }
 
-type StopSet = HashSet<&'static str, std::hash::BuildHasherDefault<crate::text::WordHasher>>;
+type StopSet =
+    std::collections::HashSet<&'static str, std::hash::BuildHasherDefault<crate::text::WordHasher>>;
 
 fn stop_words() -> &'static StopSet {
     static SET: OnceLock<StopSet> = OnceLock::new();

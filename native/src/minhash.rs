@@ -21,8 +21,8 @@
 //! resemblance near the threshold the two could differ in which candidates LSH finds, with
 //! the tiny probabilities above; the exact check is the same.
 
+use foldhash::{HashMap, HashMapExt};
 use std::borrow::Cow;
-use std::collections::HashMap;
 
 /// Bands of the LSH index, and min-hashes a band: 32 min-hashes a set.
 const BANDS: usize = 8;

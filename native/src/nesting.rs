@@ -34,8 +34,9 @@
 //! characters, which in UTF-8 are its bytes. Positions are byte offsets: they order and slice
 //! the page as Python's character offsets do.
 
+use foldhash::{HashMap, HashMapExt};
 use std::borrow::Cow;
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::hash::BuildHasherDefault;
 use std::sync::OnceLock;
 
@@ -119,7 +120,7 @@ const COMMON: &str = "span path button use label polygon g picture circle noscri
 /// The element names the scan knows, by id (`NAMED`, then those of `KINDS` and `COMMON`),
 /// and their kinds.
 struct Known {
-    ids: HashMap<&'static str, u32, BuildHasherDefault<WordHasher>>,
+    ids: std::collections::HashMap<&'static str, u32, BuildHasherDefault<WordHasher>>,
     kinds: Vec<u16>,
 }
 
@@ -127,7 +128,7 @@ fn known() -> &'static Known {
     static KNOWN: OnceLock<Known> = OnceLock::new();
     KNOWN.get_or_init(|| {
         let mut k = Known {
-            ids: HashMap::default(),
+            ids: std::collections::HashMap::default(),
             kinds: Vec::new(),
         };
         let named = NAMED.map(|name| (0, name));

@@ -1,7 +1,7 @@
 //! The default cleaner's per-page path: parse, read the visible tree, show script-gated
 //! content, walk the blocks, and (with a model) score and render them.
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 
 use crate::blocks::{tag_bits, walk, PageBlocks};
 use crate::context::context_features;

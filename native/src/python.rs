@@ -1,7 +1,7 @@
 //! The Python face of the core (`sitesift._native`). Every call that works on a page lets
 //! go of the GIL while it works, so threads clean pages in parallel.
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 use std::ops::Deref;
 use std::sync::Arc;
 

@@ -5,7 +5,7 @@
 //! edited so that those parts show; hidden menus, dialogs and tooltips stay hidden. The
 //! rules and thresholds are `sitesift.extractor.reveal`'s, documented there.
 
-use std::collections::{HashMap, HashSet};
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use std::sync::OnceLock;
 
 use regex::Regex;

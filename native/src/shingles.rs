@@ -12,7 +12,7 @@
 //! so two such pages are alike only when their HTML is. Computed from the tree the page's
 //! reading already built, so a site's repeated-page check parses nothing again.
 
-use std::collections::HashMap;
+use foldhash::{HashMap, HashMapExt};
 
 use crate::text::{lower, tokens};
 

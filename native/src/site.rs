@@ -2,7 +2,7 @@
 //! site's other pages (`sitesift.extractor.site` documents the idea). Keys are the same
 //! BLAKE2b digests the Python state format stores, so fitted models stay readable.
 
-use std::collections::{HashMap, HashSet};
+use foldhash::{HashMap, HashMapExt, HashSet};
 use std::sync::OnceLock;
 
 use regex::Regex;

@@ -32,7 +32,7 @@
 //!
 //! **Switch.** `listings=keep`, the default; `listings=auto` leaves listings to the model.
 
-use std::collections::{HashMap, HashSet};
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
 use super::toolkit::{
     alike, beside_main, blocks_by_elem, brought_in, holding, kept_text, main_block, placements,

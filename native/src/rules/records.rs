@@ -22,7 +22,7 @@
 //!
 //! **Switch.** `records=keep`, the default; `records=auto` leaves the records to the model.
 
-use std::collections::{HashMap, HashSet};
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
 use super::toolkit::{
     alike, blocks_by_elem, brought_in, main_block, placements, record_kind, MIN_RECORDS,

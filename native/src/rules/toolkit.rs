@@ -3,7 +3,7 @@
 //! footer, sidebars, ...), whether its kept text holds prose, and the sections a page names
 //! for what is never its main text. No rule of its own: the rules in this folder build on it.
 
-use std::collections::{HashMap, HashSet};
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
 use crate::blocks::{attr_flag, tag_bits, PageBlocks};
 use crate::dom::View;

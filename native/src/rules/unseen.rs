@@ -46,7 +46,7 @@
 //! page pays for the novelty search). A model file without a reference finds no page unlike
 //! its own.
 
-use std::collections::HashSet;
+use foldhash::{HashSet, HashSetExt};
 
 use super::listings::INTRO_TOKENS;
 use super::toolkit::{beside_main, brought_in, holding, kept_text, main_block};
