@@ -25,7 +25,7 @@ import errno
 import json
 import os
 from collections import Counter
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from sitesift.errors import writing
@@ -123,7 +123,7 @@ def _read_into(part: Path, index: int, path: str, grouping: str, max_bytes: int
         for item in read_input(path, index, max_bytes):
             report.records_in += 1
             if isinstance(item, PageRecord):
-                writer.add(replace(item, site=site_key(item.url, grouping)))
+                writer.add(item, site_key(item.url, grouping))
             elif isinstance(item, Failed):
                 report.read_errors += 1
                 err.write(dumps(error_record(item, site_key(item.url, grouping), "read",

@@ -82,14 +82,16 @@ class SpillWriter:
         with writing(path), open(path, "wb"):
             pass  # the file exists even for an input without pages
 
-    def add(self, page: PageRecord) -> None:
+    def add(self, page: PageRecord, site: str | None = None) -> None:
+        """Spill `page` as a page of `site` (by default its own `site`)."""
+        if site is None:
+            site = page.site
         meta = json.dumps([page.input_index, page.position, page.input, page.url,
-                           page.content_type, page.offset, page.site, page.warc_record_id,
+                           page.content_type, page.offset, site, page.warc_record_id,
                            page.warc_date, page.warc_payload_digest]).encode("utf-8")
         body = page.body
         if type(body) is not bytes:  # FastWARC's writer takes bytes only
             body = bytes(body)
-        site = page.site
         size = _RECORD.size + len(meta) + len(body)
         if (parts := self._buffers.get(site)) is None:
             parts = self._buffers[site] = []
