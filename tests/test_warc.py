@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import gzip
+import itertools
 import json
 import re
+import struct
 import zlib
 from pathlib import Path
 
@@ -240,6 +242,57 @@ def test_spill_keeps_each_sites_pages_in_order(tmp_path: Path, budget: int, word
             p for p in pages if p.site == site]
 
 
+
+def _lz4_frame(data: bytes) -> bytes:
+    import io
+
+    from fastwarc.stream_io import Lz4Writer
+
+    raw = io.BytesIO()
+    writer = Lz4Writer(raw)
+    writer.write(data)
+    writer.close()
+    return raw.getvalue()
+
+
+def test_spill_frames_tile_the_file_and_bad_ones_are_an_input_error(tmp_path: Path) -> None:
+    """A site's index names LZ4 frames of its own pages, and the frames of all the sites are
+    the file, end to end; a frame cut, misplaced or holding a cut record is an InputError
+    naming the file and the frame (not pages of another site, a panic or a hang)."""
+    path = tmp_path / "in.spill"
+    writer = SpillWriter(path, budget=3000)
+    pages = [PageRecord(0, n, "in.warc", f"http://s{n % 4}.example/{n}", "text/html",
+                        html(n, 5 + n), n, f"s{n % 4}.example") for n in range(40)]
+    for page in pages:
+        writer.add(page)
+    writer.close()
+    data = path.read_bytes()
+    frames = sorted((offset, length, site) for site, held in writer.frames.items()
+                    for offset, length in held)
+    assert len(frames) > 8 and frames[0][0] == 0
+    assert all(a + n == b for (a, n, _), (b, _, _) in itertools.pairwise(frames))
+    assert frames[-1][0] + frames[-1][1] == len(data)
+    for offset, length, site in frames:
+        assert data[offset : offset + 4] == b"\x04\x22\x4d\x18"  # an LZ4 frame starts there
+        got = list(read_spill([(path, [(offset, length)])]))
+        assert got and {p.site for p in got} == {site}
+        assert all(p == pages[p.position] for p in got)
+    offset, length, _ = frames[3]
+    for bad in ((offset, length - 1), (offset + 1, length), (offset, length + 1),
+                (len(data) - 5, 10)):
+        with pytest.raises(InputError, match=r"in\.spill: unreadable spill file \(the frame at"):
+            list(read_spill([(path, [bad])]))
+    meta = json.dumps([0, 1, "in.warc", "http://s.example/", "text/html", 0, "s"]).encode()
+    record = struct.pack("<II", len(meta), 100) + meta + b"<p>cut short"
+    for frame in (record, struct.pack("<II", 5, 0) + b"{bad}", b"\x01\x00"):
+        (tmp_path / "bad.spill").write_bytes(_lz4_frame(frame))
+        size = (tmp_path / "bad.spill").stat().st_size
+        with pytest.raises(InputError, match=r"bad\.spill: unreadable spill file"):
+            list(read_spill([(tmp_path / "bad.spill", [(0, size)])]))
+    path.write_bytes(data[: offset + length // 2])  # the file cut inside the frame
+    with pytest.raises(InputError, match="truncated"):
+        list(read_spill([(path, [(offset, length)])]))
+
 # -- provenance: each record's WARC headers, as written ------------------------------------
 
 def warc_heads(path: Path) -> list[dict[str, str]]:
@@ -318,9 +371,8 @@ def test_the_spill_keeps_a_pages_provenance(tmp_path: Path) -> None:
     """Its WARC headers go through the spill with the page; a page spilled without them (the
     meta of layout 2) reads back with none."""
     import io
-    import struct
 
-    from fastwarc.stream_io import ZstdWriter
+    from fastwarc.stream_io import Lz4Writer
 
     page = PageRecord(0, 3, "in.warc", "http://s.example/", "text/html", html(0), 40,
                       "s.example", "<urn:uuid:1>", "2024-01-02T03:04:05Z", "sha1:ABC")
@@ -331,9 +383,9 @@ def test_the_spill_keeps_a_pages_provenance(tmp_path: Path) -> None:
     meta = json.dumps([0, 3, "in.warc", "http://s.example/", "text/html", 40,
                        "s.example"]).encode()
     raw = io.BytesIO()
-    zstd = ZstdWriter(raw, compression_level=1)
-    zstd.write(struct.pack("<II", len(meta), len(page.body)) + meta + page.body)
-    zstd.close()
+    lz4 = Lz4Writer(raw)
+    lz4.write(struct.pack("<II", len(meta), len(page.body)) + meta + page.body)
+    lz4.close()
     (tmp_path / "old.spill").write_bytes(raw.getvalue())
     (old,) = read_spill([(tmp_path / "old.spill", [(0, len(raw.getvalue()))])])
     assert old.warc_record_id is old.warc_date is old.warc_payload_digest is None

@@ -63,6 +63,7 @@ _HTTP_HEAD = re.compile(
 _FIELD = re.compile(
     rb"^([!#$%&'*+.^_`|~0-9A-Za-z-]+)[ \t]*:([^\r\n]*(?:\r?\n[ \t]+[^\r\n]*)*)", re.MULTILINE
 )
+_FOLDED = re.compile(rb"\r?\n[ \t]+")
 # Without a status line the first field must be a response header, or "Note: x" text would do.
 _RESPONSE_FIELDS = frozenset(
     b"mime-version server date content-type content-length last-modified location connection "
@@ -87,8 +88,10 @@ def header_fields(block: bytes) -> dict[str, str]:
     that are not fields ignored."""
     headers: dict[str, str] = {}
     for f in _FIELD.finditer(block):
-        value = re.sub(rb"\r?\n[ \t]+", b" ", f[2]).strip()  # unfold continuation lines
-        headers.setdefault(f[1].lower().decode("ascii"), value.decode("latin-1"))
+        value = f[2]
+        if b"\n" in value:  # unfold continuation lines
+            value = _FOLDED.sub(b" ", value)
+        headers.setdefault(f[1].lower().decode("ascii"), value.strip().decode("latin-1"))
     return headers
 
 

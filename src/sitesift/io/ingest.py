@@ -13,9 +13,10 @@ first rename wins, the second try's folder is deleted. So an input costs three f
 many sites it has.
 
 The work folder says its layout in `work/layout`; `discard_partial` deletes a work folder of
-another layout whole (an older crawl's: one whose spilled pages and records lack their
-WARC provenance, with a spill file and a part pair per site before that, or `spill/` and
-`ingest/`), so its inputs are read again and its sites cleaned again: it is never misread.
+another layout whole (an older crawl's: one whose spill files are zstd, or whose spilled
+pages and records lack their WARC provenance, with a spill file and a part pair per site
+before that, or `spill/` and `ingest/`), so its inputs are read again and its sites cleaned
+again: it is never misread.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ import errno
 import json
 import os
 from collections import Counter
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from sitesift.errors import writing
@@ -35,12 +36,13 @@ from sitesift.io.spill import SpillWriter
 from sitesift.jobs.grouping import site_key
 
 PARTIAL = ".part-"  # the mark of an uncommitted ingest folder
-LAYOUT = "4\n"
+LAYOUT = "5\n"
 """work/layout: one spill file per input (`inputs/`), batched parts (`parts/`); since 3 a
 spilled page's meta holds its WARC headers (`sitesift.io.spill`), and its records their
 provenance; since 4 a part holds its results' rows for the copy check (`part-<n>.dups.bin`,
-`sitesift.io.parts`). A work folder of an older layout is redone, so that no record of it
-lacks a field."""
+`sitesift.io.parts`); since 5 the spill files are LZ4 frames, zstd ones before. A work
+folder of an older layout is redone, so that no record of it lacks a field and no spill file
+is read as what it is not."""
 
 
 @dataclass(slots=True)
@@ -121,7 +123,7 @@ def _read_into(part: Path, index: int, path: str, grouping: str, max_bytes: int
         for item in read_input(path, index, max_bytes):
             report.records_in += 1
             if isinstance(item, PageRecord):
-                writer.add(replace(item, site=site_key(item.url, grouping)))
+                writer.add(item, site_key(item.url, grouping))
             elif isinstance(item, Failed):
                 report.read_errors += 1
                 err.write(dumps(error_record(item, site_key(item.url, grouping), "read",

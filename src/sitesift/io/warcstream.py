@@ -25,6 +25,10 @@ from fastwarc.stream_io import Lz4Reader, ZstdReader
 from sitesift.io.http import head_end
 
 CHUNK = 1 << 16
+RAW_CHUNK = 1 << 14
+"""Compressed bytes of a gzip file read at a time: about one record's gzip member, so that
+little is left over at a member's end (zlib copies what is left, and the next member is
+read again from its start) or at each read's output limit (copied as well)."""
 REWIND_LIMIT = 64 << 20
 """Decompressed bytes of one gzip member read again at most, to look for records inside a
 bad record's claimed length (past it, the search goes on from where reading stopped)."""
@@ -113,7 +117,7 @@ class Gzip(Source):
     def read(self, n: int) -> bytes:
         while not self._z.eof:
             if not self._raw:
-                self._raw = self._fh.read(CHUNK)
+                self._raw = self._fh.read(RAW_CHUNK)
                 if not self._raw:
                     raise Damaged("truncated gzip member (the file ends inside it)")
             try:
@@ -241,23 +245,36 @@ class Stream:
         """The next `n` bytes (fewer at the end), without reading past them."""
         have = len(self._buf) - self._at
         if have < n:
-            parts = [self._buf[self._at :]]
-            try:
-                while have < n and (chunk := self._more(max(CHUNK, n - have))):
-                    parts.append(chunk)
-                    have += len(chunk)
-            except Damaged as exc:  # a look ahead must not lose the records before damage
-                self._damage = exc
-                if not have:
-                    raise
-            self._buf, self._at = b"".join(parts), 0
+            self._buf, self._at = self._gather(n, have, CHUNK), 0
         return self._buf[self._at : self._at + n]
 
     def take(self, n: int) -> bytes:
-        data = self.peek(n)
-        self._at += len(data)
+        """The next `n` bytes (fewer at the end), read past. Bytes not all held yet (a
+        page's body) are read to their end and no further, so that they are copied once
+        at most: the bytes held and the rest joined."""
+        have = len(self._buf) - self._at
+        if have >= n:
+            data = self._buf[self._at : self._at + n]
+            self._at += n
+        else:
+            data = self._gather(n, have, 0)
+            self._buf, self._at = b"", 0
         self.pos += len(data)
         return data
+
+    def _gather(self, n: int, have: int, least: int) -> bytes:
+        """The `have` bytes held and more read, `least` bytes a read at least, until there
+        are `n` (or the data ends)."""
+        parts: list[bytes | memoryview] = [memoryview(self._buf)[self._at :]] if have else []
+        try:
+            while have < n and (chunk := self._more(max(least, n - have))):
+                parts.append(chunk)
+                have += len(chunk)
+        except Damaged as exc:  # a look ahead must not lose the records before damage
+            self._damage = exc
+            if not have:
+                raise
+        return b"".join(parts)  # one part: itself, not a copy
 
     def skip(self, n: int) -> int:
         have = len(self._buf) - self._at
