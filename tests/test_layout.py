@@ -347,6 +347,16 @@ def test_no_native_file_grows_over_600_lines_of_code() -> None:
     assert shrunk == {}, "(listed, now): lower the listed count to hold the gain"
 
 
+def test_the_architecture_page_maps_every_native_file_once() -> None:
+    """docs/architecture.md's map of the crate is one table, a row a file: a file added,
+    moved or gone changes the map too."""
+    page = (SRC.parent / "docs" / "architecture.md").read_text(encoding="utf-8")
+    section = page.split("## The native crate (`native/src`)")[1].split("\n\n| switch |")[0]
+    rows = re.findall(r"^\| `([\w/]+\.rs)` \|", section, re.M)
+    files = sorted(p.relative_to(NATIVE).as_posix() for p in NATIVE.rglob("*.rs"))
+    assert sorted(rows) == files
+
+
 def test_every_benchmark_script_is_named_in_its_readme() -> None:
     """benchmarks/README.md tells the maintained tools from the studies: a new script must
     say which it is."""
