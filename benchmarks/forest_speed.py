@@ -5,7 +5,7 @@
 Reads the first pages of a corpus once and builds each member's inputs to both stages (the
 block features, and those with the context features of stage 1's output), then times the
 forests alone (`Forest.raw` of every member's two stages) over them, best of `--repeats`,
-in CPU time: the figure to compare two builds of `native/src/forest.rs` by. What a page
+in CPU time: the figure to compare two builds of `native/src/model/forest.rs` by. What a page
 costs in all its stages is `native_stages.py`'s.
 """
 

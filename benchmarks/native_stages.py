@@ -4,7 +4,7 @@
         [--model FILE ...]
 
 Times each stage of cleaning every page (parse, tree, blocks, reveal, page_type, site, features,
-novelty, forests, render; `native/src/pipeline.rs: stage_times`) with the shipped model and
+novelty, forests, render; `native/src/clean/pipeline.rs: stage_times`) with the shipped model and
 prints, per corpus and over all pages, the median and mean microseconds of each stage and its
 share of the total, so the next bottleneck is visible. Wall-clock time inside the core, one
 page at a time on one thread (the page's decoding, and Python's share of a call, are not in

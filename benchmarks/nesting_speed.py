@@ -26,7 +26,7 @@ from sitesift.nesting import _may_pass_limits, too_deep_python
 
 def pages(root: Path) -> list[str]:
     """The corpus's pages as the guard sees them, but for an unclosed `<title>`, which the
-    core closes first (`native/src/intake.rs`; those that do not decode are left out)."""
+    core closes first (`native/src/read/intake.rs`; those that do not decode are left out)."""
     out = []
     for row in read_index(root):
         try:

@@ -1,4 +1,4 @@
-"""The confidence (`sitesift.confidence`, `native/src/confidence.rs`): the predicted token F1
+"""The confidence (`sitesift.confidence`, `native/src/clean/confidence.rs`): the predicted token F1
 of every default-cleaner result, in clean's JSON and the crawl's records (None for methods
 that cannot give one), from a sealed JSON model a damaged file cannot replace; the
 `--fallback-below` route; the calibration figures `sitesift bench` reports."""

@@ -1,5 +1,5 @@
 """The nesting guard's two scans give the same answers: the native core's
-(`native/src/nesting.rs`, what `too_deep` runs) and this package's Python one
+(`native/src/read/nesting.rs`, what `too_deep` runs) and this package's Python one
 (`too_deep_python`, the fallback where the core is not built).
 
 Generated tag soups hold every kind of token the scan tells apart (deep nesting, unclosed

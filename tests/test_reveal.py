@@ -1,4 +1,4 @@
-"""What the default cleaner shows of a page's hidden markup (`native/src/reveal.rs`)."""
+"""What the default cleaner shows of a page's hidden markup (`native/src/read/reveal.rs`)."""
 
 from __future__ import annotations
 
@@ -110,7 +110,7 @@ def test_pages_with_nothing_to_reveal_are_read_as_they_are() -> None:
 
 
 def test_the_native_visible_tree_follows_the_python_dom_rules() -> None:
-    """The native core (native/src/dom.rs) and sitesift.dom read the same visible tree: the
+    """The native core (native/src/read/dom.rs) and sitesift.dom read the same visible tree: the
     same skipped and block tags, style-key attributes, depth and hiding patterns. Either
     changed alone fails here."""
     from sitesift import dom
@@ -131,7 +131,7 @@ def test_the_native_visible_tree_follows_the_python_dom_rules() -> None:
                                         "href", "bgcolor"]),
                        st.text(alphabet=" ab1٣_-\t\u00a0", max_size=90), max_size=5))
 def test_the_native_style_key_is_the_python_one(tag: str, attrs: dict[str, str]) -> None:
-    """The site evidence's layout keys (native/src/site.rs) and the Site Style Tree's
+    """The site evidence's layout keys (native/src/crawl/site.rs) and the Site Style Tree's
     (sitesift.dom.style_key) are one definition in two languages: any difference fails."""
     from sitesift.dom import style_key
     from sitesift.native import core

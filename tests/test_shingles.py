@@ -122,7 +122,7 @@ def test_normalise_tokens(fold: bool, expected: list[str]) -> None:
     assert normalise_tokens(["Copyright", "2005", "ACME"], fold) == expected
 
 
-# -- the native shingles (native/src/shingles.rs) hold to these --------------------------------
+# -- the native shingles (native/src/crawl/shingles.rs) hold to these -----------------------------
 
 # Characters this Python's Unicode database knows (a newer one in the core's tables, such as
 # Unicode 15's Kaktovik numerals, is a word character there and not here).
@@ -160,7 +160,7 @@ def test_a_native_pages_shingles_are_its_words_shingles(text: str) -> None:
                           expected)
 
 
-# -- the repeated-page check (native/src/minhash.rs) keeps the pages the Python one kept -------
+# -- the repeated-page check (native/src/crawl/minhash.rs) keeps the pages the Python one kept ----
 
 def python_near_duplicates(id_sets: Sequence[np.ndarray], threshold: float) -> list[int]:
     """The repeated-page check as it was in Python before the core's (issue 53), kept here

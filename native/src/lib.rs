@@ -2,43 +2,34 @@
 //! built with the `python` feature. For every method a page's bytes are decoded and checked;
 //! for the default cleaner it is HTML5 parsing, the visible tree, revealed content, blocks,
 //! features, both stages of every member's forests, site evidence, verdicts and the
-//! rendered blocks. The modules are the crate's own: the Python face (`python.rs`) is its
-//! one door.
+//! rendered blocks. The modules are the crate's own, in folders by the path of a page: the
+//! Python face (`py/`) is its one door.
 // Without the Python face only the tests reach the core's items.
 #![cfg_attr(not(feature = "python"), allow(dead_code))]
+#![warn(unreachable_pub)]
 
-mod blocks;
-mod confidence;
-mod context;
-mod declared;
-mod decode;
-mod dom;
-mod dups;
-mod features;
-mod forest;
-mod intake;
-mod kind;
-mod language;
-mod math;
-mod minhash;
-mod nesting;
-mod novelty;
-mod page_type;
-mod parse;
-mod pipeline;
-mod render;
-mod reveal;
+// The stages, in folders, in the order a page takes them: `read` (bytes to the visible
+// tree), `page` (what a page is: its declarations, kind, blocks and features), `model` (the
+// forests, the page type, novelty), `crawl` (across pages: a site's evidence, repeated pages,
+// a crawl's copies), `rules` (set against the model, one file a rule), `output` (what the
+// user receives), and `clean` (the per-page path that ties them, and the confidence in it).
+mod clean;
+mod crawl;
+mod model;
+mod output;
+mod page;
+mod read;
 mod rules;
-mod shingles;
-mod site;
-mod structure;
-#[cfg(test)]
-mod testing;
+
+// What every stage reads: Python's string semantics (`text`) and its URLs (`urls`).
 mod text;
 mod urls;
 
+#[cfg(test)]
+mod testing;
+
 #[cfg(feature = "python")]
-mod python;
+mod py;
 
 /// The extension's allocator (Rust's allocations only; Python keeps its own): reading and
 /// cleaning a page makes and frees hundreds of thousands of small nodes, strings and

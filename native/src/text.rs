@@ -7,7 +7,7 @@ use unicode_general_category::{get_general_category, GeneralCategory as G};
 /// Python's `str.isspace()` for one character: Unicode White_Space plus the four
 /// information separators (U+001C..U+001F), which Python treats as whitespace.
 #[inline]
-pub fn is_space(c: char) -> bool {
+pub(crate) fn is_space(c: char) -> bool {
     if c.is_ascii() {
         return matches!(
             c,
@@ -20,7 +20,7 @@ pub fn is_space(c: char) -> bool {
 /// Python's `\w` for `str` patterns: letters (L*), numbers (Nd, Nl, No) and `_`. Unlike
 /// Rust's `\w`, combining marks are not word characters in Python.
 #[inline]
-pub fn is_word(c: char) -> bool {
+pub(crate) fn is_word(c: char) -> bool {
     if c.is_ascii() {
         return c.is_ascii_alphanumeric() || c == '_';
     }
@@ -39,7 +39,7 @@ pub fn is_word(c: char) -> bool {
 
 /// Python's `str.isupper()` for one character (the Uppercase property).
 #[inline]
-pub fn char_is_upper(c: char) -> bool {
+pub(crate) fn char_is_upper(c: char) -> bool {
     c.is_uppercase()
 }
 
@@ -49,7 +49,7 @@ fn is_title(c: char) -> bool {
 }
 
 /// Python's `str.isupper()`: at least one cased character and no lowercase or titlecase one.
-pub fn is_upper(s: &str) -> bool {
+pub(crate) fn is_upper(s: &str) -> bool {
     let mut cased = false;
     for c in s.chars() {
         if c.is_lowercase() || is_title(c) {
@@ -65,7 +65,7 @@ pub fn is_upper(s: &str) -> bool {
 /// `a`, `sep` and `b` in one string, as `format!("{a}{sep}{b}")` gives it without the
 /// formatting machinery: the walk and the record rules make one per element, and
 /// `format!` took about 700 instructions each under callgrind (docs/lab/native.md).
-pub fn joined(a: &str, sep: char, b: &str) -> String {
+pub(crate) fn joined(a: &str, sep: char, b: &str) -> String {
     let mut out = String::with_capacity(a.len() + sep.len_utf8() + b.len());
     out.push_str(a);
     out.push(sep);
@@ -74,7 +74,7 @@ pub fn joined(a: &str, sep: char, b: &str) -> String {
 }
 
 /// Python's `str.lower()` (full case mapping, final sigma included).
-pub fn lower(s: &str) -> String {
+pub(crate) fn lower(s: &str) -> String {
     if s.is_ascii() {
         return s.to_ascii_lowercase();
     }
@@ -82,7 +82,7 @@ pub fn lower(s: &str) -> String {
 }
 
 /// The `\w+` runs of `s` (Python's definition of `\w`), as slices.
-pub fn tokens(s: &str) -> impl Iterator<Item = &str> {
+pub(crate) fn tokens(s: &str) -> impl Iterator<Item = &str> {
     let mut rest = s;
     std::iter::from_fn(move || {
         let start = rest.char_indices().find(|&(_, c)| is_word(c))?.0;
@@ -98,7 +98,7 @@ pub fn tokens(s: &str) -> impl Iterator<Item = &str> {
 }
 
 /// Number of `\w+` runs.
-pub fn count_tokens(s: &str) -> usize {
+pub(crate) fn count_tokens(s: &str) -> usize {
     let mut n = 0;
     let mut inside = false;
     for c in s.chars() {
@@ -112,12 +112,12 @@ pub fn count_tokens(s: &str) -> usize {
 }
 
 /// Python's `str.split()` with no argument: runs of non-whitespace.
-pub fn split_ws(s: &str) -> impl Iterator<Item = &str> {
+pub(crate) fn split_ws(s: &str) -> impl Iterator<Item = &str> {
     s.split(is_space).filter(|w| !w.is_empty())
 }
 
 /// `" ".join(s.split())`: whitespace runs folded to one space, ends trimmed.
-pub fn fold_ws(s: &str) -> String {
+pub(crate) fn fold_ws(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for w in split_ws(s) {
         if !out.is_empty() {
@@ -129,12 +129,12 @@ pub fn fold_ws(s: &str) -> String {
 }
 
 /// Python's `str.isspace()` on a whole string (False for "").
-pub fn all_space(s: &str) -> bool {
+pub(crate) fn all_space(s: &str) -> bool {
     !s.is_empty() && s.chars().all(is_space)
 }
 
 /// Python's `str.strip()`.
-pub fn strip(s: &str) -> &str {
+pub(crate) fn strip(s: &str) -> &str {
     s.trim_matches(is_space)
 }
 
@@ -143,7 +143,7 @@ pub fn strip(s: &str) -> &str {
 /// can crowd one of their buckets; the maps keyed by page text keep the standard, keyed
 /// hasher.
 #[derive(Default, Clone, Copy)]
-pub struct WordHasher(u64);
+pub(crate) struct WordHasher(u64);
 
 impl std::hash::Hasher for WordHasher {
     fn write(&mut self, bytes: &[u8]) {
@@ -165,7 +165,7 @@ impl std::hash::Hasher for WordHasher {
 }
 
 /// Is `c` in one of the sorted, disjoint inclusive `ranges` of code points?
-pub fn in_ranges(c: char, ranges: &[(u32, u32)]) -> bool {
+pub(crate) fn in_ranges(c: char, ranges: &[(u32, u32)]) -> bool {
     let c = c as u32;
     ranges
         .binary_search_by(|&(lo, hi)| {

@@ -122,13 +122,13 @@ fn check_bracketed_host(host: &str) -> Result<(), ()> {
 }
 
 /// The path of a page's URL (of the archived URL for Wayback Machine copies).
-pub fn url_path(url: &str) -> String {
+pub(crate) fn url_path(url: &str) -> String {
     url_parts(url).map(|(_, path)| path).unwrap_or_default()
 }
 
 /// The host of an absolute URL (or a scheme-relative `//host/...` one), lowercased, without
 /// user, port or a leading `www.`; `None` for a relative URL or one `urlsplit` refuses.
-pub fn url_host(url: &str) -> Option<String> {
+pub(crate) fn url_host(url: &str) -> Option<String> {
     let (netloc, _) = url_parts(url)?;
     let host = netloc.rsplit('@').next().unwrap_or("");
     let host = host.rsplit_once(':').map_or(host, |(h, port)| {
@@ -145,7 +145,7 @@ pub fn url_host(url: &str) -> Option<String> {
 
 /// The network location (host, maybe with user and port) and path of a page's URL, of the
 /// archived URL for Wayback Machine copies; `None` where `urlsplit` raises.
-pub fn url_parts(url: &str) -> Option<(String, String)> {
+pub(crate) fn url_parts(url: &str) -> Option<(String, String)> {
     let parts = urlsplit(url).ok()?;
     if parts.netloc.contains("archive.org") {
         if let Some(cap) = wayback_re().captures(&parts.path) {
@@ -171,7 +171,7 @@ pub fn url_parts(url: &str) -> Option<(String, String)> {
 /// suffix (`co.uk`, `localhost`), or a name with an empty label (`a..b.com`). The list is the `psl` crate's, compiled in: nothing to
 /// parse when a process starts (`sitesift.jobs.grouping` once parsed the whole list in
 /// Python in every process that grouped pages, 0.23 s each).
-pub fn registrable_domain(host: &str) -> Option<&str> {
+pub(crate) fn registrable_domain(host: &str) -> Option<&str> {
     // (a name with an empty label is no domain name: the list has no say in it)
     if host.split('.').any(str::is_empty) {
         return None;

@@ -2,7 +2,7 @@
 extraction, in [0, 1], from what the cleaner already knows of it (issue 55).
 
 The core hands over page-level figures it reads off its own cleaning of the page
-(`native/src/confidence.rs`: the blocks' probabilities and their margins to the page's cut,
+(`native/src/clean/confidence.rs`: the blocks' probabilities and their margins to the page's cut,
 how much is near the cut, the expected precision and recall the probabilities imply, which
 rules decided blocks against the model, whether the page is unlike the training pages);
 this module adds the page's type and probability (`sitesift.page_type`) and the site's

@@ -1,6 +1,6 @@
 """Turn page bytes into text: pick the encoding as a browser would, then decode.
 
-The decoding is the native core's (`native/src/decode.rs`, whose docstring gives the decision
+The decoding is the native core's (`native/src/read/decode.rs`, whose docstring gives the decision
 order): a byte-order mark, the HTTP Content-Type, the `<meta>` prescan of the first 8 KiB,
 UTF-8, then Firefox's detector (chardetng) with the URL's top-level domain, and windows-1252
 last; the labels and decoders are the WHATWG Encoding standard's (encoding_rs). `Decoded.source`

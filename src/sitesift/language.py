@@ -5,7 +5,7 @@
 text to read. The page's *declared* language (`<html lang>`, Content-Language) is another
 thing, and stays in its metadata (`sitesift.metadata`, `clean --metadata`).
 
-The detector is whatlang's, in the native core (`native/src/language.rs`), on the first
+The detector is whatlang's, in the native core (`native/src/output/language.rs`), on the first
 `PREFIX_CHARS` characters of the text: chosen by measurement beside lingua, fastText's
 lid.176, py3langid and Resiliparse's `detect_fast` (`benchmarks/language_check.py`,
 docs/language.md). `finish` (`sitesift.output`) sets it on every result, so every path

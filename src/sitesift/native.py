@@ -48,7 +48,7 @@ class Verdicts:
                images: bool = False, comments: bool = False) -> list[str]:
         """The content in each of `renderings`; `comments`: the comments kept apart
         instead (the blocks the comments rule took out of the text, reply forms aside:
-        `native/src/pipeline.rs::comment_elements`)."""
+        `native/src/clean/pipeline.rs::comment_elements`)."""
         return list(core().render_page(self.page, self.kept, renderings, links=links,
                                        images=images, comments=comments))
 

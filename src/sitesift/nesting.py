@@ -25,7 +25,7 @@ thousand and the parser closes them itself. A table cell is counted, and the nex
 row of its table closes it with all that is open inside it (an old page's unclosed
 `<font>` in every cell nests nothing).
 
-The native core runs the same scan in Rust (`native/src/nesting.rs`: about 0.4 ms for a
+The native core runs the same scan in Rust (`native/src/read/nesting.rs`: about 0.4 ms for a
 page of more than 5,000 tags, where this module's takes about 12; docs/lab/native.md). This
 module's scan is the fallback where the core is not built, and tests/test_nesting.py holds
 the two to the same answers.

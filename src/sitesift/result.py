@@ -235,7 +235,7 @@ class Result:
 def _is_web_address(url: str) -> bool:
     """Whether `url` is an absolute http(s) address as a browser reads it: the only kind
     the head of the clean HTML links, by the native renderer's own check
-    (`native/src/structure.rs::base_url`, which a page's base passes)."""
+    (`native/src/output/structure.rs::base_url`, which a page's base passes)."""
     from sitesift.native import core
 
     return core().web_address(url) is not None

@@ -163,7 +163,7 @@ def distinct_pages(pages: Sequence[Page],
     were left out. A page repeats an earlier distinct one when their `shingles` (each
     page's `page_shingles` unless given: sorted shingle ids as little-endian u64 bytes) are
     the same or resemble each other at least `NEAR_DUPLICATE` (Jaccard). The check is the
-    core's (`_native.near_duplicates`, `native/src/minhash.rs`: exact copies by content,
+    core's (`_native.near_duplicates`, `native/src/crawl/minhash.rs`: exact copies by content,
     near ones by MinHash and LSH, each candidate checked exactly): linear in the pages while
     few of them resemble each other (docs/lab/crawl.md, "the repeated-page check")."""
     if len(pages) < 2:

@@ -63,7 +63,7 @@ def news_page(n: int = 0, comments: bool = True) -> str:
 
 
 def test_blocks_hold_exactly_the_rendered_text() -> None:
-    """The native core's blocks (html5ever, native/src/dom.rs) hold the words that the
+    """The native core's blocks (html5ever, native/src/read/dom.rs) hold the words that the
     Python tree (Lexbor, sitesift.dom) renders: the two readings of what a page shows
     agree."""
     p = page(news_page())

@@ -21,21 +21,21 @@
 
 use super::toolkit::{beside_main, brought_in, keeps_prose, main_block, PROSE_TOKENS};
 use super::{Context, Setting};
-use crate::blocks::PageBlocks;
+use crate::page::blocks::PageBlocks;
 
 /// A block more than this share of whose characters are link text is no story's prose.
-pub const MAX_LINK_SHARE: f64 = 0.3;
+pub(super) const MAX_LINK_SHARE: f64 = 0.3;
 
 /// The rule: the prose `prose` brings in (none on a page cut at infinity, which is sure to
 /// have no main content, and so no article text either).
-pub fn run(cx: &Context, _: Setting) -> Option<Vec<bool>> {
+pub(super) fn run(cx: &Context, _: Setting) -> Option<Vec<bool>> {
     let more = cx.cut.is_finite().then(|| prose(cx.pb, cx.kept, cx.prob))?;
     Some(brought_in(cx.kept, more))
 }
 
 /// `likely` with the prose of the `<article>` holding the main block, where the kept text
 /// holds no prose (`prob` picks the main block).
-pub fn prose(pb: &PageBlocks, likely: &[bool], prob: &[f64]) -> Vec<bool> {
+pub(super) fn prose(pb: &PageBlocks, likely: &[bool], prob: &[f64]) -> Vec<bool> {
     let mut out = likely.to_vec();
     if keeps_prose(pb, likely) {
         return out;
@@ -89,7 +89,7 @@ mod tests {
 
     #[test]
     fn the_cleaner_says_an_article_brought_its_prose_in() {
-        use crate::pipeline::{prepare, verdicts, Cut};
+        use crate::clean::pipeline::{prepare, verdicts, Cut};
         use crate::rules::{decided_by, Settings};
         let html = format!(
             "<html><body><article><h1>A heading</h1><div>{LOREM}</div></article></body></html>"

@@ -14,10 +14,10 @@
 //! **Switch.** `choices=drop`, the default; `choices=auto` leaves them to the model.
 
 use super::{Context, Setting};
-use crate::blocks::PageBlocks;
+use crate::page::blocks::PageBlocks;
 
 /// The rule: the page's drop-down options.
-pub fn run(cx: &Context, _: Setting) -> Option<Vec<bool>> {
+pub(super) fn run(cx: &Context, _: Setting) -> Option<Vec<bool>> {
     Some(in_choice_list(cx.pb))
 }
 
@@ -25,7 +25,7 @@ pub fn run(cx: &Context, _: Setting) -> Option<Vec<bool>> {
 /// a form offers, which a browser shows only when the list is opened and no gold keeps
 /// (docs/lab/loco.md, "A drop-down's options"). A `datalist` is no block at all
 /// (`dom::SKIPPED_TAGS`).
-pub fn in_choice_list(pb: &PageBlocks) -> Vec<bool> {
+pub(super) fn in_choice_list(pb: &PageBlocks) -> Vec<bool> {
     let inside = pb.under(|e| pb.tags[e] == "select");
     pb.elem.iter().map(|&e| inside[e]).collect()
 }

@@ -16,10 +16,10 @@
 //! **Switch.** `consent=drop`, the default; `consent=auto` leaves it to the model.
 
 use super::{Context, Setting};
-use crate::blocks::{ConsentName, PageBlocks};
+use crate::page::blocks::{ConsentName, PageBlocks};
 
 /// The rule: the page's consent dialogs.
-pub fn run(cx: &Context, _: Setting) -> Option<Vec<bool>> {
+pub(super) fn run(cx: &Context, _: Setting) -> Option<Vec<bool>> {
     Some(in_consent_dialog(cx.pb))
 }
 
@@ -30,7 +30,7 @@ pub fn run(cx: &Context, _: Setting) -> Option<Vec<bool>> {
 /// `main`, `article` and `h1` elements while the page has one. A manager's settings
 /// panel, its purposes and vendors spelt out, may hold more text than a listing page
 /// of linked titles; a site's own element (`cookie-policy`) may be its page's text.
-pub fn in_consent_dialog(pb: &PageBlocks) -> Vec<bool> {
+pub(super) fn in_consent_dialog(pb: &PageBlocks) -> Vec<bool> {
     if pb.consent.iter().all(|&c| c == ConsentName::No) {
         return vec![false; pb.elem.len()];
     }

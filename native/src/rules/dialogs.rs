@@ -24,8 +24,8 @@ use regex::Regex;
 
 use super::toolkit::{inside_sections, section_names};
 use super::{Context, Setting};
-use crate::blocks::PageBlocks;
-use crate::dom::View;
+use crate::page::blocks::PageBlocks;
+use crate::read::dom::View;
 
 /// Names of a modal dialog, by class or id (`modal`, `popup`, `lightbox`; `modal-open` on
 /// a `body` is a state, and a body holds the main block), or its ARIA role.
@@ -41,7 +41,7 @@ fn dialog_name() -> &'static Regex {
 
 /// The rule: the dialogs beside the main block of what the model and the bring-in rules
 /// kept.
-pub fn run(cx: &Context, _: Setting) -> Option<Vec<bool>> {
+pub(super) fn run(cx: &Context, _: Setting) -> Option<Vec<bool>> {
     Some(modal_dialogs(cx.pb, cx.view, cx.kept, cx.prob))
 }
 
@@ -53,7 +53,12 @@ pub fn run(cx: &Context, _: Setting) -> Option<Vec<bool>> {
 /// placed there, and a policy of 6,000 words outweighs a product's own text, so the main
 /// block is found outside such dialogs (docs/lab/loco.md, "Text a class hides, and dialogs in
 /// the page's header or footer").
-pub fn modal_dialogs(pb: &PageBlocks, view: &View, likely: &[bool], prob: &[f64]) -> Vec<bool> {
+pub(super) fn modal_dialogs(
+    pb: &PageBlocks,
+    view: &View,
+    likely: &[bool],
+    prob: &[f64],
+) -> Vec<bool> {
     let named = dialog_name();
     let dialog: Vec<bool> = (0..pb.parent.len())
         .map(|e| named.is_match(&section_names(view, e)))

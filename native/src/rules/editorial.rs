@@ -30,21 +30,21 @@ use std::sync::OnceLock;
 use regex::Regex;
 
 use super::{Context, Setting};
-use crate::blocks::{attr_flag, PageBlocks};
-use crate::dom::View;
+use crate::page::blocks::{attr_flag, PageBlocks};
+use crate::read::dom::View;
 
 /// A likely block of at least this many tokens is main text (where it starts, and what
 /// the main container holds).
-pub const MAIN_START_TOKENS: usize = 10;
+pub(super) const MAIN_START_TOKENS: usize = 10;
 
 /// `comments`: a comment section, named so by class, id, role or itemprop.
-pub fn comments(cx: &Context, setting: Setting) -> Option<Vec<bool>> {
+pub(super) fn comments(cx: &Context, setting: Setting) -> Option<Vec<bool>> {
     let comment = attr_flag("comment");
     sections(cx, setting, |e| cx.pb.flags[e] & comment != 0)
 }
 
 /// `captions`: a `<figcaption>`, or an element named for a caption or a credit.
-pub fn captions(cx: &Context, setting: Setting) -> Option<Vec<bool>> {
+pub(super) fn captions(cx: &Context, setting: Setting) -> Option<Vec<bool>> {
     sections(cx, setting, |e| {
         cx.view.elems[cx.view.preorder[e] as usize].tag == "figcaption"
             || caption_name().is_match(&names(cx.view, e))
@@ -52,13 +52,13 @@ pub fn captions(cx: &Context, setting: Setting) -> Option<Vec<bool>> {
 }
 
 /// `bylines`: an element named for a byline or an author.
-pub fn bylines(cx: &Context, setting: Setting) -> Option<Vec<bool>> {
+pub(super) fn bylines(cx: &Context, setting: Setting) -> Option<Vec<bool>> {
     sections(cx, setting, |e| byline_name().is_match(&names(cx.view, e)))
 }
 
 /// `dates`: an element named for a date, a dateline, a timestamp, the published or updated
 /// time.
-pub fn dates(cx: &Context, setting: Setting) -> Option<Vec<bool>> {
+pub(super) fn dates(cx: &Context, setting: Setting) -> Option<Vec<bool>> {
     sections(cx, setting, |e| date_name().is_match(&names(cx.view, e)))
 }
 

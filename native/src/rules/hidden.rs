@@ -18,11 +18,11 @@
 
 use super::toolkit::inside_sections;
 use super::{Context, Setting};
-use crate::blocks::PageBlocks;
-use crate::dom::View;
+use crate::page::blocks::PageBlocks;
+use crate::read::dom::View;
 
 /// The rule: what a class hides, but for what holds the main block of the model's cut.
-pub fn run(cx: &Context, _: Setting) -> Option<Vec<bool>> {
+pub(super) fn run(cx: &Context, _: Setting) -> Option<Vec<bool>> {
     Some(hidden_by_class(cx.pb, cx.view, cx.kept, cx.prob))
 }
 
@@ -54,7 +54,12 @@ fn hides(class: &str) -> bool {
 /// text until a script or a click does: a promotion bar's variant for every country, a
 /// tab not chosen, a template the page fills in. An element holding the main block is a
 /// page its scripts show whole (a preloader's `root hide`), and stays the model's.
-pub fn hidden_by_class(pb: &PageBlocks, view: &View, likely: &[bool], prob: &[f64]) -> Vec<bool> {
+pub(super) fn hidden_by_class(
+    pb: &PageBlocks,
+    view: &View,
+    likely: &[bool],
+    prob: &[f64],
+) -> Vec<bool> {
     let hidden = |e: usize| {
         let el = &view.elems[view.preorder[e] as usize];
         el.has_attrs && el.get("class").is_some_and(hides)

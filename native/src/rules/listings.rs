@@ -18,7 +18,7 @@
 //! listing's items are linked titles, the comments under a short post unlinked prose).
 //! Other pages with prose keep what the model says of their lists.
 //!
-//! On a forum ([`crate::kind::PageKind`]: its URL, a declared `DiscussionForumPosting` or
+//! On a forum ([`crate::page::kind::PageKind`]: its URL, a declared `DiscussionForumPosting` or
 //! `QAPage`, forum software as its generator) a container named for comments or replies
 //! bars no listing, and the posts need no links: there they are the thread, where on a
 //! blog they are the comments under a post, named the same.
@@ -39,21 +39,21 @@ use super::toolkit::{
     runs, MIN_RECORDS,
 };
 use super::{Context, Setting};
-use crate::blocks::PageBlocks;
+use crate::page::blocks::PageBlocks;
 
 /// A listing's run holds at least this many times the tokens the model kept (a short
 /// story's "more stories" grid holds fewer)...
-pub const LISTING_RATIO: f64 = 4.0;
+pub(super) const LISTING_RATIO: f64 = 4.0;
 /// ...and at least this many tokens.
-pub const MIN_LISTING_TOKENS: usize = 30;
+pub(super) const MIN_LISTING_TOKENS: usize = 30;
 /// Kept text of one prose block and at most this many tokens may be a listing's intro...
-pub const INTRO_TOKENS: usize = 120;
+pub(super) const INTRO_TOKENS: usize = 120;
 /// ...when a listing holds this many times its tokens...
-pub const INTRO_RATIO: f64 = 8.0;
+pub(super) const INTRO_RATIO: f64 = 8.0;
 /// ...fills this share of the lowest element holding it and the main block...
-pub const INTRO_COMPACT: f64 = 0.4;
+pub(super) const INTRO_COMPACT: f64 = 0.4;
 /// ...and this share of its text is link text (not on a forum).
-pub const INTRO_LINK_SHARE: f64 = 0.3;
+pub(super) const INTRO_LINK_SHARE: f64 = 0.3;
 
 /// The elements holding over half the page's tokens: its wrappers.
 fn wrappers(pb: &PageBlocks) -> HashSet<usize> {
@@ -103,7 +103,7 @@ struct Listing {
 
 /// The rule: the records `listing` brings in (none on a page cut at infinity, which is
 /// sure to have no main content: it keeps nothing, not even a listing).
-pub fn run(cx: &Context, _: Setting) -> Option<Vec<bool>> {
+pub(super) fn run(cx: &Context, _: Setting) -> Option<Vec<bool>> {
     let more = cx
         .cut
         .is_finite()
@@ -117,7 +117,7 @@ pub fn run(cx: &Context, _: Setting) -> Option<Vec<bool>> {
 /// size: a consent manager's list of purposes is no listing, whatever it holds.
 /// `balanced` is the page's cut at the balanced preset: where not even it keeps a block,
 /// the page's wrappers stand in for the main block's ancestors.
-pub fn listing(
+pub(super) fn listing(
     pb: &PageBlocks,
     likely: &[bool],
     prob: &[f64],

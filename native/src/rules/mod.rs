@@ -32,16 +32,16 @@ mod toolkit;
 mod unseen;
 
 use table::TABLE;
-pub use table::{N_RULES, RULES};
+pub(crate) use table::{N_RULES, RULES};
 
-use crate::blocks::PageBlocks;
-use crate::dom::View;
+use crate::page::blocks::PageBlocks;
+use crate::read::dom::View;
 use Phase::{Bar, BringIn, Editorial, TakeOut};
 use Report::{Always, Brought, OverCut, OverCutOrBrought};
 
 /// When a rule runs, what it reads, and so what its marks mean.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Phase {
+pub(crate) enum Phase {
     /// Never main text: run first, from the page and the model's cut; what they mark no
     /// later rule counts as the page's text, and no verdict keeps.
     Bar,
@@ -58,7 +58,7 @@ pub enum Phase {
 
 impl Phase {
     /// Its name as Python reads it.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Phase::Bar => "bar",
             Phase::BringIn => "bring-in",
@@ -72,7 +72,7 @@ impl Phase {
 /// `separate` (comments only) drops them from the main text and keeps them apart, as the
 /// result's comments (`pipeline::comment_elements`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Setting {
+pub(crate) enum Setting {
     #[default]
     Auto,
     Drop,
@@ -88,7 +88,7 @@ impl Setting {
         Setting::Separate,
     ];
 
-    pub fn word(self) -> &'static str {
+    pub(crate) fn word(self) -> &'static str {
         match self {
             Setting::Auto => "auto",
             Setting::Drop => "drop",
@@ -99,7 +99,7 @@ impl Setting {
 
     /// What a rule set so decides of the blocks it marks in the main text (none for
     /// `auto`; `separate` takes them out of it).
-    pub fn decision(self) -> Option<Decision> {
+    fn decision(self) -> Option<Decision> {
         match self {
             Setting::Auto => None,
             Setting::Drop | Setting::Separate => Some(Decision::Drop),
@@ -110,7 +110,7 @@ impl Setting {
 
 /// What a rule decides of a block it marks, whatever the model said.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Decision {
+pub(crate) enum Decision {
     Keep,
     Drop,
 }
@@ -119,7 +119,7 @@ pub enum Decision {
 /// is still the rule's (no rule after it in the table decides it) and its verdict is what
 /// was kept of it after every phase.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Report {
+pub(crate) enum Report {
     /// every block it marks
     Always,
     /// a block over the model's cut (a consent dialog's text the model left out needs no
@@ -132,27 +132,27 @@ pub enum Report {
 }
 
 /// One rule: its switch, and how it runs.
-pub struct Rule {
+pub(crate) struct Rule {
     /// the switch's name (`--set default.NAME=...`), the one a block's reason gives
-    pub name: &'static str,
-    pub phase: Phase,
+    pub(crate) name: &'static str,
+    pub(crate) phase: Phase,
     /// the settings that turn it on (`auto`, always allowed besides, leaves it off)
-    pub on: &'static [Setting],
+    pub(crate) on: &'static [Setting],
     /// the cleaner's default (Python's `DefaultParams`; the core's `Settings` start at auto)
-    pub default: Setting,
+    pub(crate) default: Setting,
     /// when a block it marks names it (`Report`)
-    pub report: Report,
+    pub(crate) report: Report,
     /// one line on what it does (`sitesift methods default` shows it)
-    pub summary: &'static str,
+    pub(crate) summary: &'static str,
     /// The blocks it marks on the page (see `Phase`), under its setting (never `auto`);
     /// None where it marks none (off on this page: a listing on a page cut at infinity).
-    pub run: fn(&Context, Setting) -> Option<Vec<bool>>,
+    pub(crate) run: fn(&Context, Setting) -> Option<Vec<bool>>,
 }
 
 impl Rule {
     /// The values its switch takes, the default first (`auto` and the settings that turn
     /// it on).
-    pub fn values(&self) -> Vec<Setting> {
+    pub(crate) fn values(&self) -> Vec<Setting> {
         let allowed = |s: &Setting| *s == Setting::Auto || self.on.contains(s);
         let rest = Setting::ALL.into_iter().filter(|s| *s != self.default);
         std::iter::once(self.default)
@@ -164,11 +164,11 @@ impl Rule {
 
 /// A rule: its place in `RULES`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct RuleId(u8);
+pub(crate) struct RuleId(u8);
 
 impl RuleId {
     /// The rule of that name; a name no rule has stops the build where it is a constant.
-    pub const fn named(name: &str) -> RuleId {
+    pub(crate) const fn named(name: &str) -> RuleId {
         let mut i = 0;
         while i < N_RULES {
             if same(TABLE[i].name, name) {
@@ -179,16 +179,16 @@ impl RuleId {
         panic!("no rule of that name");
     }
 
-    pub fn rule(self) -> &'static Rule {
+    pub(crate) fn rule(self) -> &'static Rule {
         &RULES[self.index()]
     }
 
-    pub fn index(self) -> usize {
+    pub(crate) fn index(self) -> usize {
         usize::from(self.0)
     }
 
     /// Every rule, in precedence order.
-    pub fn all() -> impl Iterator<Item = RuleId> {
+    pub(crate) fn all() -> impl Iterator<Item = RuleId> {
         (0..N_RULES as u8).map(RuleId)
     }
 }
@@ -210,24 +210,26 @@ const fn same(a: &str, b: &str) -> bool {
 }
 
 /// `comments`: the one rule whose blocks can be kept apart (`comments=separate`).
-pub const COMMENTS: RuleId = RuleId::named("comments");
+pub(crate) const COMMENTS: RuleId = RuleId::named("comments");
 
 /// `unseen=keep`: the one rule that asks whether the page is unlike the training pages.
-pub const UNSEEN: RuleId = RuleId::named("unseen");
+pub(crate) const UNSEEN: RuleId = RuleId::named("unseen");
 
 /// The name of the rule that decided a block against the model (its switch's).
-pub fn decided_by(id: RuleId) -> &'static str {
+pub(crate) fn decided_by(id: RuleId) -> &'static str {
     id.rule().name
 }
 
 /// Every rule's setting: what a user set, `auto` for the rest.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Settings([Setting; N_RULES]);
+pub(crate) struct Settings([Setting; N_RULES]);
 
 impl Settings {
     /// From `(switch, value)` pairs: each switch a rule's name, each value one of its
     /// `Rule::values`; switches not named are `auto`.
-    pub fn parse<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Result<Self, String> {
+    pub(crate) fn parse<'a>(
+        pairs: impl IntoIterator<Item = (&'a str, &'a str)>,
+    ) -> Result<Self, String> {
         let mut settings = Settings::default();
         for (name, value) in pairs {
             let Some(id) = RuleId::all().find(|id| id.rule().name == name) else {
@@ -247,12 +249,12 @@ impl Settings {
         Ok(settings)
     }
 
-    pub fn get(&self, id: RuleId) -> Setting {
+    pub(crate) fn get(&self, id: RuleId) -> Setting {
         self.0[id.index()]
     }
 
     /// Is the rule on (not `auto`)?
-    pub fn is_on(&self, id: RuleId) -> bool {
+    pub(crate) fn is_on(&self, id: RuleId) -> bool {
         self.get(id) != Setting::Auto
     }
 }
@@ -267,40 +269,40 @@ fn either(words: &[&str]) -> String {
 
 /// What a rule reads of the page when it runs.
 #[derive(Clone, Copy)]
-pub struct Context<'a> {
-    pub pb: &'a PageBlocks,
-    pub view: &'a View,
+pub(crate) struct Context<'a> {
+    pub(crate) pb: &'a PageBlocks,
+    pub(crate) view: &'a View,
     /// each block's probability
-    pub prob: &'a [f64],
+    pub(crate) prob: &'a [f64],
     /// the page's cut, and its cut at the balanced preset (infinite both on a page sure to
     /// have no main content: `pipeline::verdicts`)
-    pub cut: f64,
-    pub balanced: f64,
+    pub(crate) cut: f64,
+    pub(crate) balanced: f64,
     /// is the page unlike every page the model trained on (`Model::novel`; asked only
     /// where `unseen` is on)?
-    pub novel: bool,
+    pub(crate) novel: bool,
     /// what the bar rules marked (none yet while they run)
-    pub barred: &'a [bool],
+    pub(crate) barred: &'a [bool],
     /// what the model's cut kept and no bar rule marked (none yet while the bar rules run)
-    pub sure: &'a [bool],
+    pub(crate) sure: &'a [bool],
     /// The kept text as the rule's phase reads it: the model's cut (bar), `sure` with what
     /// the bring-in rules before it brought in (bring-in), all that was brought in
     /// (take-out), that less what was barred or taken out (editorial).
-    pub kept: &'a [bool],
+    pub(crate) kept: &'a [bool],
 }
 
 /// What the rules make of a block: is it content, and which rule decided so (None where
 /// no rule names itself: the model's cut, or a rule's mark without a word, `Report`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Ruling {
-    pub content: bool,
-    pub by: Option<RuleId>,
+pub(crate) struct Ruling {
+    pub(crate) content: bool,
+    pub(crate) by: Option<RuleId>,
 }
 
 /// Per block: the rules' ruling on the page (`prob`: each block's probability; `cut` and
 /// `balanced`: the page's cuts; `novel`: `Context::novel`), with each rule as `settings`
 /// sets it.
-pub fn decide(
+pub(crate) fn decide(
     pb: &PageBlocks,
     view: &View,
     prob: &[f64],

@@ -20,10 +20,10 @@ use std::sync::OnceLock;
 use regex::Regex;
 
 use super::{Context, Setting};
-use crate::blocks::{attr_flag, tag_bits, PageBlocks};
+use crate::page::blocks::{attr_flag, tag_bits, PageBlocks};
 
 /// The rule: the page's notices.
-pub fn run(cx: &Context, _: Setting) -> Option<Vec<bool>> {
+pub(super) fn run(cx: &Context, _: Setting) -> Option<Vec<bool>> {
     Some(notices(cx.pb))
 }
 
@@ -31,7 +31,7 @@ pub fn run(cx: &Context, _: Setting) -> Option<Vec<bool>> {
 /// ad slot's label (`ad_label`) anywhere, or a copyright notice (`copyright_notice`)
 /// in the page's footer (a `footer` element, a `contentinfo` role or a footer name), where
 /// a photo's "© Reuters" credit never is.
-pub fn notices(pb: &PageBlocks) -> Vec<bool> {
+pub(super) fn notices(pb: &PageBlocks) -> Vec<bool> {
     let (footer, footer_tag) = (attr_flag("footer"), tag_bits("footer"));
     let in_footer = pb.under(|e| pb.flags[e] & footer != 0 || pb.tag_flags[e] & footer_tag != 0);
     pb.text
@@ -45,7 +45,7 @@ pub fn notices(pb: &PageBlocks) -> Vec<bool> {
 /// "Anzeige", "Publicité", "Реклама", "广告", or a label with its reading hint
 /// ("Advertisement - Scroll to continue")? Such a label marks an ad slot; no gold text
 /// keeps it (of 1,313 such blocks in the eight shared corpora, 14 are in their gold).
-pub fn ad_label(text: &str) -> bool {
+pub(super) fn ad_label(text: &str) -> bool {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
         Regex::new(
@@ -58,7 +58,7 @@ pub fn ad_label(text: &str) -> bool {
 
 /// Is a block's text a copyright notice: "© 2024 The Gazette", "Copyright 2024 ... All
 /// rights reserved." (of at most `NOTICE_TOKENS` tokens)?
-pub fn copyright_notice(text: &str) -> bool {
+pub(super) fn copyright_notice(text: &str) -> bool {
     static RE: OnceLock<Regex> = OnceLock::new();
     let re = RE.get_or_init(|| {
         Regex::new(r"(?i)^\W*(©|\(c\)|copyright\b)|all rights reserved|alle rechte vorbehalten|tous droits réservés|todos los derechos reservados").unwrap()
@@ -67,7 +67,7 @@ pub fn copyright_notice(text: &str) -> bool {
 }
 
 /// A copyright notice is a line or two: a longer block starting with one is a page's terms.
-pub const NOTICE_TOKENS: usize = 40;
+pub(super) const NOTICE_TOKENS: usize = 40;
 
 #[cfg(test)]
 mod tests {

@@ -29,16 +29,16 @@ use super::toolkit::{
     MIN_RECORD_BLOCKS,
 };
 use super::{Context, Setting};
-use crate::blocks::PageBlocks;
+use crate::page::blocks::PageBlocks;
 
 /// The rule: the blocks `propagate` brings in to what the model's cut kept.
-pub fn run(cx: &Context, _: Setting) -> Option<Vec<bool>> {
+pub(super) fn run(cx: &Context, _: Setting) -> Option<Vec<bool>> {
     Some(brought_in(cx.kept, propagate(cx.pb, cx.kept, cx.prob)))
 }
 
 /// `likely` with the blocks that records alike to the main block's add (`prob`: each
 /// block's probability, which picks the main block).
-pub fn propagate(pb: &PageBlocks, likely: &[bool], prob: &[f64]) -> Vec<bool> {
+pub(super) fn propagate(pb: &PageBlocks, likely: &[bool], prob: &[f64]) -> Vec<bool> {
     let mut out = likely.to_vec();
     let Some(main) = main_block(pb, likely, prob) else {
         return out;

@@ -24,8 +24,8 @@ use regex::Regex;
 
 use super::toolkit::{inside_sections, section_names};
 use super::{Context, Setting};
-use crate::blocks::PageBlocks;
-use crate::dom::View;
+use crate::page::blocks::PageBlocks;
+use crate::read::dom::View;
 
 /// Names of a product's customer reviews: the words, and the review widgets shops embed.
 fn review_name() -> &'static Regex {
@@ -40,13 +40,18 @@ fn review_name() -> &'static Regex {
 
 /// The rule: the reviews beside the main block of what the model and the bring-in rules
 /// kept.
-pub fn run(cx: &Context, _: Setting) -> Option<Vec<bool>> {
+pub(super) fn run(cx: &Context, _: Setting) -> Option<Vec<bool>> {
     Some(product_reviews(cx.pb, cx.view, cx.kept, cx.prob))
 }
 
 /// Per block, whether it is one of a product's customer reviews: on a page declaring a
 /// product, in an element named for reviews that does not hold the main block.
-pub fn product_reviews(pb: &PageBlocks, view: &View, likely: &[bool], prob: &[f64]) -> Vec<bool> {
+pub(super) fn product_reviews(
+    pb: &PageBlocks,
+    view: &View,
+    likely: &[bool],
+    prob: &[f64],
+) -> Vec<bool> {
     if !pb.kind.product {
         return vec![false; likely.len()];
     }

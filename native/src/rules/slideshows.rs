@@ -21,23 +21,23 @@
 //! **Switch.** `slideshows=drop`, the default; `slideshows=auto` leaves it to the model.
 
 use super::{Context, Setting};
-use crate::blocks::PageBlocks;
+use crate::page::blocks::PageBlocks;
 
 /// A slideshow states at least this many slides (product carousels and a story's own few
 /// photos state fewer).
-pub const MIN_SLIDES: u32 = 10;
+pub(super) const MIN_SLIDES: u32 = 10;
 /// Counters of one slideshow the page holds at least.
-pub const MIN_COUNTERS: usize = 3;
+pub(super) const MIN_COUNTERS: usize = 3;
 /// Kept blocks of at least this many tokens outside a slideshow are the page's own text...
-pub const SENTENCE_TOKENS: usize = 10;
+pub(super) const SENTENCE_TOKENS: usize = 10;
 /// ...and a slideshow beside a page's own text of at least this many tokens is dropped.
-pub const MIN_OWN_TOKENS: usize = 100;
+pub(super) const MIN_OWN_TOKENS: usize = 100;
 /// A counter's block is at most this long (a date or a "Photo" label may follow it).
 const MAX_COUNTER_CHARS: usize = 40;
 
 /// `(k, n)` of a counter block: its first line is `k/n`, `k / n` or `k of n` (one word of
 /// up to four letters between the numbers: of, de, von, di, sur, из), 1 <= k <= n.
-pub fn counter(text: &str) -> Option<(u32, u32)> {
+pub(super) fn counter(text: &str) -> Option<(u32, u32)> {
     // (every block of every page comes here: stop counting past the bound)
     if text.chars().nth(MAX_COUNTER_CHARS).is_some() {
         return None;
@@ -99,13 +99,13 @@ fn counter_runs(pb: &PageBlocks) -> Vec<Vec<usize>> {
 }
 
 /// The rule: the slideshows beside what the model and the bring-in rules kept.
-pub fn run(cx: &Context, _: Setting) -> Option<Vec<bool>> {
+pub(super) fn run(cx: &Context, _: Setting) -> Option<Vec<bool>> {
     Some(beside_main(cx.pb, cx.kept))
 }
 
 /// Per block, whether a slideshow beside the page's own text holds it (see the module's
 /// note; `likely`: the blocks kept so far).
-pub fn beside_main(pb: &PageBlocks, likely: &[bool]) -> Vec<bool> {
+pub(super) fn beside_main(pb: &PageBlocks, likely: &[bool]) -> Vec<bool> {
     let mut out = vec![false; likely.len()];
     for run in counter_runs(pb) {
         let Some(show) = pb.lowest_common(run.iter().map(|&b| pb.elem[b])) else {

@@ -11,7 +11,7 @@ use super::{
 };
 
 /// How many rules there are.
-pub const N_RULES: usize = 16;
+pub(crate) const N_RULES: usize = 16;
 
 /// Every rule, in precedence order: the editorial kinds (in a section of two kinds, the
 /// first decides), then the bar rules, the take-out rules and the bring-in rules. A block
@@ -56,7 +56,7 @@ pub(super) const TABLE: [Rule; N_RULES] = [
 ];
 
 /// Every rule, in precedence order (`TABLE`).
-pub static RULES: [Rule; N_RULES] = TABLE;
+pub(crate) static RULES: [Rule; N_RULES] = TABLE;
 
 /// A row of the table (the columns in a line; `Rule`'s fields in its order).
 const fn rule(

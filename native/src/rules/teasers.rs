@@ -1,7 +1,7 @@
 //! `teasers=drop` (take-out): a stream of headline + teaser records beside a declared story
 //! is dropped.
 //!
-//! **What.** On a page that declares itself a story ([`crate::kind::PageKind::story`]:
+//! **What.** On a page that declares itself a story ([`crate::page::kind::PageKind::story`]:
 //! `og:type` `article`, a JSON-LD `Article` type), where the kept text holds prose, a run of
 //! alike records (`toolkit::runs`: one parent, one record kind) is dropped whole when
 //! - none of its records holds the main block, and its parent holds it not either: the
@@ -27,21 +27,21 @@
 
 use super::toolkit::{blocks_by_elem, holding, keeps_prose, main_block, runs};
 use super::{Context, Setting};
-use crate::blocks::PageBlocks;
+use crate::page::blocks::PageBlocks;
 
 /// Records a run holds at least before it is a stream.
-pub const MIN_TEASERS: usize = 4;
+pub(super) const MIN_TEASERS: usize = 4;
 /// Text blocks a teaser record holds at most (a headline, a teaser, a byline or a date).
-pub const MAX_TEASER_BLOCKS: usize = 3;
+pub(super) const MAX_TEASER_BLOCKS: usize = 3;
 
 /// The rule: the streams beside the story the model and the bring-in rules kept (read
 /// after the rules that add to it).
-pub fn run(cx: &Context, _: Setting) -> Option<Vec<bool>> {
+pub(super) fn run(cx: &Context, _: Setting) -> Option<Vec<bool>> {
     Some(beside_story(cx.pb, cx.kept, cx.prob))
 }
 
 /// The blocks of the runs of headline + teaser records beside the kept story.
-pub fn beside_story(pb: &PageBlocks, likely: &[bool], prob: &[f64]) -> Vec<bool> {
+pub(super) fn beside_story(pb: &PageBlocks, likely: &[bool], prob: &[f64]) -> Vec<bool> {
     let mut out = vec![false; likely.len()];
     if !pb.kind.story {
         return out;
@@ -152,9 +152,9 @@ mod tests {
     #[test]
     fn headlines_leading_to_shops_are_no_stream() {
         let html = story_page(6).replace("href='/news/", "href='https://shop.example.org/p/");
-        let a = crate::parse::parse(&html);
-        let view = crate::dom::build_view(&a, a.html_child("body").unwrap());
-        let mut pb = crate::blocks::walk(&view, None, Some("https://news.example.com/story"));
+        let a = crate::read::parse::parse(&html);
+        let view = crate::read::dom::build_view(&a, a.html_child("body").unwrap());
+        let mut pb = crate::page::blocks::walk(&view, None, Some("https://news.example.com/story"));
         pb.kind.story = true;
         let likely: Vec<bool> = vec![true; pb.text.len()];
         let prob: Vec<f64> = vec![0.9; pb.text.len()];

@@ -5,22 +5,22 @@
 
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
-use crate::blocks::{attr_flag, tag_bits, PageBlocks};
-use crate::dom::View;
+use crate::page::blocks::{attr_flag, tag_bits, PageBlocks};
+use crate::read::dom::View;
 
 /// Records of one kind under one parent before they are a run.
-pub const MIN_RECORDS: usize = 3;
+pub(super) const MIN_RECORDS: usize = 3;
 /// Blocks a record holds at least (a list of bare links, or of paragraphs, is no run of
 /// records).
-pub const MIN_RECORD_BLOCKS: usize = 2;
+pub(super) const MIN_RECORD_BLOCKS: usize = 2;
 /// How alike a record's layout must be to a kept record's.
-pub const MIN_ALIKE: f64 = 0.5;
+pub(super) const MIN_ALIKE: f64 = 0.5;
 /// A likely block of this many tokens is prose: its page has a main text, and no listing.
-pub const PROSE_TOKENS: usize = 40;
+pub(super) const PROSE_TOKENS: usize = 40;
 
 /// An element's kind as a record: its tag and first class name without digits (`li`,
 /// `div.post`), so `post odd` and `post even` are one kind and `post-123` no kind's own.
-pub fn record_kind(pb: &PageBlocks, e: usize) -> String {
+pub(super) fn record_kind(pb: &PageBlocks, e: usize) -> String {
     let k = pb.kinds[e].as_str();
     match k.split_once('.') {
         None => k.to_string(),
@@ -35,7 +35,7 @@ pub fn record_kind(pb: &PageBlocks, e: usize) -> String {
 }
 
 /// The page's main block: the likely block of most tokens x probability.
-pub fn main_block(pb: &PageBlocks, likely: &[bool], prob: &[f64]) -> Option<usize> {
+pub(super) fn main_block(pb: &PageBlocks, likely: &[bool], prob: &[f64]) -> Option<usize> {
     (0..likely.len())
         .filter(|&b| likely[b])
         .map(|b| (b, pb.tokens[b] as f64 * prob[b]))
@@ -46,7 +46,7 @@ pub fn main_block(pb: &PageBlocks, likely: &[bool], prob: &[f64]) -> Option<usiz
 
 /// The page's runs of records: `MIN_RECORDS` or more elements of one record kind under one
 /// parent, each of `MIN_RECORD_BLOCKS` or more blocks, by (parent, kind).
-pub fn runs(pb: &PageBlocks) -> HashMap<(usize, String), Vec<usize>> {
+pub(super) fn runs(pb: &PageBlocks) -> HashMap<(usize, String), Vec<usize>> {
     let n_blocks = pb.subtree_sums(|_| 1);
     let mut runs: HashMap<(usize, String), Vec<usize>> = HashMap::new();
     for (e, &blocks) in n_blocks.iter().enumerate() {
@@ -62,7 +62,7 @@ pub fn runs(pb: &PageBlocks) -> HashMap<(usize, String), Vec<usize>> {
 }
 
 /// The elements holding block `b`: its element and every ancestor.
-pub fn holding(pb: &PageBlocks, b: usize) -> HashSet<usize> {
+pub(super) fn holding(pb: &PageBlocks, b: usize) -> HashSet<usize> {
     let mut out = HashSet::new();
     let mut x = pb.elem[b] as i64;
     while x >= 0 {
@@ -73,7 +73,7 @@ pub fn holding(pb: &PageBlocks, b: usize) -> HashSet<usize> {
 }
 
 /// Each element's blocks.
-pub fn blocks_by_elem(pb: &PageBlocks) -> Vec<Vec<usize>> {
+pub(super) fn blocks_by_elem(pb: &PageBlocks) -> Vec<Vec<usize>> {
     let mut by_elem: Vec<Vec<usize>> = vec![Vec::new(); pb.parent.len()];
     for (b, &e) in pb.elem.iter().enumerate() {
         by_elem[e].push(b);
@@ -83,7 +83,7 @@ pub fn blocks_by_elem(pb: &PageBlocks) -> Vec<Vec<usize>> {
 
 /// `(record, block, path)` of every block inside the records of a run: the record's index
 /// in `records` and the block's path below it (record kinds, the record's child first).
-pub fn placements(
+pub(super) fn placements(
     pb: &PageBlocks,
     records: &[usize],
     by_elem: &[Vec<usize>],
@@ -115,7 +115,7 @@ pub fn placements(
 }
 
 /// Are two layouts (sets of block paths) alike: Jaccard index at least `MIN_ALIKE`?
-pub fn alike(a: &HashSet<&str>, b: &HashSet<&str>) -> bool {
+pub(super) fn alike(a: &HashSet<&str>, b: &HashSet<&str>) -> bool {
     let inter = a.intersection(b).count() as f64;
     let union = a.union(b).count() as f64;
     union > 0.0 && inter / union >= MIN_ALIKE
@@ -127,7 +127,7 @@ pub fn alike(a: &HashSet<&str>, b: &HashSet<&str>) -> bool {
 /// say nothing of where the run is: they wrap the main text whatever they are called (a body
 /// class `sidebar-nav`). (Class words naming a layout, a look or a page builder's block,
 /// `has-sidebar`, `text-secondary`, `elementor-widget`, give no `sidebar` keyword: `walk`.)
-pub fn beside_main(pb: &PageBlocks, holds_main: &HashSet<usize>, e: usize) -> bool {
+pub(super) fn beside_main(pb: &PageBlocks, holds_main: &HashSet<usize>, e: usize) -> bool {
     let mut names = [
         "nav", "header", "footer", "sidebar", "comment", "share", "related",
     ]
@@ -151,12 +151,12 @@ pub fn beside_main(pb: &PageBlocks, holds_main: &HashSet<usize>, e: usize) -> bo
 }
 
 /// Does the kept text hold prose (a likely block of `PROSE_TOKENS` or more)?
-pub fn keeps_prose(pb: &PageBlocks, likely: &[bool]) -> bool {
+pub(super) fn keeps_prose(pb: &PageBlocks, likely: &[bool]) -> bool {
     (0..likely.len()).any(|b| likely[b] && pb.tokens[b] >= PROSE_TOKENS)
 }
 
 /// The kept text's tokens, and how many of its blocks are prose (`PROSE_TOKENS` or more).
-pub fn kept_text(pb: &PageBlocks, likely: &[bool]) -> (usize, usize) {
+pub(super) fn kept_text(pb: &PageBlocks, likely: &[bool]) -> (usize, usize) {
     let kept: Vec<usize> = (0..likely.len())
         .filter(|&b| likely[b])
         .map(|b| pb.tokens[b])
@@ -169,7 +169,7 @@ pub fn kept_text(pb: &PageBlocks, likely: &[bool]) -> (usize, usize) {
 
 /// The blocks a bring-in rule adds: those `more` (the kept text with what the rule brings
 /// in) holds that `kept` (the kept text before it) does not.
-pub fn brought_in(kept: &[bool], more: Vec<bool>) -> Vec<bool> {
+pub(super) fn brought_in(kept: &[bool], more: Vec<bool>) -> Vec<bool> {
     let mut out = more;
     for (o, &k) in out.iter_mut().zip(kept) {
         *o &= !k;
@@ -179,7 +179,7 @@ pub fn brought_in(kept: &[bool], more: Vec<bool>) -> Vec<bool> {
 
 /// An element's names as the named sections read them (`reviews`, `dialogs`): class, id and
 /// itemprop, lowercased, and `role-` its role.
-pub fn section_names(view: &View, pb_elem: usize) -> String {
+pub(super) fn section_names(view: &View, pb_elem: usize) -> String {
     let el = &view.elems[view.preorder[pb_elem] as usize];
     if !el.has_attrs {
         // (most elements: no name to read, and no string built for them)
@@ -206,7 +206,7 @@ pub fn section_names(view: &View, pb_elem: usize) -> String {
 /// Names say what a section is, not where the page's text is (an editorial review is a
 /// story in an element named `review`, and a page may open its article in a lightbox), so
 /// no named section ever holds the page's main block.
-pub fn inside_sections(
+pub(super) fn inside_sections(
     pb: &PageBlocks,
     likely: &[bool],
     prob: &[f64],

@@ -6,7 +6,7 @@
 //! kept block that the model half-believes (`HALF_BELIEF` of the cut) are kept too, except
 //! those beside the main text (navigation, header, footer, sidebar, comment, share or
 //! related names: `toolkit::beside_main`). On a page that declares no story
-//! ([`crate::kind::PageKind`]: no `og:type` `article`, no JSON-LD `Article`) the
+//! ([`crate::page::kind::PageKind`]: no `og:type` `article`, no JSON-LD `Article`) the
 //! half-believed blocks before the first and after the last kept block are kept too, on the
 //! same terms: a service page's tiles and a listing's cards run on past the prose the model
 //! believes, where a story's text ends and what follows it (more stories, a newsletter box)
@@ -51,32 +51,32 @@ use foldhash::{HashSet, HashSetExt};
 use super::listings::INTRO_TOKENS;
 use super::toolkit::{beside_main, brought_in, holding, kept_text, main_block};
 use super::{Context, Setting};
-use crate::blocks::PageBlocks;
+use crate::page::blocks::PageBlocks;
 
 /// The kept text's token-weighted median probability under this: the model is unsure even
 /// of what it keeps (a news story's paragraphs sit at 0.95 and over).
-pub const UNSURE_MEDIAN: f64 = 0.9;
+pub(super) const UNSURE_MEDIAN: f64 = 0.9;
 
 /// A block between kept ones is half-believed from this share of the page's cut (0.15 at
 /// the two-member model's balanced cut of 0.35, where it was chosen; 0.16 at today's 0.375; the
 /// presets' fills nest as their cuts do).
-pub const HALF_BELIEF: f64 = 0.15 / 0.35;
+pub(super) const HALF_BELIEF: f64 = 0.15 / 0.35;
 
 /// Where the model found little of an unsure page, the fill's floor as a share of the cut
 /// (0.056 at the balanced cut of 0.375)...
-pub const DOUBT_FLOOR: f64 = 0.15;
+pub(super) const DOUBT_FLOOR: f64 = 0.15;
 
 /// ...found little: its kept text is under this share of the tokens outside the template.
-pub const FOUND_LITTLE: f64 = 0.4;
+pub(super) const FOUND_LITTLE: f64 = 0.4;
 
 /// On a page that kept no more than a listing's intro, the fill's floor as a share of the
 /// cut (0.019 at the balanced cut of 0.375): anything the model does not rule out.
-pub const SCANT_FLOOR: f64 = 0.05;
+pub(super) const SCANT_FLOOR: f64 = 0.05;
 
 /// The rule: on a page unlike the training pages, the blocks `fill` brings in (after the
 /// rules that read the kept text for prose, so what it adds is never a listing's intro or
 /// an article's heading; none on a page cut at infinity).
-pub fn run(cx: &Context, _: Setting) -> Option<Vec<bool>> {
+pub(super) fn run(cx: &Context, _: Setting) -> Option<Vec<bool>> {
     let on = cx.novel && cx.cut.is_finite();
     let more = on.then(|| fill(cx.pb, cx.sure, cx.kept, cx.prob, cx.cut, cx.balanced))?;
     Some(brought_in(cx.kept, more))
@@ -90,7 +90,7 @@ pub fn run(cx: &Context, _: Setting) -> Option<Vec<bool>> {
 /// where the model found little of the page (`found_little`), from `DOUBT_FLOOR` of it.
 /// `balanced` is the page's cut at the balanced preset (`cut` there). The caller asks
 /// `novelty` first.
-pub fn fill(
+pub(super) fn fill(
     pb: &PageBlocks,
     sure: &[bool],
     likely: &[bool],
@@ -173,9 +173,9 @@ fn median(pairs: impl Iterator<Item = (f64, f64)>) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::blocks::walk;
-    use crate::dom::build_view;
-    use crate::parse::parse;
+    use crate::page::blocks::walk;
+    use crate::read::dom::build_view;
+    use crate::read::parse::parse;
 
     fn blocks(html: &str) -> PageBlocks {
         let arena = parse(html);
@@ -378,7 +378,7 @@ mod tests {
         assert!(fill(&pb, &sure, &sure, &prob, 0.575, 0.575)[card]);
         assert!(!fill(&pb, &sure, &sure, &prob, 0.575, 0.35)[card]);
         // the cleaner gives the fill the page's balanced cut
-        use crate::pipeline::{prepare, verdicts, Cut};
+        use crate::clean::pipeline::{prepare, verdicts, Cut};
         use crate::rules::Settings;
         let p = prepare(&html, None, false, true).unwrap();
         let at = p.view.preorder[p.pb.elem[card]] as usize;
@@ -440,7 +440,7 @@ mod tests {
 
     #[test]
     fn the_cleaner_fills_only_a_page_unlike_the_training_pages() {
-        use crate::pipeline::{prepare, verdicts, Cut};
+        use crate::clean::pipeline::{prepare, verdicts, Cut};
         use crate::rules::{decided_by, Settings};
         let p = prepare(SERVICE, None, false, true).unwrap();
         let tile = index(&p.pb, "300+");

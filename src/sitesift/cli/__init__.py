@@ -59,7 +59,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _check_native() -> None:
-    """Every command reads pages, and the core decodes them (`native/src/decode.rs`) for
+    """Every command reads pages, and the core decodes them (`native/src/read/decode.rs`) for
     every method: where it is not built, the command is refused before any work, with what
     to do about it."""
     from sitesift.native import core

@@ -7,7 +7,7 @@ neighbours, token-weighted means over windows, over the blocks under each of its
 (and those ancestors' shares of the page), the page's overall level, the block's rank
 within the page, how far (in tokens) the nearest likely-content block is, and what kind of
 page it is (token shares under each kind of part). Computed by the native core
-(`native/src/context.rs`), for the cleaner and for training alike.
+(`native/src/page/context.rs`), for the cleaner and for training alike.
 """
 
 from __future__ import annotations

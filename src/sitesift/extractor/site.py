@@ -8,7 +8,7 @@ in the layout (the style keys of the block's element and two ancestors) holds te
 that was among the fitted pages is recognised by a digest of its HTML and leaves itself out
 of its own counts, so its figures are what an unseen page of the site would get.
 
-The counting and the shares are the native core's (`native/src/site.rs`); this is its
+The counting and the shares are the native core's (`native/src/crawl/site.rs`); this is its
 Python face and its state format (hex BLAKE2b keys, as the model files store them).
 """
 

@@ -1,6 +1,6 @@
 """The default cleaner (`--method default`): learned block classification, site-aware.
 
-Every block of the page (a block element's own text, `native/src/blocks.rs`) is scored by two
+Every block of the page (a block element's own text, `native/src/page/blocks.rs`) is scored by two
 stages of gradient-boosted trees trained on the shared corpora (`training.default`): stage
 1 from the block's own features (text shape, links, tags, class and id words, position,
 neighbours, containers, title overlap), stage 2 from those plus stage 1's probabilities
@@ -309,7 +309,7 @@ class DefaultCleaner(ParamsCleaner[DefaultParams]):
 
     def sample_shingles(self, pages: Sequence[Page]) -> list[bytes]:
         """Each sample page's word shingles as the fit compares pages for repeats, from the
-        core's reading of it (its blocks' words, `native/src/shingles.rs`), which the fit
+        core's reading of it (its blocks' words, `native/src/crawl/shingles.rs`), which the fit
         and the page's cleaning then use again (the last fit's readings go); as the core
         gives them (little-endian u64 bytes) to its repeated-page check, with no NumPy."""
         self._read = {}
@@ -352,7 +352,7 @@ class DefaultCleaner(ParamsCleaner[DefaultParams]):
 
     def clean(self, page: Page, *, noise: bool = True) -> Result:
         """The page's blocks, labelled; a page whose content only shows without scripts
-        (`native/src/reveal.rs`) is read with that content shown. `noise=False` returns
+        (`native/src/read/reveal.rs`) is read with that content shown. `noise=False` returns
         only the content blocks, without their node addresses."""
         npage = self._native_page(page)
         # (a held-out bundle names pages without a site `unknown`, as training did)

@@ -4,12 +4,12 @@
 //! pass over the page). `sitesift.confidence` adds the page's type and the site's evidence
 //! and turns them into the predicted token F1 with a small model.
 
-use crate::blocks::PageBlocks;
-use crate::render::Verdict;
+use crate::output::render::Verdict;
+use crate::page::blocks::PageBlocks;
 
 /// The features' names, in the order of `features`' output (a confidence model's file
 /// names them, so a file of other features is refused).
-pub const NAMES: [&str; 26] = [
+pub(crate) const NAMES: [&str; 26] = [
     "log_blocks",
     "log_tokens",
     "log_kept_tokens",
@@ -45,7 +45,7 @@ const NEAR: f64 = 0.1;
 /// verdicts `verdict` (one per block, in block order; None where no verdict is above it),
 /// the page's own cut `cut` (infinite on a page sure to hold no main content) and whether
 /// the page was judged unlike the model's training pages (`novel`). Every value is finite.
-pub fn features(
+pub(crate) fn features(
     pb: &PageBlocks,
     prob: &[f64],
     verdict: &[Option<Verdict>],

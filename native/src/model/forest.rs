@@ -35,7 +35,7 @@
 /// make a batch's sets of a tree one cache line, half what 64 bits took (docs/lab/crawl.md).
 type Mask = u32;
 /// Most leaves of a tree evaluated by masks.
-pub const MAX_LEAVES: usize = Mask::BITS as usize;
+const MAX_LEAVES: usize = Mask::BITS as usize;
 /// Rows evaluated together: each entry read serves them all.
 const BATCH: usize = 16;
 /// Python walks this many (tree, row) pairs at once: `2**20 // trees` rows per chunk.
@@ -43,7 +43,7 @@ const PAIRS: usize = 1 << 20;
 
 /// Trees in flat arrays, laid out for evaluation.
 #[derive(Clone, Debug)]
-pub struct Forest {
+pub(crate) struct Forest {
     n_features: usize,
     baseline: f64,
     /// per list, where its entries start (`2 * n_features + 1` offsets): list `f` holds
@@ -168,7 +168,7 @@ impl Forest {
     /// t's first node; per node `feature` (-1 on leaves), `threshold`, `missing_left`,
     /// `left` and `right` (a leaf points to itself) and `value` (leaf values).
     #[allow(clippy::too_many_arguments)]
-    pub fn new(
+    pub(crate) fn new(
         n_features: usize,
         baseline: f64,
         roots: Vec<i64>,
@@ -327,11 +327,11 @@ impl Forest {
         })
     }
 
-    pub fn n_features(&self) -> usize {
+    pub(crate) fn n_features(&self) -> usize {
         self.n_features
     }
 
-    pub fn n_trees(&self) -> usize {
+    fn n_trees(&self) -> usize {
         self.first_leaf.len()
     }
 
@@ -340,7 +340,7 @@ impl Forest {
     /// `baseline + reached.reshape(trees, rows).sum(axis=0)` does. NumPy sums a lone row
     /// (a chunk of one row: Python walks `2**20 // trees` rows at a time) pairwise, as a
     /// contiguous reduction, and so does this.
-    pub fn raw(&self, x: &[f64], rows: usize) -> Vec<f64> {
+    pub(crate) fn raw(&self, x: &[f64], rows: usize) -> Vec<f64> {
         let nf = self.n_features;
         assert_eq!(x.len(), rows * nf, "expected (rows, {nf}) features");
         let n_trees = self.n_trees();
@@ -382,7 +382,7 @@ impl Forest {
                 let r = b * BATCH + k;
                 let sum = if r % chunk == 0 && r + 1 == rows {
                     // a lone row in its chunk: NumPy's pairwise sum of its leaves
-                    crate::features::pairwise_sum(&self.leaves(&standing, k, row(k)))
+                    crate::page::features::pairwise_sum(&self.leaves(&standing, k, row(k)))
                 } else {
                     sum
                 };
@@ -395,7 +395,7 @@ impl Forest {
     /// One row's raw score, `raw(x, 1)`'s bit for bit, without a batch's layout (for a
     /// model asked once a page, as the page type's: a batch's layout and scan cost a
     /// 16-row batch's work for one row).
-    pub fn raw_row(&self, x: &[f64]) -> f64 {
+    pub(crate) fn raw_row(&self, x: &[f64]) -> f64 {
         let nf = self.n_features;
         assert_eq!(x.len(), nf, "expected {nf} features");
         let mut standing = vec![Mask::MAX; self.n_trees()];
@@ -421,7 +421,7 @@ impl Forest {
         for w in &self.walked {
             leaf[w.tree] = w.leaf(x);
         }
-        self.baseline + crate::features::pairwise_sum(&leaf)
+        self.baseline + crate::page::features::pairwise_sum(&leaf)
     }
 
     /// Row `k`'s leaf value in each tree, in tree order (`x`: the row).
@@ -515,7 +515,7 @@ impl Forest {
     }
 
     /// The logistic function of [`Forest::raw`].
-    pub fn proba(&self, x: &[f64], rows: usize) -> Vec<f64> {
+    pub(crate) fn proba(&self, x: &[f64], rows: usize) -> Vec<f64> {
         let mut out = self.raw(x, rows);
         for v in &mut out {
             *v = 1.0 / (1.0 + (-*v).exp());
@@ -590,7 +590,7 @@ mod tests {
         let want = 0.5 + vals.iter().fold(0.0, |a, v| a + v);
         assert_eq!(f.raw(&[0.0, 0.0], 2), vec![want, want]);
         // a lone row is summed pairwise (NumPy's contiguous reduction)
-        let lone = 0.5 + crate::features::pairwise_sum(&vals);
+        let lone = 0.5 + crate::page::features::pairwise_sum(&vals);
         assert_eq!(f.raw(&[0.0], 1)[0], lone);
     }
 
@@ -710,7 +710,10 @@ mod tests {
             assert_eq!(raw[r].to_bits(), want.to_bits(), "row {r}");
         }
         let one = f.raw(&x[..nf], 1)[0];
-        assert_eq!(one, -0.3 + crate::features::pairwise_sum(&leaves(&x[..nf])));
+        assert_eq!(
+            one,
+            -0.3 + crate::page::features::pairwise_sum(&leaves(&x[..nf]))
+        );
         // one row alone, without a batch: the same bits, NaN routed alike
         for xr in x.chunks(nf) {
             assert_eq!(f.raw_row(xr).to_bits(), f.raw(xr, 1)[0].to_bits());

@@ -50,12 +50,12 @@ use std::sync::LazyLock;
 
 use url::Url;
 
-use crate::dom::{is_block_tag, Item, View};
+use crate::read::dom::{is_block_tag, Item, View};
 use crate::text::{is_space, split_ws};
 
 /// The syntax of a rendering.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Format {
+pub(crate) enum Format {
     #[default]
     Markdown,
     Html,
@@ -63,7 +63,7 @@ pub enum Format {
 }
 
 impl Format {
-    pub fn named(name: &str) -> Option<Format> {
+    pub(crate) fn named(name: &str) -> Option<Format> {
         match name {
             "markdown" => Some(Format::Markdown),
             "html" => Some(Format::Html),
@@ -83,20 +83,20 @@ impl Format {
 }
 
 #[derive(Clone, Debug, Default)]
-pub struct Options {
-    pub format: Format,
+pub(crate) struct Options {
+    pub(crate) format: Format,
     /// links kept as links (otherwise their text only)
-    pub links: bool,
+    pub(crate) links: bool,
     /// images kept (markdown and HTML: the image; text: its alt text); otherwise nothing
-    pub images: bool,
+    pub(crate) images: bool,
     /// what relative addresses are resolved against (`base_url`); None: left as they are
-    pub base: Option<Url>,
+    pub(crate) base: Option<Url>,
 }
 
 impl Options {
     /// Options for a page at `url` with `base_href` (its `<base href>`): the base is
     /// resolved only where links or images are kept.
-    pub fn for_page(
+    pub(crate) fn for_page(
         format: Format,
         links: bool,
         images: bool,
@@ -120,7 +120,7 @@ impl Options {
 /// The address relative links of a page resolve against: its `<base href>` resolved
 /// against its URL, else its URL; None where neither parses as an http or https address
 /// (a `javascript:`, `data:` or `file:` base is no base).
-pub fn base_url(url: Option<&str>, base_href: Option<&str>) -> Option<Url> {
+pub(crate) fn base_url(url: Option<&str>, base_href: Option<&str>) -> Option<Url> {
     let web = |u: Url| BASE_SCHEMES.contains(&u.scheme()).then_some(u);
     let page = url
         .and_then(|u| Url::parse(u.trim_matches(is_space)).ok())
@@ -559,7 +559,7 @@ fn heading(level: usize, mut text: String, fmt: Format) -> String {
 
 /// `title` as a level-1 heading in `fmt` (its whitespace folded, escaped for the syntax):
 /// the heading `title=keep` puts above the content.
-pub fn title_heading(title: &str, fmt: Format) -> String {
+pub(crate) fn title_heading(title: &str, fmt: Format) -> String {
     let mut acc = Inline::new(fmt);
     acc.text(title);
     heading(1, acc.buf, fmt)
@@ -1406,7 +1406,7 @@ fn indent(text: &str, width: usize) -> String {
 }
 
 /// The content of `view` under the verdicts `kept` (one per element) in `opts.format`.
-pub fn render(view: &View, kept: &[Option<bool>], opts: &Options) -> String {
+pub(crate) fn render(view: &View, kept: &[Option<bool>], opts: &Options) -> String {
     if view.elems.is_empty() {
         return String::new();
     }
@@ -1442,8 +1442,8 @@ fn inert_tex(tex: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dom::build_view;
-    use crate::parse::parse;
+    use crate::read::dom::build_view;
+    use crate::read::parse::parse;
 
     fn md_with(html: &str, kept: &[(u32, bool)], opts: Options) -> String {
         let a = parse(html);

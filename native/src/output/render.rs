@@ -2,30 +2,30 @@
 //! (`sitesift.verdicts.render_blocks`, for the verdicts the default cleaner gives: one per
 //! block element, none final).
 
-use crate::dom::{is_block_tag, Item, View};
-use crate::parse::NONE;
+use crate::read::dom::{is_block_tag, Item, View};
+use crate::read::parse::NONE;
 use crate::rules::RuleId;
 use crate::text::{all_space, fold_ws, split_ws};
 
 #[derive(Clone, Copy)]
-pub struct Verdict {
-    pub content: bool,
-    pub score: f64,
+pub(crate) struct Verdict {
+    pub(crate) content: bool,
+    pub(crate) score: f64,
     /// the rule that decided it (`rules::decided_by` names it: `comments=drop`,
     /// `records=keep`, ...), None where the model's cut did
-    pub section: Option<RuleId>,
+    pub(crate) section: Option<RuleId>,
 }
 
-pub struct OutBlock {
-    pub text: String,
-    pub tag: String,
-    pub verdict: Option<Verdict>, // None: no verdict above (kept)
-    pub nid: u32,
-    pub path: String,
+pub(crate) struct OutBlock {
+    pub(crate) text: String,
+    pub(crate) tag: String,
+    pub(crate) verdict: Option<Verdict>, // None: no verdict above (kept)
+    pub(crate) nid: u32,
+    pub(crate) path: String,
 }
 
 /// An element's label (`div#main`, `div.post.main`, `p`), put at the end of `s`.
-fn push_label(s: &mut String, el: &crate::dom::Elem) {
+fn push_label(s: &mut String, el: &crate::read::dom::Elem) {
     s.push_str(&el.tag);
     if let Some(id) = el.get("id").filter(|v| !v.is_empty()) {
         s.push('#');
@@ -43,7 +43,7 @@ fn push_label(s: &mut String, el: &crate::dom::Elem) {
 }
 
 /// `body/div#main/p`: an element's readable address.
-pub fn path(view: &View, v: u32, cache: &mut [Option<String>]) -> String {
+pub(crate) fn path(view: &View, v: u32, cache: &mut [Option<String>]) -> String {
     if v == NONE {
         return String::new();
     }
@@ -76,7 +76,7 @@ pub fn path(view: &View, v: u32, cache: &mut [Option<String>]) -> String {
 /// Render with `verdicts[view index]`; `noise` false leaves the noise blocks out,
 /// `with_paths` false leaves the addresses empty. Also how many blocks the page holds,
 /// noise included (a record counts them where it holds only the content).
-pub fn render(
+pub(crate) fn render(
     view: &View,
     verdicts: &[Option<Verdict>],
     noise: bool,
@@ -180,9 +180,9 @@ pub fn render(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::blocks::walk;
-    use crate::dom::build_view;
-    use crate::parse::parse;
+    use crate::page::blocks::walk;
+    use crate::read::dom::build_view;
+    use crate::read::parse::parse;
 
     #[test]
     fn blocks_take_the_verdict_of_their_element_and_paths_name_it() {

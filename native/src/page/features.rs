@@ -24,13 +24,13 @@ use std::sync::OnceLock;
 
 use regex::Regex;
 
-use crate::blocks::{PageBlocks, SiteShares, N_ATTR, N_NEAR};
+use crate::page::blocks::{PageBlocks, SiteShares, N_ATTR, N_NEAR};
 #[cfg(test)]
-use crate::blocks::{ATTR_GROUPS, TAG_GROUPS};
+use crate::page::blocks::{ATTR_GROUPS, TAG_GROUPS};
 use crate::text::{char_is_upper, is_space, is_upper, is_word, lower, tokens};
 
 /// The tags a block's element is told apart by (any other tag is "span-like").
-pub const BLOCK_TAG_NAMES: &[&str] = &[
+const BLOCK_TAG_NAMES: &[&str] = &[
     "p",
     "div",
     "td",
@@ -66,11 +66,11 @@ pub const BLOCK_TAG_NAMES: &[&str] = &[
 ];
 const N_BLOCK_TAGS: usize = 32;
 const OTHER_TAG: usize = N_BLOCK_TAGS - 1;
-pub const ANCESTOR_LEVELS: [usize; 5] = [1, 2, 3, 4, 6];
-pub const SIBLING_LEVELS: [usize; 4] = [0, 1, 2, 3];
-pub const NEIGHBOUR_OFFSETS: [isize; 6] = [-3, -2, -1, 1, 2, 3];
+const ANCESTOR_LEVELS: [usize; 5] = [1, 2, 3, 4, 6];
+const SIBLING_LEVELS: [usize; 4] = [0, 1, 2, 3];
+const NEIGHBOUR_OFFSETS: [isize; 6] = [-3, -2, -1, 1, 2, 3];
 /// Levels of `ancestors` (the context features' containers).
-pub const CONTEXT_LEVELS: [usize; 6] = [1, 2, 3, 4, 6, 8];
+pub(crate) const CONTEXT_LEVELS: [usize; 6] = [1, 2, 3, 4, 6, 8];
 /// Phrases and dates are looked for in a block's first characters.
 const PHRASE_SPAN: usize = 400;
 /// Chains reach at least the highest level any feature asks for.
@@ -94,10 +94,10 @@ const C_SIB: usize = C_STRUCT + 6;
 const C_SITE: usize = C_SIB + 4 * SIBLING_LEVELS.len();
 
 /// Number of features per block (columns of [`block_features`]).
-pub const N_FEATURES: usize = C_SITE + 4;
+pub(crate) const N_FEATURES: usize = C_SITE + 4;
 
 /// The feature names, in column order (Python's `FEATURES`).
-pub const FEATURES: &[&str] = &[
+pub(crate) const FEATURES: &[&str] = &[
     "log_tokens",
     "log_chars",
     "link_density",
@@ -297,7 +297,7 @@ pub const FEATURES: &[&str] = &[
 ];
 
 /// The index of a feature by name.
-pub fn feature_index(name: &str) -> Option<usize> {
+pub(crate) fn feature_index(name: &str) -> Option<usize> {
     FEATURES.iter().position(|&f| f == name)
 }
 
@@ -839,7 +839,7 @@ fn is_nd(c: char) -> bool {
 
 /// NumPy's `np.add.reduce` over a contiguous float64 array (what `arr.sum()` computes):
 /// pairwise summation with eight accumulators over blocks of at most 128 values.
-pub fn pairwise_sum(a: &[f64]) -> f64 {
+pub(crate) fn pairwise_sum(a: &[f64]) -> f64 {
     let n = a.len();
     if n < 8 {
         let mut res = 0.0;
@@ -872,7 +872,7 @@ pub fn pairwise_sum(a: &[f64]) -> f64 {
 
 /// Sum over the `half` values before and after each value and the value itself, as
 /// differences of one running sum (as NumPy computes it).
-pub fn window_sum(values: &[f64], half: usize) -> Vec<f64> {
+fn window_sum(values: &[f64], half: usize) -> Vec<f64> {
     let n = values.len();
     let mut cum = Vec::with_capacity(n + 1);
     cum.push(0.0);
@@ -1005,7 +1005,7 @@ impl Tree {
 
 /// The (blocks x [`N_FEATURES`]) matrix of one page, row-major; `site` from the site's
 /// evidence (its columns stay NaN without it or when the site has no other pages).
-pub fn block_features(pb: &PageBlocks, site: Option<&SiteShares>) -> Vec<f64> {
+pub(crate) fn block_features(pb: &PageBlocks, site: Option<&SiteShares>) -> Vec<f64> {
     let n = pb.text.len();
     let nf = N_FEATURES;
     let mut x = vec![f64::NAN; n * nf];
@@ -1438,7 +1438,7 @@ fn structure(pb: &PageBlocks, tree: &Tree, x: &mut [f64], page: &Page<'_>) {
 
 /// (blocks x [`CONTEXT_LEVELS`]) element index of each block's ancestor at that many levels
 /// up (level 0 would be the block's element), -1 above `<body>`.
-pub fn ancestors(pb: &PageBlocks) -> Vec<[i64; 6]> {
+pub(crate) fn ancestors(pb: &PageBlocks) -> Vec<[i64; 6]> {
     let top = CONTEXT_LEVELS[CONTEXT_LEVELS.len() - 1];
     pb.elem
         .iter()
@@ -1585,7 +1585,7 @@ mod tests {
             flags: vec![0; 8],
             tag_flags: vec![0; 8],
             kinds: kinds.iter().map(|s| s.to_string()).collect(),
-            consent: vec![crate::blocks::ConsentName::No; 8],
+            consent: vec![crate::page::blocks::ConsentName::No; 8],
             elem: vec![2, 3, 4, 6, 7],
             text: text.iter().map(|s| s.to_string()).collect(),
             tokens: text.iter().map(|s| crate::text::count_tokens(s)).collect(),

@@ -9,12 +9,12 @@ use whatlang::Lang;
 /// The characters of the text read: the first this many (at a character boundary). The
 /// agreement with the pages' declared language is the same with 2,048 as with the whole
 /// text, and the detector's time grows with what it reads (docs/language.md).
-pub const PREFIX_CHARS: usize = 2048;
+pub(crate) const PREFIX_CHARS: usize = 2048;
 
 /// The language of `text` as (ISO 639-1 code, confidence in [0, 1]), from its first
 /// `PREFIX_CHARS` characters; None where there is nothing to read (no letters) or whatlang
 /// finds no language.
-pub fn detect(text: &str) -> Option<(&'static str, f64)> {
+pub(crate) fn detect(text: &str) -> Option<(&'static str, f64)> {
     let head = match text.char_indices().nth(PREFIX_CHARS) {
         Some((end, _)) => &text[..end],
         None => text,
@@ -28,7 +28,7 @@ pub fn detect(text: &str) -> Option<(&'static str, f64)> {
 
 /// The ISO 639-1 code of one of whatlang's languages (all 69 have one; Mandarin is `zh`,
 /// Western Persian `fa`, Norwegian Bokmål `nb`).
-pub fn iso639_1(lang: Lang) -> &'static str {
+fn iso639_1(lang: Lang) -> &'static str {
     match lang {
         Lang::Epo => "eo",
         Lang::Eng => "en",
@@ -103,7 +103,7 @@ pub fn iso639_1(lang: Lang) -> &'static str {
 }
 
 /// Every code `detect` can give, sorted: what `--lang` accepts.
-pub fn codes() -> Vec<&'static str> {
+pub(crate) fn codes() -> Vec<&'static str> {
     let mut all: Vec<&'static str> = Lang::all().iter().map(|&l| iso639_1(l)).collect();
     all.sort_unstable();
     all

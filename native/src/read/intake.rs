@@ -7,22 +7,22 @@ use std::sync::OnceLock;
 
 use regex::Regex;
 
-use crate::nesting::{grouped, too_deep};
+use crate::read::nesting::{grouped, too_deep};
 use crate::text::is_space;
 
 /// The most characters a page may have (a page file holds at most 64 MiB of bytes).
-pub const MAX_CHARS: usize = 32 * 1024 * 1024;
+const MAX_CHARS: usize = 32 * 1024 * 1024;
 
 /// A page's text, ready for the parser.
 #[derive(Debug)]
-pub struct Checked {
-    pub text: String,
+pub(crate) struct Checked {
+    pub(crate) text: String,
     /// An unclosed `<title>` was closed: the title proper is its first line.
-    pub cut_title: bool,
+    pub(crate) cut_title: bool,
 }
 
 /// The text checked and fixed; the reason it is refused as the error.
-pub fn check(mut text: String) -> Result<Checked, String> {
+pub(crate) fn check(mut text: String) -> Result<Checked, String> {
     if text.chars().all(is_space) {
         return Err("empty page".to_string());
     }
@@ -51,7 +51,7 @@ pub fn check(mut text: String) -> Result<Checked, String> {
 /// ended before the next tag (what ran on in it stays title text, not page text). Only
 /// `</title` followed by a space, `/` or `>` closes one (`</titlevalue="true" -->`, a cut
 /// template comment, does not). Whether it was.
-pub fn close_title(html: &mut String) -> bool {
+fn close_title(html: &mut String) -> bool {
     static OPEN: OnceLock<Regex> = OnceLock::new();
     static CLOSE: OnceLock<Regex> = OnceLock::new();
     let open = OPEN.get_or_init(|| Regex::new(r"(?i)<title\b[^>]*>").expect("pattern"));

@@ -148,7 +148,7 @@ fn normalised(ids: &[u64]) -> Cow<'_, [u64]> {
 ///   kept: its own twin, and the only kind of set later ones are compared with.
 ///
 /// The order of a set's ids does not matter (each is taken as the set of its ids).
-pub fn near_duplicates(sets: &[&[u64]], threshold: f64) -> Vec<usize> {
+pub(crate) fn near_duplicates(sets: &[&[u64]], threshold: f64) -> Vec<usize> {
     let sets: Vec<Cow<'_, [u64]>> = sets.iter().map(|s| normalised(s)).collect();
     let keys = keys();
     let mut twins: Vec<usize> = (0..sets.len()).collect();
@@ -197,7 +197,7 @@ fn ids_from_le_bytes(raw: &[u8]) -> Option<Vec<u64>> {
 
 /// `near_duplicates` of sets given as their ids' little-endian bytes (the Python face's
 /// call); an error for bytes that are not whole ids or a threshold outside 0..=1.
-pub fn near_duplicates_of_bytes<B: AsRef<[u8]>>(
+pub(crate) fn near_duplicates_of_bytes<B: AsRef<[u8]>>(
     sets: &[B],
     threshold: f64,
 ) -> Result<Vec<usize>, String> {
@@ -216,7 +216,7 @@ pub fn near_duplicates_of_bytes<B: AsRef<[u8]>>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::shingles::shingle_ids;
+    use crate::crawl::shingles::shingle_ids;
 
     /// SplitMix64 as a small deterministic generator for the tests.
     struct Rng(u64);

@@ -12,18 +12,18 @@ use std::sync::OnceLock;
 use html5ever::Attribute;
 use regex::Regex;
 
-use crate::math::{Formula, Found};
-use crate::parse::{attr, Arena, Data, NONE};
+use crate::read::math::{Formula, Found};
+use crate::read::parse::{attr, Arena, Data, NONE};
 use crate::text::all_space;
 use crate::text::WordHasher;
 
-pub const SKIPPED_TAGS: &[&str] = &[
+pub(crate) const SKIPPED_TAGS: &[&str] = &[
     "script", "style", "noscript", "template", "head", "title", "meta", "link", "base", "iframe",
     "embed", "svg", "math", "canvas", "audio", "video", "source", "track", "map", "param",
     "datalist", "dialog",
 ];
 
-pub const BLOCK_TAGS: &[&str] = &[
+pub(crate) const BLOCK_TAGS: &[&str] = &[
     "address",
     "article",
     "aside",
@@ -83,7 +83,7 @@ pub const BLOCK_TAGS: &[&str] = &[
 
 /// The display attributes of the style key, in key order, and the other attributes the
 /// cleaner reads (keyword groups, addresses).
-pub const STYLE_ATTRS: &[&str] = &[
+pub(crate) const STYLE_ATTRS: &[&str] = &[
     "class",
     "id",
     "role",
@@ -116,12 +116,12 @@ const MORE_ATTRS: &[&str] = &[
     "data-lazy-src",
 ];
 
-pub const MAX_DEPTH: u32 = 256;
+pub(crate) const MAX_DEPTH: u32 = 256;
 
 /// Whether `tag` is one of `BLOCK_TAGS`: asked of every element by the walk, the
 /// renderers and the verdicts' rules, so looked up in a fixed set (`WordHasher`: its keys
 /// are the list's, which no page can crowd) rather than compared with the 55 names in turn.
-pub fn is_block_tag(tag: &str) -> bool {
+pub(crate) fn is_block_tag(tag: &str) -> bool {
     type TagSet = std::collections::HashSet<&'static str, BuildHasherDefault<WordHasher>>;
     static SET: OnceLock<TagSet> = OnceLock::new();
     SET.get_or_init(|| BLOCK_TAGS.iter().copied().collect())
@@ -130,8 +130,8 @@ pub fn is_block_tag(tag: &str) -> bool {
 
 /// Styles that hide an element (case-insensitive), and the `type` or `data` of an
 /// `<object>` that shows itself (an image, a page, a PDF) rather than its nested content.
-pub const HIDDEN_STYLE: &str = r"display\s*:\s*none|visibility\s*:\s*hidden";
-pub const OBJECT_SHOWS_ITSELF: &str =
+pub(crate) const HIDDEN_STYLE: &str = r"display\s*:\s*none|visibility\s*:\s*hidden";
+pub(crate) const OBJECT_SHOWS_ITSELF: &str =
     r"^(image/|text/|application/pdf)|\.(png|jpe?g|gif|webp|avif|bmp|svg|html?|pdf)([?#]|$)";
 
 fn hidden_style() -> &'static Regex {
@@ -139,7 +139,7 @@ fn hidden_style() -> &'static Regex {
     RE.get_or_init(|| Regex::new(&format!("(?i){HIDDEN_STYLE}")).unwrap())
 }
 
-pub fn hidden_style_re() -> &'static Regex {
+pub(crate) fn hidden_style_re() -> &'static Regex {
     hidden_style()
 }
 
@@ -149,7 +149,7 @@ fn object_shows_itself() -> &'static Regex {
 }
 
 /// `dom.is_hidden`: the `hidden` attribute, `aria-hidden="true"`, or a style that hides.
-pub fn is_hidden(attrs: &[Attribute]) -> bool {
+pub(crate) fn is_hidden(attrs: &[Attribute]) -> bool {
     let mut hidden = false;
     for a in attrs {
         match &*a.name.local {
@@ -165,7 +165,7 @@ pub fn is_hidden(attrs: &[Attribute]) -> bool {
 }
 
 /// Whether an `<object>` displays its nested (fallback) content.
-pub fn object_shows_fallback(attrs: &[Attribute]) -> bool {
+fn object_shows_fallback(attrs: &[Attribute]) -> bool {
     if attr(attrs, "classid").is_some_and(|v| !v.is_empty()) {
         return true;
     }
@@ -175,7 +175,7 @@ pub fn object_shows_fallback(attrs: &[Attribute]) -> bool {
 }
 
 /// Whether an arena node is a visible element (`dom._visible`).
-pub fn visible(a: &Arena, i: u32) -> bool {
+pub(crate) fn visible(a: &Arena, i: u32) -> bool {
     let Data::Element { name, attrs, .. } = &a.nodes[i as usize].data else {
         return false;
     };
@@ -189,26 +189,26 @@ pub fn visible(a: &Arena, i: u32) -> bool {
     !is_hidden(attrs)
 }
 
-pub enum Item {
+pub(crate) enum Item {
     Elem(u32),
     Text(String),
 }
 
-pub struct Elem {
-    pub tag: String,
+pub(crate) struct Elem {
+    pub(crate) tag: String,
     /// the attributes the cleaner reads (style key, keyword groups, addresses)
-    pub attrs: Vec<(String, String)>,
+    pub(crate) attrs: Vec<(String, String)>,
     /// whether the element has any attribute at all
-    pub has_attrs: bool,
+    pub(crate) has_attrs: bool,
     /// view index of the parent; NONE for `<body>`
-    pub parent: u32,
+    pub(crate) parent: u32,
     /// DomNode depth: `<body>` is 1 (below the virtual root)
-    pub depth: u32,
-    pub children: Vec<Item>,
+    pub(crate) depth: u32,
+    pub(crate) children: Vec<Item>,
 }
 
 impl Elem {
-    pub fn get(&self, name: &str) -> Option<&str> {
+    pub(crate) fn get(&self, name: &str) -> Option<&str> {
         self.attrs
             .iter()
             .find(|(k, _)| k == name)
@@ -217,10 +217,10 @@ impl Elem {
 }
 
 /// The visible tree; element `i` has node id `i + 1` (the virtual root is 0).
-pub struct View {
-    pub elems: Vec<Elem>,
+pub(crate) struct View {
+    pub(crate) elems: Vec<Elem>,
     /// element indices in document preorder
-    pub preorder: Vec<u32>,
+    pub(crate) preorder: Vec<u32>,
 }
 
 fn make_elem(a: &Arena, i: u32, parent: u32, depth: u32) -> Elem {
@@ -289,7 +289,7 @@ fn flat_text(a: &Arena, i: u32) -> Vec<Item> {
 }
 
 /// The visible tree below `body` (an arena element).
-pub fn build_view(a: &Arena, body: u32) -> View {
+pub(crate) fn build_view(a: &Arena, body: u32) -> View {
     let mut elems = vec![make_elem(a, body, NONE, 1)];
     let mut source = vec![body]; // arena node of each element (NONE for #text)
     let mut preorder = Vec::new();
@@ -319,7 +319,7 @@ pub fn build_view(a: &Arena, body: u32) -> View {
                         let math = if is_hidden(attrs) {
                             None
                         } else {
-                            crate::math::detect(a, c)
+                            crate::read::math::detect(a, c)
                         };
                         let id = elems.len() as u32;
                         match math {
@@ -379,7 +379,7 @@ pub fn build_view(a: &Arena, body: u32) -> View {
 }
 
 /// The page's title: the text of its first `<title>`, stripped (`None` when empty).
-pub fn title(a: &Arena) -> Option<String> {
+pub(crate) fn title(a: &Arena) -> Option<String> {
     let mut stack = vec![0u32];
     while let Some(i) = stack.pop() {
         if a.tag(i) == Some("title") {
@@ -402,11 +402,11 @@ pub fn title(a: &Arena) -> Option<String> {
 }
 
 /// The `href` of the first `<base>` in the page's head that has one, as written.
-pub fn base_href(a: &Arena) -> Option<String> {
+pub(crate) fn base_href(a: &Arena) -> Option<String> {
     let head = a.html_child("head")?;
     a.descendants(head).into_iter().find_map(|i| {
         if a.tag(i) == Some("base") {
-            crate::parse::attr(a.attrs(i), "href").map(str::to_string)
+            crate::read::parse::attr(a.attrs(i), "href").map(str::to_string)
         } else {
             None
         }
@@ -416,7 +416,7 @@ pub fn base_href(a: &Arena) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::parse::parse;
+    use crate::read::parse::parse;
 
     fn view(html: &str) -> View {
         let a = parse(html);

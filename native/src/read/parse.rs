@@ -12,9 +12,9 @@ use html5ever::tendril::{StrTendril, TendrilSink};
 use html5ever::tree_builder::TreeBuilderOpts;
 use html5ever::{parse_document, Attribute, LocalName, Namespace, ParseOpts, QualName};
 
-pub const NONE: u32 = u32::MAX;
+pub(crate) const NONE: u32 = u32::MAX;
 
-pub enum Data {
+pub(crate) enum Data {
     Document,
     Text(StrTendril),
     /// comments, doctypes, processing instructions: never shown
@@ -26,18 +26,18 @@ pub enum Data {
     },
 }
 
-pub struct Node {
-    pub parent: u32,
-    pub prev: u32,
-    pub next: u32,
-    pub first: u32,
-    pub last: u32,
-    pub data: Data,
+pub(crate) struct Node {
+    pub(crate) parent: u32,
+    pub(crate) prev: u32,
+    pub(crate) next: u32,
+    pub(crate) first: u32,
+    pub(crate) last: u32,
+    pub(crate) data: Data,
 }
 
 #[derive(Default)]
-pub struct Arena {
-    pub nodes: Vec<Node>,
+pub(crate) struct Arena {
+    pub(crate) nodes: Vec<Node>,
 }
 
 impl Arena {
@@ -53,7 +53,7 @@ impl Arena {
         (self.nodes.len() - 1) as u32
     }
 
-    pub fn detach(&mut self, i: u32) {
+    pub(crate) fn detach(&mut self, i: u32) {
         let (parent, prev, next) = {
             let n = &self.nodes[i as usize];
             (n.parent, n.prev, n.next)
@@ -74,7 +74,7 @@ impl Arena {
         n.next = NONE;
     }
 
-    pub fn append(&mut self, parent: u32, child: u32) {
+    pub(crate) fn append(&mut self, parent: u32, child: u32) {
         self.detach(child);
         let last = self.nodes[parent as usize].last;
         {
@@ -90,7 +90,7 @@ impl Arena {
         self.nodes[parent as usize].last = child;
     }
 
-    pub fn insert_before(&mut self, sibling: u32, new: u32) {
+    pub(crate) fn insert_before(&mut self, sibling: u32, new: u32) {
         self.detach(new);
         let (parent, prev) = {
             let s = &self.nodes[sibling as usize];
@@ -111,7 +111,7 @@ impl Arena {
     }
 
     /// Replace an element by its children (`<noscript>` unwrapped).
-    pub fn unwrap(&mut self, i: u32) {
+    pub(crate) fn unwrap(&mut self, i: u32) {
         let mut child = self.nodes[i as usize].first;
         while child != NONE {
             let next = self.nodes[child as usize].next;
@@ -121,21 +121,21 @@ impl Arena {
         self.detach(i);
     }
 
-    pub fn tag(&self, i: u32) -> Option<&str> {
+    pub(crate) fn tag(&self, i: u32) -> Option<&str> {
         match &self.nodes[i as usize].data {
             Data::Element { name, .. } => Some(&name.local),
             _ => None,
         }
     }
 
-    pub fn attrs(&self, i: u32) -> &[Attribute] {
+    pub(crate) fn attrs(&self, i: u32) -> &[Attribute] {
         match &self.nodes[i as usize].data {
             Data::Element { attrs, .. } => attrs,
             _ => &[],
         }
     }
 
-    pub fn attrs_mut(&mut self, i: u32) -> Option<&mut Vec<Attribute>> {
+    pub(crate) fn attrs_mut(&mut self, i: u32) -> Option<&mut Vec<Attribute>> {
         match &mut self.nodes[i as usize].data {
             Data::Element { attrs, .. } => Some(attrs),
             _ => None,
@@ -143,7 +143,7 @@ impl Arena {
     }
 
     /// The first element child of the document's `<html>` named `name` (`body`).
-    pub fn html_child(&self, name: &str) -> Option<u32> {
+    pub(crate) fn html_child(&self, name: &str) -> Option<u32> {
         let mut c = self.nodes[0].first;
         while c != NONE {
             if self.tag(c) == Some("html") {
@@ -162,7 +162,7 @@ impl Arena {
     }
 
     /// Element nodes below `root` in document order (not `root` itself), without recursion.
-    pub fn descendants(&self, root: u32) -> Vec<u32> {
+    pub(crate) fn descendants(&self, root: u32) -> Vec<u32> {
         let mut out = Vec::new();
         let mut stack = Vec::new();
         self.push_children(&mut stack, root);
@@ -176,7 +176,7 @@ impl Arena {
     }
 
     /// Push a node's children so that popping visits them in document order.
-    pub fn push_children(&self, stack: &mut Vec<u32>, i: u32) {
+    pub(crate) fn push_children(&self, stack: &mut Vec<u32>, i: u32) {
         let mut c = self.nodes[i as usize].last;
         while c != NONE {
             stack.push(c);
@@ -186,7 +186,7 @@ impl Arena {
 
     /// Every text below `root`, joined by `sep` (selectolax's `node.text(separator=...)`:
     /// script and style text included).
-    pub fn text_of(&self, root: u32, sep: &str) -> String {
+    pub(crate) fn text_of(&self, root: u32, sep: &str) -> String {
         let mut out = String::new();
         let mut first = true;
         let mut stack = Vec::new();
@@ -208,7 +208,7 @@ impl Arena {
     }
 }
 
-pub fn attr<'a>(attrs: &'a [Attribute], name: &str) -> Option<&'a str> {
+pub(crate) fn attr<'a>(attrs: &'a [Attribute], name: &str) -> Option<&'a str> {
     attrs
         .iter()
         .find(|a| &*a.name.local == name)
@@ -219,7 +219,7 @@ struct Sink {
     arena: RefCell<Arena>,
 }
 
-pub struct Name {
+pub(crate) struct Name {
     ns: Namespace,
     local: LocalName,
 }
@@ -394,7 +394,7 @@ impl TreeSink for Sink {
 
 /// Parse a whole document. Scripting is off, as in the Lexbor reading the rest of sitesift
 /// uses: `<noscript>` content is markup (which `reveal` may show), not raw text.
-pub fn parse(html: &str) -> Arena {
+pub(crate) fn parse(html: &str) -> Arena {
     let mut arena = Arena::default();
     arena.nodes.reserve(html.len() / 24);
     arena.push(Data::Document);

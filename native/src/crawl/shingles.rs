@@ -22,12 +22,12 @@ const PRIME: u64 = (1 << 31) - 1;
 const MUL: u64 = 0x0100_0000_01B3;
 
 fn token_hash(token: &str) -> u64 {
-    let h = crate::site::blake2b(token.as_bytes(), 8);
+    let h = crate::crawl::site::blake2b(token.as_bytes(), 8);
     u64::from_le_bytes(h.as_bytes().try_into().expect("8 bytes"))
 }
 
 /// The distinct `w`-shingles of `tokens` as sorted 31-bit ids (empty for no tokens).
-pub fn shingle_ids<S: AsRef<str>>(tokens: &[S], w: usize) -> Vec<u64> {
+pub(crate) fn shingle_ids<S: AsRef<str>>(tokens: &[S], w: usize) -> Vec<u64> {
     if tokens.is_empty() || w == 0 {
         return Vec::new();
     }
@@ -56,7 +56,7 @@ pub fn shingle_ids<S: AsRef<str>>(tokens: &[S], w: usize) -> Vec<u64> {
 }
 
 /// The lower-cased `\w+` tokens of `texts`, in order, at most `limit` of them.
-pub fn words<S: AsRef<str>>(texts: &[S], limit: usize) -> Vec<String> {
+pub(crate) fn words<S: AsRef<str>>(texts: &[S], limit: usize) -> Vec<String> {
     texts
         .iter()
         .flat_map(|t| tokens(t.as_ref()))
@@ -66,7 +66,12 @@ pub fn words<S: AsRef<str>>(texts: &[S], limit: usize) -> Vec<String> {
 }
 
 /// The page's shingle ids: its blocks' words (see the module docs), else its markup's.
-pub fn page_shingles<S: AsRef<str>>(texts: &[S], markup: &str, w: usize, limit: usize) -> Vec<u64> {
+pub(crate) fn page_shingles<S: AsRef<str>>(
+    texts: &[S],
+    markup: &str,
+    w: usize,
+    limit: usize,
+) -> Vec<u64> {
     let mut found = words(texts, limit);
     if found.is_empty() {
         found = words(&[markup], limit);

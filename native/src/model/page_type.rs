@@ -21,14 +21,14 @@ use std::sync::OnceLock;
 use aho_corasick::AhoCorasick;
 use regex::Regex;
 
-use crate::blocks::PageBlocks;
-use crate::declared::Declared;
-use crate::forest::Forest;
-use crate::parse::{attr, Arena, Data};
+use crate::model::forest::Forest;
+use crate::page::blocks::PageBlocks;
+use crate::page::declared::Declared;
+use crate::read::parse::{attr, Arena, Data};
 
 /// The types, in the order of the model's forests (alphabetical, as scikit-learn sorts
 /// its classes).
-pub const TYPES: [&str; 7] = [
+pub(crate) const TYPES: [&str; 7] = [
     "article",
     "collection",
     "documentation",
@@ -223,7 +223,7 @@ const HOST_GROUPS: [&[&str]; 4] = [
 
 /// schema.org types, by group (the first: its kinds of article, `declared.rs`'s).
 const LD_GROUPS: [&[&str]; 8] = [
-    crate::declared::ARTICLE_TYPES,
+    crate::page::declared::ARTICLE_TYPES,
     &[
         "Product",
         "ProductGroup",
@@ -489,7 +489,7 @@ fn url_date_re() -> &'static Regex {
 }
 
 /// The features' names, in their order in [`features`]' vector.
-pub fn names() -> &'static [String] {
+pub(crate) fn names() -> &'static [String] {
     static NAMES: OnceLock<Vec<String>> = OnceLock::new();
     NAMES.get_or_init(|| {
         let mut n: Vec<String> = [
@@ -904,7 +904,7 @@ fn block_features(pb: &PageBlocks, out: &mut Vec<f64>) {
 
 /// The page's evidence for its type, in the order of [`names`]. `a` is the page as parsed
 /// (before content is revealed), `pb` its blocks with `pb.kind` set.
-pub fn features(
+pub(crate) fn features(
     a: &Arena,
     declared: &Declared,
     pb: &PageBlocks,
@@ -922,12 +922,12 @@ pub fn features(
 }
 
 /// The page-type model: one forest per type of [`TYPES`], each taking [`names`]' features.
-pub struct Typer {
+pub(crate) struct Typer {
     forests: Vec<Forest>,
 }
 
 impl Typer {
-    pub fn new(forests: Vec<Forest>) -> Result<Typer, String> {
+    pub(crate) fn new(forests: Vec<Forest>) -> Result<Typer, String> {
         if forests.len() != TYPES.len() {
             return Err(format!(
                 "a page-type model needs {} forests (one per type), not {}",
@@ -947,13 +947,13 @@ impl Typer {
 
     /// Each type's probability for the page of these features (softmax of the forests'
     /// raw scores).
-    pub fn proba(&self, x: &[f64]) -> Vec<f64> {
+    pub(crate) fn proba(&self, x: &[f64]) -> Vec<f64> {
         let raw: Vec<f64> = self.forests.iter().map(|f| f.raw_row(x)).collect();
         softmax(&raw)
     }
 
     /// The most likely type and its probability (the first type on a tie).
-    pub fn classify(&self, x: &[f64]) -> (&'static str, f64) {
+    pub(crate) fn classify(&self, x: &[f64]) -> (&'static str, f64) {
         let p = self.proba(x);
         let mut best = 0;
         for (i, v) in p.iter().enumerate() {
@@ -977,7 +977,7 @@ mod tests {
     use super::*;
 
     fn read(html: &str, url: Option<&str>) -> Vec<f64> {
-        let p = crate::pipeline::prepare(html, url, false, true).unwrap();
+        let p = crate::clean::pipeline::prepare(html, url, false, true).unwrap();
         p.page_features.clone()
     }
 

@@ -45,9 +45,9 @@ use memchr::{memchr, memchr_iter};
 use crate::text::WordHasher;
 use crate::text::{all_space, is_space, lower, strip};
 
-pub const MAX_NESTING: u64 = 5000;
-pub const MAX_FORMATTING: u64 = 1000;
-pub const MAX_REBUILT: u64 = 250_000;
+pub(crate) const MAX_NESTING: u64 = 5000;
+const MAX_FORMATTING: u64 = 1000;
+const MAX_REBUILT: u64 = 250_000;
 
 /// Identical active formatting elements kept (the Noah's Ark clause).
 const ARK: usize = 3;
@@ -147,7 +147,7 @@ fn known() -> &'static Known {
 }
 
 /// Why the parser should not be given `html` (see the module's doc), or None.
-pub fn too_deep(html: &str) -> Option<String> {
+pub(crate) fn too_deep(html: &str) -> Option<String> {
     if !may_pass_limits(html) {
         return None;
     }
@@ -210,14 +210,14 @@ fn formatting_start(rest: &str) -> bool {
 /// What one scan measured: the deepest nesting, the most formatting elements active at
 /// once, and the formatting elements rebuilt.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Counts {
-    pub deepest: u64,
-    pub most_active: u64,
-    pub rebuilt: u64,
+pub(crate) struct Counts {
+    pub(crate) deepest: u64,
+    pub(crate) most_active: u64,
+    pub(crate) rebuilt: u64,
 }
 
 /// The scan's figures for `html`, whatever the pre-check says.
-pub fn counts(html: &str) -> Counts {
+pub(crate) fn counts(html: &str) -> Counts {
     let mut shape = Shape::new();
     shape.scan(html);
     Counts {

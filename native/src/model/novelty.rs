@@ -10,12 +10,12 @@
 
 use std::sync::OnceLock;
 
-use crate::features::{FEATURES, N_FEATURES};
+use crate::page::features::{FEATURES, N_FEATURES};
 
 /// Block features whose token-weighted mean over the page describes it: how much of its
 /// text is links, prose, list items, table cells, headings, records, and where it lies.
 /// None depends on the site's other pages, so a page is described alone.
-pub const MEANS: [&str; 21] = [
+const MEANS: [&str; 21] = [
     "link_density",
     "stop_share",
     "tag_li",
@@ -40,7 +40,7 @@ pub const MEANS: [&str; 21] = [
 ];
 
 /// Page-level features (alike on every block of a page), taken as they are.
-pub const PAGE: [&str; 6] = [
+const PAGE: [&str; 6] = [
     "page_log_tokens",
     "page_log_blocks",
     "page_link_density",
@@ -50,10 +50,10 @@ pub const PAGE: [&str; 6] = [
 ];
 
 /// The descriptor's length.
-pub const WIDTH: usize = MEANS.len() + PAGE.len();
+pub(crate) const WIDTH: usize = MEANS.len() + PAGE.len();
 
 /// The descriptor's column names, in order.
-pub fn columns() -> Vec<&'static str> {
+pub(crate) fn columns() -> Vec<&'static str> {
     MEANS.iter().chain(PAGE.iter()).copied().collect()
 }
 
@@ -75,7 +75,7 @@ fn column_indices() -> &'static [usize; WIDTH] {
 /// `MEANS` weighted by tokens + 1 (a page is its text, and an empty block still counts),
 /// then the first block's `PAGE` columns. A missing value counts as 0; a page without
 /// blocks is all zeros.
-pub fn descriptor(x: &[f64], ntok: &[f64]) -> Vec<f64> {
+pub(crate) fn descriptor(x: &[f64], ntok: &[f64]) -> Vec<f64> {
     let idx = column_indices();
     let n = ntok.len().min(x.len() / N_FEATURES);
     let mut out = vec![0.0; WIDTH];
@@ -103,20 +103,20 @@ pub fn descriptor(x: &[f64], ntok: &[f64]) -> Vec<f64> {
 /// The training pages' descriptors, standardized, with each page's site, and the distance
 /// beyond which a page is unlike them (`cut`).
 #[derive(Clone)]
-pub struct Reference {
+pub(crate) struct Reference {
     mean: Vec<f64>,
     scale: Vec<f64>,
     /// rows of `WIDTH`, standardized
     points: Vec<f64>,
     /// each point's site, an index into `sites`
     site: Vec<usize>,
-    pub sites: Vec<String>,
+    pub(crate) sites: Vec<String>,
     k: usize,
-    pub cut: f64,
+    pub(crate) cut: f64,
 }
 
 impl Reference {
-    pub fn new(
+    pub(crate) fn new(
         mean: Vec<f64>,
         scale: Vec<f64>,
         points: Vec<f64>,
@@ -159,7 +159,7 @@ impl Reference {
     /// The mean distance from descriptor `d` to its `k` nearest points (standardized
     /// Euclidean), leaving out points whose site `skip` names; infinity where fewer than
     /// `k` remain.
-    pub fn distance(&self, d: &[f64], skip: &dyn Fn(usize) -> bool) -> f64 {
+    pub(crate) fn distance(&self, d: &[f64], skip: &dyn Fn(usize) -> bool) -> f64 {
         let q: Vec<f64> = (0..WIDTH)
             .map(|j| (d.get(j).copied().unwrap_or(0.0) - self.mean[j]) / self.scale[j])
             .collect();
@@ -199,7 +199,7 @@ impl Reference {
     }
 
     /// Is the page of descriptor `d` unlike the points `skip` leaves?
-    pub fn novel(&self, d: &[f64], skip: &dyn Fn(usize) -> bool) -> bool {
+    pub(crate) fn novel(&self, d: &[f64], skip: &dyn Fn(usize) -> bool) -> bool {
         self.distance(d, skip) > self.cut
     }
 }

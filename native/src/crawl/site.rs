@@ -7,8 +7,8 @@ use std::sync::OnceLock;
 
 use regex::Regex;
 
-use crate::blocks::{PageBlocks, SiteShares};
-use crate::dom::{View, STYLE_ATTRS};
+use crate::page::blocks::{PageBlocks, SiteShares};
+use crate::read::dom::{View, STYLE_ATTRS};
 use crate::text::{is_space, lower, split_ws, strip};
 
 fn digits() -> &'static Regex {
@@ -17,7 +17,7 @@ fn digits() -> &'static Regex {
 }
 
 /// The page's digest: BLAKE2b-96 of its HTML as UTF-8, in hex.
-pub fn page_digest(html: &str) -> String {
+pub(crate) fn page_digest(html: &str) -> String {
     hex(blake2b(html.as_bytes(), 12).as_bytes())
 }
 
@@ -25,7 +25,7 @@ pub fn page_digest(html: &str) -> String {
 /// SIMD implementation (AVX2 where the processor has it, chosen at run time): a page's
 /// digest reads its whole HTML, and the portable implementation took 4.5 % of a crawl
 /// worker's instructions (docs/lab/crawl.md).
-pub fn blake2b(data: &[u8], len: usize) -> blake2b_simd::Hash {
+pub(crate) fn blake2b(data: &[u8], len: usize) -> blake2b_simd::Hash {
     blake2b_simd::Params::new().hash_length(len).hash(data)
 }
 
@@ -38,11 +38,11 @@ fn key64(text: &str) -> u64 {
     u64::from_be_bytes(h.as_bytes().try_into().expect("8 bytes"))
 }
 
-pub fn key_hex(k: u64) -> String {
+pub(crate) fn key_hex(k: u64) -> String {
     format!("{k:016x}")
 }
 
-pub fn parse_key(s: &str) -> Option<u64> {
+pub(crate) fn parse_key(s: &str) -> Option<u64> {
     if s.len() != 16 {
         return None;
     }
@@ -50,7 +50,7 @@ pub fn parse_key(s: &str) -> Option<u64> {
 }
 
 /// Tag plus display attributes, digits folded (`dom.style_key`).
-pub fn style_key(tag: &str, get: impl Fn(&str) -> Option<String>) -> String {
+pub(crate) fn style_key(tag: &str, get: impl Fn(&str) -> Option<String>) -> String {
     if tag == "body" || tag == "html" {
         return tag.to_string();
     }
@@ -82,7 +82,7 @@ pub fn style_key(tag: &str, get: impl Fn(&str) -> Option<String>) -> String {
 
 /// Per block: the keys of its normalised text, of that text with digits folded, and of
 /// its layout position (style keys of its element, parent and grandparent).
-pub fn block_keys(pb: &PageBlocks, view: &View) -> [Vec<u64>; 3] {
+pub(crate) fn block_keys(pb: &PageBlocks, view: &View) -> [Vec<u64>; 3] {
     let mut keys: HashMap<usize, String> = HashMap::new();
     let mut style_of = |e: usize| -> String {
         keys.entry(e)
@@ -130,15 +130,15 @@ pub fn block_keys(pb: &PageBlocks, view: &View) -> [Vec<u64>; 3] {
 
 /// Page counts of block texts and layout positions over a site's pages.
 #[derive(Default, Clone)]
-pub struct Evidence {
-    pub n_pages: usize,
-    pub counts: [HashMap<u64, u32>; 3],
-    pub digests: HashSet<String>,
+pub(crate) struct Evidence {
+    pub(crate) n_pages: usize,
+    pub(crate) counts: [HashMap<u64, u32>; 3],
+    pub(crate) digests: HashSet<String>,
 }
 
 impl Evidence {
     /// Count one page (a page seen before, by digest, counts once).
-    pub fn add(&mut self, digest: &str, keys: &[Vec<u64>; 3]) {
+    pub(crate) fn add(&mut self, digest: &str, keys: &[Vec<u64>; 3]) {
         if !self.digests.insert(digest.to_string()) {
             return;
         }
@@ -153,7 +153,7 @@ impl Evidence {
 
     /// Per block, the share of the site's other pages with the same key (a fitted page
     /// leaves itself out); `others` 0 means no evidence.
-    pub fn shares(&self, digest: &str, keys: &[Vec<u64>; 3]) -> SiteShares {
+    pub(crate) fn shares(&self, digest: &str, keys: &[Vec<u64>; 3]) -> SiteShares {
         let own = usize::from(self.digests.contains(digest));
         let others = self.n_pages.saturating_sub(own);
         let n = keys[0].len();

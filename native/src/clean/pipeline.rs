@@ -3,40 +3,40 @@
 
 use foldhash::HashMap;
 
-use crate::blocks::{tag_bits, walk, PageBlocks};
-use crate::context::context_features;
-use crate::dom::{base_href, build_view, title, View};
-use crate::features::{ancestors, block_features, N_FEATURES};
-use crate::forest::Forest;
-use crate::novelty::{descriptor, Reference};
-use crate::parse::parse;
-use crate::render::{render, OutBlock, Verdict};
-use crate::reveal::reveal;
+use crate::crawl::site::{block_keys, page_digest, Evidence};
+use crate::model::forest::Forest;
+use crate::model::novelty::{descriptor, Reference};
+use crate::output::render::{render, OutBlock, Verdict};
+use crate::output::structure::{Format, Options};
+use crate::page::blocks::{tag_bits, walk, PageBlocks};
+use crate::page::context::context_features;
+use crate::page::features::{ancestors, block_features, N_FEATURES};
+use crate::read::dom::{base_href, build_view, title, View};
+use crate::read::parse::parse;
+use crate::read::reveal::reveal;
 use crate::rules::{self, Setting, Settings, COMMENTS, UNSEEN};
-use crate::site::{block_keys, page_digest, Evidence};
-use crate::structure::{Format, Options};
 
 /// A page as the cleaner reads it: its visible tree (revealed where `reveal` applies), its
 /// blocks, and the digest of the HTML it was served with (the site evidence's name for it).
-pub struct Prepared {
-    pub view: View,
-    pub pb: PageBlocks,
-    pub title: Option<String>,
-    pub revealed: bool,
-    pub digest: String,
+pub(crate) struct Prepared {
+    pub(crate) view: View,
+    pub(crate) pb: PageBlocks,
+    pub(crate) title: Option<String>,
+    pub(crate) revealed: bool,
+    pub(crate) digest: String,
     /// the page's URL and its `<base href>`: where its links resolve (`Prepared::base`)
-    pub url: Option<String>,
-    pub base_href: Option<String>,
+    pub(crate) url: Option<String>,
+    pub(crate) base_href: Option<String>,
     /// the evidence for the page's type (`page_type::features`, in `page_type::names`' order)
-    pub page_features: Vec<f64>,
+    pub(crate) page_features: Vec<f64>,
     /// what the last cleaning knew of its own extraction (`confidence::features`; empty
     /// before the page is cleaned)
-    pub confidence: Vec<f64>,
+    pub(crate) confidence: Vec<f64>,
     keys: Option<[Vec<u64>; 3]>,
 }
 
 impl Prepared {
-    pub fn keys(&mut self) -> &[Vec<u64>; 3] {
+    pub(crate) fn keys(&mut self) -> &[Vec<u64>; 3] {
         if self.keys.is_none() {
             self.keys = Some(block_keys(&self.pb, &self.view));
         }
@@ -45,7 +45,7 @@ impl Prepared {
 
     /// The page's content under `kept` (`kept_of`) in `format`, links and images resolved
     /// against the page's base (`structure::render`).
-    pub fn structure(
+    pub(crate) fn structure(
         &self,
         kept: &[Option<bool>],
         format: Format,
@@ -59,14 +59,14 @@ impl Prepared {
             self.url.as_deref(),
             self.base_href.as_deref(),
         );
-        crate::structure::render(&self.view, kept, &opts)
+        crate::output::structure::render(&self.view, kept, &opts)
     }
 }
 
 /// Parse and read a page. `cut_title`: the HTML had an unclosed `<title>` that the caller
 /// closed, so the title proper is its first line.
 /// `show_hidden` false reads the page as served, without `reveal`.
-pub fn prepare(
+pub(crate) fn prepare(
     html: &str,
     url: Option<&str>,
     cut_title: bool,
@@ -100,8 +100,8 @@ fn prepare_marked(
     mark("tree");
     let mut pb = walk(&view, t.as_deref(), url);
     mark("blocks");
-    let declared = crate::declared::Declared::read(&arena);
-    let kind = crate::kind::PageKind::of(&declared, url);
+    let declared = crate::page::declared::Declared::read(&arena);
+    let kind = crate::page::kind::PageKind::of(&declared, url);
     let mut revealed = false;
     if show_hidden && reveal(&mut arena, html, pb.tokens.iter().sum()) > 0 {
         if let Some(body) = arena.html_child("body") {
@@ -112,7 +112,8 @@ fn prepare_marked(
     }
     pb.kind = kind;
     mark("reveal");
-    let page_features = crate::page_type::features(&arena, &declared, &pb, t.as_deref(), url);
+    let page_features =
+        crate::model::page_type::features(&arena, &declared, &pb, t.as_deref(), url);
     mark("page_type");
     let prepared = Prepared {
         view,
@@ -130,11 +131,11 @@ fn prepare_marked(
 }
 
 /// One two-stage pipeline of the model, with its per-fold forests in a held-out bundle.
-pub struct Member {
-    pub stage1: Forest,
-    pub stage2: Forest,
-    pub folds: Vec<(Forest, Forest)>,
-    pub fold_of: HashMap<String, usize>,
+pub(crate) struct Member {
+    pub(crate) stage1: Forest,
+    pub(crate) stage2: Forest,
+    pub(crate) folds: Vec<(Forest, Forest)>,
+    pub(crate) fold_of: HashMap<String, usize>,
 }
 
 impl Member {
@@ -150,9 +151,9 @@ impl Member {
 
 /// A model: its members and, where its file has one, the reference of its training pages
 /// (`novelty`), which tells a page unlike all of them.
-pub struct Model {
-    pub members: Vec<Member>,
-    pub novelty: Option<Reference>,
+pub(crate) struct Model {
+    pub(crate) members: Vec<Member>,
+    pub(crate) novelty: Option<Reference>,
 }
 
 impl Model {
@@ -160,7 +161,7 @@ impl Model {
     /// a site a held-out bundle knows (`cv`), the training pages are those its members
     /// learnt that site's page from: the points of sites in the site's fold are left out.
     /// A model without a reference finds no page unlike its own.
-    pub fn novel(&self, cv: Option<&str>, x: &[f64], ntok: &[f64]) -> bool {
+    pub(crate) fn novel(&self, cv: Option<&str>, x: &[f64], ntok: &[f64]) -> bool {
         let Some(r) = &self.novelty else {
             return false;
         };
@@ -183,7 +184,7 @@ impl Model {
     }
 }
 
-pub fn features(
+pub(crate) fn features(
     p: &mut Prepared,
     evidence: Option<&Evidence>,
 ) -> (Vec<f64>, Vec<f64>, Vec<[i64; 6]>) {
@@ -214,7 +215,7 @@ fn features_marked(
 }
 
 /// Each block's content probability: the mean over members of their stage-2 output.
-pub fn probabilities(
+pub(crate) fn probabilities(
     members: &[Member],
     cv: Option<&str>,
     x: &[f64],
@@ -248,7 +249,7 @@ pub fn probabilities(
 /// Each block's content probability, with the site's evidence where given, and whether the
 /// page is unlike every page the model trained on (`Model::novel`), where `cut`'s
 /// settings read it (`unseen=keep`; otherwise false, and no page pays for the search).
-pub fn score(
+pub(crate) fn score(
     p: &mut Prepared,
     model: &Model,
     cv: Option<&str>,
@@ -262,25 +263,25 @@ pub fn score(
 
 /// A page whose surest block is below this keeps nothing (`extractor.model.MIN_PAGE_MAX`,
 /// where the figures behind it are; the two are held equal by a test).
-pub const MIN_PAGE_MAX: f64 = 0.05;
+pub(crate) const MIN_PAGE_MAX: f64 = 0.05;
 
 /// On a page of at most this many blocks the unsure page's factor is squared
 /// (`extractor.model.SMALL_PAGE_BLOCKS`, where the figures are; held equal by a test).
-pub const SMALL_PAGE_BLOCKS: usize = 40;
+pub(crate) const SMALL_PAGE_BLOCKS: usize = 40;
 
 /// The settings of one cleaning: the probability cut and how it adapts to the page.
 #[derive(Clone, Copy)]
-pub struct Cut {
-    pub threshold: f64,
-    pub balanced: f64,
-    pub relative: f64,
+pub(crate) struct Cut {
+    pub(crate) threshold: f64,
+    pub(crate) balanced: f64,
+    pub(crate) relative: f64,
     /// each rule set against the model (`comments=drop`, `records=keep`, ...; `rules::RULES`)
-    pub settings: Settings,
+    pub(crate) settings: Settings,
 }
 
 /// Verdicts per view element from the blocks' probabilities, on a page unlike (`novel`) or
 /// like the model's training pages: the page's cut, then the rules (`rules::decide`).
-pub fn verdicts(p: &Prepared, prob: &[f64], novel: bool, cut: Cut) -> Vec<Option<Verdict>> {
+pub(crate) fn verdicts(p: &Prepared, prob: &[f64], novel: bool, cut: Cut) -> Vec<Option<Verdict>> {
     let rulings = rules::decide(
         &p.pb,
         &p.view,
@@ -324,25 +325,25 @@ fn page_cuts(prob: &[f64], cut: &Cut) -> (f64, f64) {
 }
 
 /// What `clean` makes of a page.
-pub struct Cleaned {
+pub(crate) struct Cleaned {
     /// its blocks (the noise too where asked)
-    pub blocks: Vec<OutBlock>,
+    pub(crate) blocks: Vec<OutBlock>,
     /// how many blocks it holds with the noise
-    pub found: usize,
+    pub(crate) found: usize,
     /// each block's probability
-    pub prob: Vec<f64>,
+    pub(crate) prob: Vec<f64>,
     /// the verdicts as the structure renderer reads them (`Prepared::structure`; what a
     /// rule decides, there too)
-    pub kept: Vec<Option<bool>>,
+    pub(crate) kept: Vec<Option<bool>>,
     /// per view element, what it is to the page's comments kept apart
     /// (`comment_elements`; empty unless `comments=separate`)
-    pub comments: Vec<Apart>,
+    pub(crate) comments: Vec<Apart>,
 }
 
 /// The page cleaned (`Cleaned`): its blocks (the noise too where `noise`), their
 /// probabilities and the verdicts the renderer reads.
 #[allow(clippy::too_many_arguments)]
-pub fn clean(
+pub(crate) fn clean(
     p: &mut Prepared,
     model: &Model,
     cv: Option<&str>,
@@ -375,7 +376,7 @@ fn reply_form_name() -> &'static regex::Regex {
 
 /// What an element is to the comments kept apart (`comment_elements`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Apart {
+pub(crate) enum Apart {
     /// nothing of its own: its parent's
     Inherit,
     /// a block of a comment: written
@@ -392,7 +393,11 @@ pub enum Apart {
 /// fields, labels and buttons, or an element named for one: `respond`, `comment-form`) and
 /// a comment's reply link or button (an `a` or `button` named for a reply) are left out:
 /// no one's comment. Empty unless `comments=separate`.
-pub fn comment_elements(p: &Prepared, v: &[Option<Verdict>], settings: &Settings) -> Vec<Apart> {
+pub(crate) fn comment_elements(
+    p: &Prepared,
+    v: &[Option<Verdict>],
+    settings: &Settings,
+) -> Vec<Apart> {
     if settings.get(COMMENTS) != Setting::Separate {
         return Vec::new();
     }
@@ -432,7 +437,7 @@ pub fn comment_elements(p: &Prepared, v: &[Option<Verdict>], settings: &Settings
 
 /// The page's figures for the confidence (`confidence::features`) from its blocks'
 /// probabilities and the verdicts `verdicts` gave them.
-pub fn confidence_features(
+pub(crate) fn confidence_features(
     p: &Prepared,
     prob: &[f64],
     v: &[Option<Verdict>],
@@ -444,7 +449,7 @@ pub fn confidence_features(
             .iter()
             .map(|&e| v[p.view.preorder[e] as usize])
             .collect();
-    crate::confidence::features(&p.pb, prob, &per_block, page_cuts(prob, cut).0, novel)
+    crate::clean::confidence::features(&p.pb, prob, &per_block, page_cuts(prob, cut).0, novel)
 }
 
 /// Nanoseconds spent in each stage of one page's cleaning, for `benchmarks/native_stages.py`:
@@ -454,7 +459,7 @@ pub fn confidence_features(
 /// shares), features, novelty (whether the page is unlike the training pages, asked only
 /// where `unseen=keep`), forests (both stages of every member and the context between
 /// them), render (the verdicts with the rules after the model, and the rendered blocks).
-pub fn stage_times(
+pub(crate) fn stage_times(
     html: &str,
     url: Option<&str>,
     model: &Model,

@@ -11,11 +11,11 @@
 
 use std::sync::OnceLock;
 
-use crate::blocks::ATTR_GROUPS;
-use crate::features::{feature_index, pairwise_sum, CONTEXT_LEVELS, N_FEATURES};
+use crate::page::blocks::ATTR_GROUPS;
+use crate::page::features::{feature_index, pairwise_sum, CONTEXT_LEVELS, N_FEATURES};
 
-pub const OFFSETS: [isize; 6] = [-3, -2, -1, 1, 2, 3];
-pub const WINDOWS: [usize; 2] = [3, 10];
+const OFFSETS: [isize; 6] = [-3, -2, -1, 1, 2, 3];
+const WINDOWS: [usize; 2] = [3, 10];
 /// The tag groups whose `up_t_*` columns tell the page's kind (after every keyword group).
 const PAGE_TAG_GROUPS: [&str; 11] = [
     "article", "main", "nav", "aside", "header", "footer", "form", "table", "list", "quote", "pre",
@@ -28,10 +28,10 @@ const C_PAGE: usize = C_LEVELS + 3 * CONTEXT_LEVELS.len();
 const C_GROUPS: usize = C_PAGE + 7;
 
 /// Number of context features per block (columns of [`context_features`]).
-pub const N_CONTEXT: usize = C_GROUPS + 2 * N_PAGE_GROUPS;
+pub(crate) const N_CONTEXT: usize = C_GROUPS + 2 * N_PAGE_GROUPS;
 
 /// The context feature names, in column order (Python's `CONTEXT`).
-pub const CONTEXT: &[&str] = &[
+pub(crate) const CONTEXT: &[&str] = &[
     "p",
     "logit",
     "p-3",
@@ -132,7 +132,7 @@ pub const CONTEXT: &[&str] = &[
 ];
 
 /// The names of the page-kind groups (`up_*` feature names), Python's `PAGE_GROUPS`.
-pub fn page_groups() -> Vec<String> {
+fn page_groups() -> Vec<String> {
     ATTR_GROUPS
         .iter()
         .map(|(name, _)| format!("up_{name}"))
@@ -165,7 +165,7 @@ fn running_sum(values: impl Iterator<Item = f64>) -> Vec<f64> {
 
 /// Per block, the ranks of `p` in a stable ascending sort (NumPy's
 /// `argsort(argsort(p, kind="stable"), kind="stable")`): ties keep block order; NaN last.
-pub fn stable_rank(p: &[f64]) -> Vec<usize> {
+fn stable_rank(p: &[f64]) -> Vec<usize> {
     let mut order: Vec<usize> = (0..p.len()).collect();
     order.sort_by(|&a, &b| {
         let (x, y) = (p[a], p[b]);
@@ -184,7 +184,7 @@ pub fn stable_rank(p: &[f64]) -> Vec<usize> {
 /// (blocks x [`N_CONTEXT`], row-major) for one page: `p` the first stage's probabilities,
 /// `ntok` tokens per block, `anc` the ancestor element ids (`features::ancestors`), `x` the
 /// blocks' features (blocks x `N_FEATURES`, row-major).
-pub fn context_features(p: &[f64], ntok: &[f64], anc: &[[i64; 6]], x: &[f64]) -> Vec<f64> {
+pub(crate) fn context_features(p: &[f64], ntok: &[f64], anc: &[[i64; 6]], x: &[f64]) -> Vec<f64> {
     let n = p.len();
     let nc = N_CONTEXT;
     assert!(

@@ -6,7 +6,7 @@
 //! and the output's unit are the same.
 
 /// Keyword groups over class, id, role and itemprop values (lowercased).
-pub const ATTR_GROUPS: &[(&str, &str)] = &[
+pub(crate) const ATTR_GROUPS: &[(&str, &str)] = &[
     (
         "nav",
         r"nav|menu|breadcrumb|crumb|paginat|pager|paging|toolbar|skip-?link|jump-?to",
@@ -75,7 +75,7 @@ pub const ATTR_GROUPS: &[(&str, &str)] = &[
 ];
 
 /// Tag groups: the element's own kind.
-pub const TAG_GROUPS: &[(&str, &[&str])] = &[
+pub(crate) const TAG_GROUPS: &[(&str, &[&str])] = &[
     ("t_nav", &["nav", "menu"]),
     ("t_header", &["header"]),
     ("t_footer", &["footer"]),
@@ -108,59 +108,59 @@ pub const TAG_GROUPS: &[(&str, &[&str])] = &[
     ("t_center", &["center", "font", "marquee"]),
 ];
 
-pub const N_ATTR: usize = 20;
-pub const N_TAG: usize = 20;
-pub const N_NEAR: usize = N_ATTR + N_TAG;
+pub(crate) const N_ATTR: usize = 20;
+const N_TAG: usize = 20;
+pub(crate) const N_NEAR: usize = N_ATTR + N_TAG;
 
 /// The blocks of one page and the element arrays behind them.
 ///
 /// Elements are in document (pre)order; `parent[i]` is the index of element i's parent
 /// (-1 for `<body>`). Blocks are in the order their text starts in the document.
 #[derive(Debug, Clone, Default)]
-pub struct PageBlocks {
+pub(crate) struct PageBlocks {
     // elements
-    pub tags: Vec<String>,
-    pub parent: Vec<i64>,
-    pub depth: Vec<i64>,
+    pub(crate) tags: Vec<String>,
+    pub(crate) parent: Vec<i64>,
+    pub(crate) depth: Vec<i64>,
     /// own keyword-group bits (ATTR_GROUPS)
-    pub flags: Vec<u32>,
+    pub(crate) flags: Vec<u32>,
     /// own tag-group bits (TAG_GROUPS)
-    pub tag_flags: Vec<u32>,
+    pub(crate) tag_flags: Vec<u32>,
     /// `tag.class` (or the tag alone without attributes): records of one list look alike
-    pub kinds: Vec<String>,
+    pub(crate) kinds: Vec<String>,
     /// what the element's class or id says of a cookie-consent dialog
-    pub consent: Vec<ConsentName>,
+    pub(crate) consent: Vec<ConsentName>,
     // blocks
     /// the block's element
-    pub elem: Vec<usize>,
+    pub(crate) elem: Vec<usize>,
     /// its own text, whitespace folded ("\n" where a line breaks)
-    pub text: Vec<String>,
+    pub(crate) text: Vec<String>,
     /// its tokens (`text::count_tokens`: runs of word characters), counted once for every
     /// rule that weighs blocks by their text
-    pub tokens: Vec<usize>,
+    pub(crate) tokens: Vec<usize>,
     /// non-space characters (code points) of that text inside links
-    pub link_chars: Vec<i64>,
+    pub(crate) link_chars: Vec<i64>,
     /// of those, the characters in links to another host than the page's (none where the
     /// page's URL is not known)
-    pub away_chars: Vec<i64>,
-    pub n_links: Vec<i64>,
-    pub n_images: Vec<i64>,
-    pub n_inputs: Vec<i64>,
+    pub(crate) away_chars: Vec<i64>,
+    pub(crate) n_links: Vec<i64>,
+    pub(crate) n_images: Vec<i64>,
+    pub(crate) n_inputs: Vec<i64>,
     /// lines the text is split into
-    pub n_lines: Vec<i64>,
+    pub(crate) n_lines: Vec<i64>,
     /// depth of the nearest ancestor-or-self with each flag (attr groups, then tag groups),
     /// -1 where there is none
-    pub nearest: Vec<[i64; N_NEAR]>,
-    pub title: String,
-    pub url: Option<String>,
+    pub(crate) nearest: Vec<[i64; N_NEAR]>,
+    pub(crate) title: String,
+    pub(crate) url: Option<String>,
     /// what kind of page it is (set by `pipeline::prepare`, which reads the whole document)
-    pub kind: crate::kind::PageKind,
+    pub(crate) kind: crate::page::kind::PageKind,
 }
 
 impl PageBlocks {
     /// The lowest element holding every one of `elems` (one of them, if it holds the
     /// others; None for none): the deeper of two walks up until they meet.
-    pub fn lowest_common(&self, elems: impl IntoIterator<Item = usize>) -> Option<usize> {
+    pub(crate) fn lowest_common(&self, elems: impl IntoIterator<Item = usize>) -> Option<usize> {
         let mut elems = elems.into_iter();
         let mut a = elems.next()? as i64;
         for e in elems {
@@ -181,7 +181,7 @@ impl PageBlocks {
 
     /// Per element, the sum of `per_block` over the blocks in its subtree (elements come in
     /// preorder: children after parents).
-    pub fn subtree_sums(&self, per_block: impl Fn(usize) -> usize) -> Vec<usize> {
+    pub(crate) fn subtree_sums(&self, per_block: impl Fn(usize) -> usize) -> Vec<usize> {
         let mut own = vec![0usize; self.parent.len()];
         for (b, &e) in self.elem.iter().enumerate() {
             own[e] += per_block(b);
@@ -190,7 +190,7 @@ impl PageBlocks {
     }
 
     /// Per element, how many elements of its subtree (itself included) `pick` picks.
-    pub fn element_sums(&self, pick: impl Fn(usize) -> bool) -> Vec<usize> {
+    pub(crate) fn element_sums(&self, pick: impl Fn(usize) -> bool) -> Vec<usize> {
         self.added_up(
             (0..self.parent.len())
                 .map(|e| usize::from(pick(e)))
@@ -210,14 +210,14 @@ impl PageBlocks {
     }
 
     /// Where the subtree of element `root` ends: in preorder it is `root..end`.
-    pub fn subtree_end(&self, root: usize) -> usize {
+    pub(crate) fn subtree_end(&self, root: usize) -> usize {
         (root + 1..self.parent.len())
             .find(|&e| self.depth[e] <= self.depth[root])
             .unwrap_or(self.parent.len())
     }
 
     /// Block `b`'s characters that are not space, counted as `link_chars` counts them.
-    pub fn text_chars(&self, b: usize) -> i64 {
+    pub(crate) fn text_chars(&self, b: usize) -> i64 {
         crate::text::split_ws(&self.text[b])
             .map(|w| w.chars().count() as i64)
             .sum()
@@ -225,7 +225,7 @@ impl PageBlocks {
 
     /// Per element, whether it or an ancestor is one `own` holds (elements come in preorder,
     /// parents first).
-    pub fn under(&self, own: impl Fn(usize) -> bool) -> Vec<bool> {
+    pub(crate) fn under(&self, own: impl Fn(usize) -> bool) -> Vec<bool> {
         let mut inside = vec![false; self.parent.len()];
         for e in 0..self.parent.len() {
             let up = self.parent[e];
@@ -236,7 +236,7 @@ impl PageBlocks {
 
     /// Per element, whether it is `root` or lies under it (elements come in preorder,
     /// parents first).
-    pub fn subtree(&self, root: usize) -> Vec<bool> {
+    pub(crate) fn subtree(&self, root: usize) -> Vec<bool> {
         let mut inside = vec![false; self.parent.len()];
         for e in root..self.parent.len() {
             let up = self.parent[e];
@@ -250,11 +250,11 @@ impl PageBlocks {
 /// of the site's other pages with the same text, the same digit-folded text and text at the
 /// same layout position, and how many other pages there are (0: no evidence).
 #[derive(Debug, Clone, Default)]
-pub struct SiteShares {
-    pub text: Vec<f64>,
-    pub folded: Vec<f64>,
-    pub path: Vec<f64>,
-    pub others: usize,
+pub(crate) struct SiteShares {
+    pub(crate) text: Vec<f64>,
+    pub(crate) folded: Vec<f64>,
+    pub(crate) path: Vec<f64>,
+    pub(crate) others: usize,
 }
 
 use foldhash::{HashMap, HashMapExt};
@@ -264,7 +264,7 @@ use std::sync::OnceLock;
 
 use regex::{Regex, RegexSet};
 
-use crate::dom::{is_block_tag, Item, View};
+use crate::read::dom::{is_block_tag, Item, View};
 use crate::text::WordHasher;
 use crate::text::{all_space, lower, split_ws};
 
@@ -296,7 +296,7 @@ fn itemprop_group(word: &str) -> Option<&'static str> {
     })
 }
 
-pub fn attr_flag(name: &str) -> u32 {
+pub(crate) fn attr_flag(name: &str) -> u32 {
     let i = ATTR_GROUPS
         .iter()
         .position(|(n, _)| *n == name)
@@ -308,7 +308,7 @@ pub fn attr_flag(name: &str) -> u32 {
 /// (`WordHasher`, as the stop words: no page can crowd its buckets); 0 for any other tag.
 /// The walk asks it of every element, where testing the twenty groups' lists in turn made
 /// about sixty comparisons.
-pub fn tag_bits(tag: &str) -> u32 {
+pub(crate) fn tag_bits(tag: &str) -> u32 {
     type TagMap = std::collections::HashMap<&'static str, u32, BuildHasherDefault<WordHasher>>;
     static MAP: OnceLock<TagMap> = OnceLock::new();
     let map = MAP.get_or_init(|| {
@@ -358,7 +358,7 @@ fn words_flags(value: &str) -> u32 {
 }
 
 /// Keyword-group bits of an element's class, id, role and itemprop.
-pub fn attr_flags<'a>(get: impl Fn(&str) -> Option<&'a str>) -> u32 {
+fn attr_flags<'a>(get: impl Fn(&str) -> Option<&'a str>) -> u32 {
     let mut bits = 0;
     let cls = get("class").filter(|v| !v.is_empty());
     let ident = get("id").filter(|v| !v.is_empty());
@@ -383,7 +383,7 @@ pub fn attr_flags<'a>(get: impl Fn(&str) -> Option<&'a str>) -> u32 {
 
 /// What an element's class or id says of a cookie-consent dialog.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum ConsentName {
+pub(crate) enum ConsentName {
     #[default]
     No,
     /// a consent word of the site's own (`cookie-banner`, `gdpr-notice`, `cookie-policy`)
@@ -397,7 +397,7 @@ pub enum ConsentName {
 /// banner or settings panel, or a site's own), and is it a consent manager's? Read word
 /// by word, passing over a blog's taxonomy classes (`tag-cookies`, `category-consent`:
 /// the post's topics, not a dialog).
-pub fn names_consent(class: Option<&str>, id: Option<&str>) -> ConsentName {
+pub(crate) fn names_consent(class: Option<&str>, id: Option<&str>) -> ConsentName {
     static RE: OnceLock<Regex> = OnceLock::new();
     let re = RE.get_or_init(|| {
         Regex::new(
@@ -447,7 +447,7 @@ pub fn names_consent(class: Option<&str>, id: Option<&str>) -> ConsentName {
 
 /// Does a class word name the layout its element has (`p-body-main--withSidebar`,
 /// `has-sidebar`, `no_sidebar`) rather than a sidebar (`sidebar`, `casino-widget`)?
-pub fn layout_word(word: &str) -> bool {
+fn layout_word(word: &str) -> bool {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
         Regex::new(r"(?i)(^|[._-])(with|has|no|without)[-_]?(sidebar|side-bar|aside|widget|rail)")
@@ -460,7 +460,7 @@ pub fn layout_word(word: &str) -> bool {
 /// (Bootstrap's `text-secondary`, `btn-secondary`; Tailwind's `lg:text-dark-secondary`,
 /// `bg-secondary-500`), rather than a secondary column? Utility-class pages put such words
 /// on their main text's paragraphs.
-pub fn look_word(word: &str) -> bool {
+fn look_word(word: &str) -> bool {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
         Regex::new(
@@ -474,7 +474,7 @@ pub fn look_word(word: &str) -> bool {
 /// Does a class word name a page builder's content block (Elementor's `elementor-widget`,
 /// `elementor-widget-text-editor`, `elementor-widget-heading`) rather than a sidebar's
 /// widget? Such a builder wraps every heading and paragraph of the page in one.
-pub fn builder_word(word: &str) -> bool {
+fn builder_word(word: &str) -> bool {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| Regex::new(r"(?i)^elementor-widget(-[a-z0-9-]+)?$").unwrap())
         .is_match(word)
@@ -507,7 +507,7 @@ fn sidebar_only_as_layout<'a>(get: impl Fn(&str) -> Option<&'a str>) -> bool {
 }
 
 /// Every element and every block of the page's visible tree.
-pub fn walk(view: &View, title: Option<&str>, url: Option<&str>) -> PageBlocks {
+pub(crate) fn walk(view: &View, title: Option<&str>, url: Option<&str>) -> PageBlocks {
     let n_el = view.elems.len();
     let mut pb = PageBlocks {
         title: title.unwrap_or("").to_string(),
@@ -744,7 +744,7 @@ mod tests {
             .iter()
             .flat_map(|(_, t)| t.iter().copied())
             .collect();
-        names.extend(crate::dom::BLOCK_TAGS);
+        names.extend(crate::read::dom::BLOCK_TAGS);
         names.extend(["span", "#text", "", "DIV", "divx", "custom-element", "h7"]);
         for tag in names {
             let bits = TAG_GROUPS
@@ -755,7 +755,7 @@ mod tests {
             assert_eq!(tag_bits(tag), bits, "{tag:?}");
             assert_eq!(
                 is_block_tag(tag),
-                crate::dom::BLOCK_TAGS.contains(&tag),
+                crate::read::dom::BLOCK_TAGS.contains(&tag),
                 "{tag:?}"
             );
         }
@@ -911,8 +911,8 @@ mod tests {
         let html = "<p><a href='https://shop.example.org/k'>Kettle</a> and \
                     <a href='/news/1'>news</a> and <a href='//www.Example.com:8080/x'>here</a> \
                     and <a href='https://www.example.com/y'>there</a></p>";
-        let a = crate::parse::parse(html);
-        let view = crate::dom::build_view(&a, a.html_child("body").unwrap());
+        let a = crate::read::parse::parse(html);
+        let view = crate::read::dom::build_view(&a, a.html_child("body").unwrap());
         let pb = walk(&view, None, Some("https://example.com/story"));
         assert_eq!((pb.link_chars[0], pb.away_chars[0]), (19, 6));
         // with no URL no link is known to leave the page's host
@@ -923,8 +923,8 @@ mod tests {
     #[test]
     fn a_subtree_ends_where_preorder_leaves_it_and_text_chars_skip_space() {
         let html = "<div><p>a b</p><ul><li>c</li></ul></div><p>d\u{a0}e</p>";
-        let a = crate::parse::parse(html);
-        let view = crate::dom::build_view(&a, a.html_child("body").unwrap());
+        let a = crate::read::parse::parse(html);
+        let view = crate::read::dom::build_view(&a, a.html_child("body").unwrap());
         let pb = walk(&view, None, None);
         let div = pb.elem[0] - 1;
         assert_eq!(pb.tags[div], "div");

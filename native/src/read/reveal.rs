@@ -10,14 +10,14 @@ use std::sync::OnceLock;
 
 use regex::Regex;
 
-use crate::dom::{hidden_style_re, is_hidden};
-use crate::parse::{attr, Arena, NONE};
+use crate::read::dom::{hidden_style_re, is_hidden};
+use crate::read::parse::{attr, Arena, NONE};
 use crate::text::{count_tokens, fold_ws, lower};
 
-pub const MAX_VISIBLE_TOKENS: usize = 400;
-pub const MIN_HIDDEN_TOKENS: usize = 100;
-pub const MIN_GAIN: f64 = 2.0;
-pub const CURTAIN_SHARE: f64 = 0.5;
+const MAX_VISIBLE_TOKENS: usize = 400;
+const MIN_HIDDEN_TOKENS: usize = 100;
+const MIN_GAIN: f64 = 2.0;
+const CURTAIN_SHARE: f64 = 0.5;
 
 const NOT_CONTENT: &str = r"nav|menu|dropdown|drawer|modal|popup|popover|overlay|dialog|cart|login|sign-?in|search|cookie|consent|tooltip|toast|banner";
 const CHROME_TAGS: &[&str] = &["nav", "header", "footer", "aside", "dialog", "menu"];
@@ -281,7 +281,7 @@ fn gate(a: &mut Arena, body: u32, visible_tokens: usize) -> usize {
 /// Show the page's script-gated content in the parsed document; the number of parts
 /// shown (0: the document is as it was). `visible_tokens`: the tokens of the page as it
 /// shows without scripts (its blocks' `PageBlocks::tokens`, summed).
-pub fn reveal(a: &mut Arena, html: &str, visible_tokens: usize) -> usize {
+pub(crate) fn reveal(a: &mut Arena, html: &str, visible_tokens: usize) -> usize {
     // ASCII case folding finds what Python's `html.lower()` finds: no hint holds a `k`
     // (the Kelvin sign is the one non-ASCII letter that lowercases to ASCII alone)
     let low = html.to_ascii_lowercase();

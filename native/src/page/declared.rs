@@ -14,21 +14,21 @@ use std::sync::OnceLock;
 
 use regex::Regex;
 
-use crate::parse::{attr, Arena, Data, NONE};
+use crate::read::parse::{attr, Arena, Data, NONE};
 
 /// The page's declarations, as written (type names without a `schema.org/` prefix).
 #[derive(Default, Debug, Clone, PartialEq, Eq)]
-pub struct Declared {
+pub(crate) struct Declared {
     /// `<meta property="og:type" content=...>`, lowercased
-    pub og_type: Option<String>,
+    pub(crate) og_type: Option<String>,
     /// every JSON-LD `@type`, in order of first appearance
-    pub ld_types: Vec<String>,
+    pub(crate) ld_types: Vec<String>,
     /// the content of the first `<meta name="generator">`
-    pub generator: Option<String>,
+    pub(crate) generator: Option<String>,
 }
 
 /// schema.org's kinds of article: a story, a post, a report.
-pub const ARTICLE_TYPES: &[&str] = &[
+pub(crate) const ARTICLE_TYPES: &[&str] = &[
     "Article",
     "NewsArticle",
     "BlogPosting",
@@ -54,7 +54,7 @@ fn name_re() -> &'static Regex {
 
 impl Declared {
     /// The declarations anywhere in the document (JSON-LD sits in the head or the body).
-    pub fn read(a: &Arena) -> Declared {
+    pub(crate) fn read(a: &Arena) -> Declared {
         let mut out = Declared::default();
         for i in a.descendants(0) {
             match a.tag(i) {
@@ -88,7 +88,7 @@ impl Declared {
 
     /// Does the page declare itself a story or post: `og:type` `article` (or `blog`, which
     /// older blog platforms put on every post), or one of schema.org's kinds of `Article`?
-    pub fn story(&self) -> bool {
+    pub(crate) fn story(&self) -> bool {
         matches!(self.og_type.as_deref(), Some("article" | "blog"))
             || self
                 .ld_types
@@ -98,7 +98,7 @@ impl Declared {
 
     /// Does the page declare a product: `og:type` `product` (`og:product`,
     /// `product.item`), or a schema.org `Product` or `ProductGroup`?
-    pub fn product(&self) -> bool {
+    pub(crate) fn product(&self) -> bool {
         self.og_type
             .as_deref()
             .is_some_and(|t| t.contains("product"))
@@ -136,7 +136,7 @@ fn script_text(a: &Arena, i: u32) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::parse::parse;
+    use crate::read::parse::parse;
 
     fn declared(head: &str, body: &str) -> Declared {
         Declared::read(&parse(&format!(

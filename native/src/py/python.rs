@@ -10,16 +10,16 @@ use pyo3::prelude::*;
 use pyo3::pybacked::{PyBackedBytes, PyBackedStr};
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 
-use crate::context::{context_features, N_CONTEXT};
-use crate::features::N_FEATURES;
-use crate::forest::Forest;
-use crate::novelty::{descriptor, Reference};
-use crate::page_type;
-use crate::pipeline::{self, Apart, Cut, Member, Model, Prepared};
+use crate::clean::pipeline::{self, Apart, Cut, Member, Model, Prepared};
+use crate::crawl::shingles;
+use crate::crawl::site::{key_hex, parse_key, Evidence};
+use crate::model::forest::Forest;
+use crate::model::novelty::{descriptor, Reference};
+use crate::model::page_type;
+use crate::output::structure::Format;
+use crate::page::context::{context_features, N_CONTEXT};
+use crate::page::features::N_FEATURES;
 use crate::rules::{decided_by, Settings, RULES};
-use crate::shingles;
-use crate::site::{key_hex, parse_key, Evidence};
-use crate::structure::Format;
 
 /// Run `f` without the GIL. A panic in it (a bug of the core) becomes a RuntimeError that
 /// names it: an exception the batch records for the page, never a crash of the process
@@ -148,10 +148,10 @@ fn decode_page(
     check: bool,
 ) -> PyResult<PyPageText> {
     let done = detached(py, || {
-        let tld = url.and_then(crate::decode::tld_of);
-        let decoded = crate::decode::decode(data, content_type, tld.as_deref(), max_bytes)?;
+        let tld = url.and_then(crate::read::decode::tld_of);
+        let decoded = crate::read::decode::decode(data, content_type, tld.as_deref(), max_bytes)?;
         let (text, cut_title) = if check {
-            let checked = crate::intake::check(decoded.text)?;
+            let checked = crate::read::intake::check(decoded.text)?;
             (checked.text, checked.cut_title)
         } else {
             (decoded.text, false)
@@ -170,22 +170,22 @@ fn decode_page(
 /// None.
 #[pyfunction]
 fn binary_reason(data: &[u8]) -> Option<String> {
-    let head = &data[..data.len().min(crate::decode::SNIFF_WINDOW)];
-    crate::decode::check_binary(head).err()
+    let head = &data[..data.len().min(crate::read::decode::SNIFF_WINDOW)];
+    crate::read::decode::check_binary(head).err()
 }
 
 /// The encoding a Content-Type value's charset names (the standard's name, lower-cased), or
 /// None where it names none a page can be read in.
 #[pyfunction]
 fn content_type_charset(value: &str) -> Option<String> {
-    crate::decode::charset_from_content_type(value).map(|c| c.name())
+    crate::read::decode::charset_from_content_type(value).map(|c| c.name())
 }
 
 /// A page given as text, checked (`intake::check`); ValueError with the reason it is
 /// refused.
 #[pyfunction]
 fn page_text(py: Python<'_>, html: String) -> PyResult<PyPageText> {
-    let checked = detached(py, move || crate::intake::check(html))?;
+    let checked = detached(py, move || crate::read::intake::check(html))?;
     let checked = checked.map_err(PyValueError::new_err)?;
     Ok(PyPageText {
         text: Arc::from(checked.text),
@@ -243,7 +243,7 @@ fn near_duplicates(
     threshold: f64,
 ) -> PyResult<Vec<usize>> {
     detached(py, || {
-        crate::minhash::near_duplicates_of_bytes(&sets, threshold)
+        crate::crawl::minhash::near_duplicates_of_bytes(&sets, threshold)
     })?
     .map_err(PyValueError::new_err)
 }
@@ -261,7 +261,7 @@ fn dup_row<'py>(
     input: &str,
     url: Option<&str>,
 ) -> PyResult<Bound<'py, PyBytes>> {
-    let row = crate::dups::encode_row(input_index, position, digest, text, input, url)
+    let row = crate::crawl::dups::encode_row(input_index, position, digest, text, input, url)
         .map_err(PyValueError::new_err)?;
     Ok(PyBytes::new(py, &row))
 }
@@ -283,8 +283,8 @@ fn crawl_duplicates(
         )));
     }
     detached(py, || {
-        let rows = crate::dups::decode_rows(&blob)?;
-        let found = crate::dups::duplicates(&rows, threshold)
+        let rows = crate::crawl::dups::decode_rows(&blob)?;
+        let found = crate::crawl::dups::duplicates(&rows, threshold)
             .into_iter()
             .map(|d| (d.copy, d.original, d.similarity, d.exact))
             .collect();
@@ -311,7 +311,7 @@ fn dup_sources<'py>(
     blob: &[u8],
     indices: Option<Vec<usize>>,
 ) -> PyResult<Vec<DupSource<'py>>> {
-    let rows = crate::dups::decode_rows(blob).map_err(PyValueError::new_err)?;
+    let rows = crate::crawl::dups::decode_rows(blob).map_err(PyValueError::new_err)?;
     let wanted = indices.unwrap_or_else(|| (0..rows.len()).collect());
     wanted
         .iter()
@@ -330,7 +330,7 @@ fn dup_sources<'py>(
 /// row without words (only its exact copies are found).
 #[pyfunction]
 fn dup_bands(row: &[u8]) -> PyResult<Vec<i64>> {
-    let rows = crate::dups::decode_rows(row).map_err(PyValueError::new_err)?;
+    let rows = crate::crawl::dups::decode_rows(row).map_err(PyValueError::new_err)?;
     let [one] = rows.as_slice() else {
         return Err(PyValueError::new_err("dup_bands takes one row"));
     };
@@ -463,7 +463,7 @@ impl PyPageTyper {
 /// (`Page.confidence_features`' order).
 #[pyfunction]
 fn confidence_names() -> Vec<&'static str> {
-    crate::confidence::NAMES.to_vec()
+    crate::clean::confidence::NAMES.to_vec()
 }
 
 /// The page-type features' names, and the types in the order of a page-type model's forests.
@@ -615,7 +615,7 @@ fn page_descriptor(x: &[u8], ntok: Vec<f64>) -> PyResult<Vec<f64>> {
 
 #[pyfunction]
 fn novelty_columns() -> Vec<String> {
-    crate::novelty::columns()
+    crate::model::novelty::columns()
         .iter()
         .map(|s| s.to_string())
         .collect()
@@ -986,27 +986,27 @@ fn registrable_domain(host: &str) -> Option<String> {
 
 #[pyfunction]
 fn web_address(url: &str) -> Option<String> {
-    crate::structure::base_url(Some(url), None).map(String::from)
+    crate::output::structure::base_url(Some(url), None).map(String::from)
 }
 
 /// The language of a main text as (ISO 639-1 code, confidence in [0, 1]), from its first
 /// `LANGUAGE_PREFIX_CHARS` characters (`language::detect`, whatlang); None where it has none.
 #[pyfunction]
 fn detect_language(text: &str) -> Option<(&'static str, f64)> {
-    crate::language::detect(text)
+    crate::output::language::detect(text)
 }
 
 /// Every code `detect_language` can give, sorted (`language::codes`).
 #[pyfunction]
 fn language_codes() -> Vec<&'static str> {
-    crate::language::codes()
+    crate::output::language::codes()
 }
 
 /// Why the HTML5 parser should not be given `html` (`nesting::too_deep`: shapes it takes
 /// quadratic time on), or None.
 #[pyfunction]
 fn too_deep(py: Python<'_>, html: PyBackedStr) -> PyResult<Option<String>> {
-    detached(py, move || crate::nesting::too_deep(&html))
+    detached(py, move || crate::read::nesting::too_deep(&html))
 }
 
 /// The nesting scan's figures for `html` (deepest, most formatting elements active, rebuilt),
@@ -1014,14 +1014,14 @@ fn too_deep(py: Python<'_>, html: PyBackedStr) -> PyResult<Option<String>> {
 /// `nesting::counts` equal to `sitesift.nesting`'s Python scan.
 #[pyfunction]
 fn nesting_counts(py: Python<'_>, html: PyBackedStr) -> PyResult<(u64, u64, u64)> {
-    let c = detached(py, move || crate::nesting::counts(&html))?;
+    let c = detached(py, move || crate::read::nesting::counts(&html))?;
     Ok((c.deepest, c.most_active, c.rebuilt))
 }
 
 /// `title` as a level-1 heading in `format` (`structure::title_heading`).
 #[pyfunction]
 fn title_heading(title: &str, format: &str) -> PyResult<String> {
-    Ok(crate::structure::title_heading(
+    Ok(crate::output::structure::title_heading(
         title,
         format_named(format)?,
     ))
@@ -1108,11 +1108,11 @@ fn render_html(
         .map(|f| format_named(f))
         .collect::<PyResult<Vec<_>>>()?;
     detached(py, move || {
-        let arena = crate::parse::parse(&html);
+        let arena = crate::read::parse::parse(&html);
         let body = arena
             .html_child("body")
             .ok_or("no document body after parsing")?;
-        let view = crate::dom::build_view(&arena, body);
+        let view = crate::read::dom::build_view(&arena, body);
         let positions = tags.is_some();
         if let Some(tags) = &tags {
             // tags[0] is the method's virtual root; the rest must be this tree's preorder
@@ -1144,18 +1144,18 @@ fn render_html(
         if let (Some(&v), Some(slot @ None)) = (kept.get(&0), k.first_mut()) {
             *slot = Some(v);
         }
-        let base_href = crate::dom::base_href(&arena);
+        let base_href = crate::read::dom::base_href(&arena);
         Ok(formats
             .iter()
             .map(|&format| {
-                let opts = crate::structure::Options::for_page(
+                let opts = crate::output::structure::Options::for_page(
                     format,
                     links,
                     images,
                     url.as_deref(),
                     base_href.as_deref(),
                 );
-                crate::structure::render(&view, &k, &opts)
+                crate::output::structure::render(&view, &k, &opts)
             })
             .collect())
     })?
@@ -1168,12 +1168,12 @@ fn render_html(
 #[pyfunction]
 fn dom_rules(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     let d = PyDict::new(py);
-    d.set_item("skipped_tags", crate::dom::SKIPPED_TAGS.to_vec())?;
-    d.set_item("block_tags", crate::dom::BLOCK_TAGS.to_vec())?;
-    d.set_item("style_attrs", crate::dom::STYLE_ATTRS.to_vec())?;
-    d.set_item("max_depth", crate::dom::MAX_DEPTH)?;
-    d.set_item("hidden_style", crate::dom::HIDDEN_STYLE)?;
-    d.set_item("object_shows_itself", crate::dom::OBJECT_SHOWS_ITSELF)?;
+    d.set_item("skipped_tags", crate::read::dom::SKIPPED_TAGS.to_vec())?;
+    d.set_item("block_tags", crate::read::dom::BLOCK_TAGS.to_vec())?;
+    d.set_item("style_attrs", crate::read::dom::STYLE_ATTRS.to_vec())?;
+    d.set_item("max_depth", crate::read::dom::MAX_DEPTH)?;
+    d.set_item("hidden_style", crate::read::dom::HIDDEN_STYLE)?;
+    d.set_item("object_shows_itself", crate::read::dom::OBJECT_SHOWS_ITSELF)?;
     Ok(d)
 }
 
@@ -1181,12 +1181,12 @@ fn dom_rules(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
 /// `sitesift.dom.style_key`, which the Site Style Tree reads.
 #[pyfunction]
 fn style_key(tag: &str, attrs: HashMap<String, String>) -> String {
-    crate::site::style_key(tag, |k| attrs.get(k).cloned())
+    crate::crawl::site::style_key(tag, |k| attrs.get(k).cloned())
 }
 
 #[pyfunction]
 fn feature_names() -> Vec<String> {
-    crate::features::FEATURES
+    crate::page::features::FEATURES
         .iter()
         .map(|s| s.to_string())
         .collect()
@@ -1194,7 +1194,7 @@ fn feature_names() -> Vec<String> {
 
 #[pyfunction]
 fn context_names() -> Vec<String> {
-    crate::context::CONTEXT
+    crate::page::context::CONTEXT
         .iter()
         .map(|s| s.to_string())
         .collect()
@@ -1225,7 +1225,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(crawl_duplicates, m)?)?;
     m.add_function(wrap_pyfunction!(dup_sources, m)?)?;
     m.add_function(wrap_pyfunction!(dup_bands, m)?)?;
-    m.add("DUP_THRESHOLD", crate::dups::THRESHOLD)?;
+    m.add("DUP_THRESHOLD", crate::crawl::dups::THRESHOLD)?;
     m.add_function(wrap_pyfunction!(features, m)?)?;
     m.add_function(wrap_pyfunction!(context, m)?)?;
     m.add_function(wrap_pyfunction!(clean, m)?)?;
@@ -1243,7 +1243,10 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(too_deep, m)?)?;
     m.add_function(wrap_pyfunction!(detect_language, m)?)?;
     m.add_function(wrap_pyfunction!(language_codes, m)?)?;
-    m.add("LANGUAGE_PREFIX_CHARS", crate::language::PREFIX_CHARS)?;
+    m.add(
+        "LANGUAGE_PREFIX_CHARS",
+        crate::output::language::PREFIX_CHARS,
+    )?;
     m.add_function(wrap_pyfunction!(nesting_counts, m)?)?;
     m.add_function(wrap_pyfunction!(feature_names, m)?)?;
     m.add_function(wrap_pyfunction!(dom_rules, m)?)?;

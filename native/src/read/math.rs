@@ -26,22 +26,22 @@
 //! letters and common operators as their commands. MathML nested deeper than
 //! `MAX_NESTING` is read as its text.
 
-use crate::parse::{attr, Arena, Data, NONE};
+use crate::read::parse::{attr, Arena, Data, NONE};
 
 /// How deep the converter follows MathML elements before it reads the rest as text (a
 /// page's markup cannot make it recurse without end).
-pub const MAX_NESTING: usize = 64;
+pub(crate) const MAX_NESTING: usize = 64;
 
 /// A formula: its LaTeX (never empty) and whether it is display math.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Formula {
-    pub tex: String,
-    pub display: bool,
+pub(crate) struct Formula {
+    pub(crate) tex: String,
+    pub(crate) display: bool,
 }
 
 impl Formula {
     /// The formula as the text and markdown write it: `$tex$`, or `$$tex$$` for display.
-    pub fn delimited(&self) -> String {
+    pub(crate) fn delimited(&self) -> String {
         if self.display {
             format!("$${}$$", self.tex)
         } else {
@@ -52,7 +52,7 @@ impl Formula {
 
 /// What an element of the page is as math.
 #[derive(Debug, PartialEq, Eq)]
-pub enum Found {
+pub(crate) enum Found {
     /// a formula, in place of the element and everything below it
     Formula(Formula),
     /// a rendering of a formula the page says again elsewhere (MathJax 2's boxes beside
@@ -78,7 +78,7 @@ fn has_class(class: &str, name: &str) -> bool {
 
 /// Element `i` as math: a formula, a rendering to leave out, or None (not math: the tree
 /// reads it as it reads any element). Hiding is the caller's to check.
-pub fn detect(a: &Arena, i: u32) -> Option<Found> {
+pub(crate) fn detect(a: &Arena, i: u32) -> Option<Found> {
     let tag = a.tag(i)?;
     let attrs = a.attrs(i);
     match tag {
@@ -170,7 +170,7 @@ fn math_element(a: &Arena, m: u32, display: bool) -> Option<Formula> {
 
 /// TeX as written in a page: whitespace folded, and Wikipedia's `{\displaystyle ...}` (or
 /// `\textstyle`) wrapper taken off.
-pub fn tidy(tex: &str) -> String {
+fn tidy(tex: &str) -> String {
     let folded = tex.split_whitespace().collect::<Vec<_>>().join(" ");
     let mut s = folded.as_str();
     for style in ["\\displaystyle", "\\textstyle"] {
@@ -757,7 +757,7 @@ impl Tex {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::parse::parse;
+    use crate::read::parse::parse;
 
     /// The first element of `tag` in the page, as math.
     fn found(html: &str, tag: &str) -> Option<Found> {

@@ -11,18 +11,18 @@ use std::sync::OnceLock;
 
 use regex::Regex;
 
-use crate::declared::Declared;
+use crate::page::declared::Declared;
 
 /// The page's kind, as far as rules after the model need it.
 #[derive(Default, Debug, Clone, PartialEq, Eq)]
-pub struct PageKind {
+pub(crate) struct PageKind {
     /// a discussion: a forum thread, a question and its answers
-    pub forum: bool,
+    pub(crate) forum: bool,
     /// a story: the page declares itself one (`og:type` `article`, a JSON-LD `Article`)
-    pub story: bool,
+    pub(crate) story: bool,
     /// a product: the page declares one (`og:type` `product`, a JSON-LD `Product` or
     /// `ProductGroup`) and no story (an editorial review declares the product it reviews)
-    pub product: bool,
+    pub(crate) product: bool,
 }
 
 /// Hosts that are forums by name (`forum.`, `forums.`, `community.`, `discuss.`, `bbs.`).
@@ -63,12 +63,12 @@ const FORUM_TYPES: &[&str] = &["DiscussionForumPosting", "QAPage"];
 impl PageKind {
     /// The kind of the page parsed into `a`, served from `url`.
     #[cfg(test)]
-    pub fn read(a: &crate::parse::Arena, url: Option<&str>) -> PageKind {
+    pub(crate) fn read(a: &crate::read::parse::Arena, url: Option<&str>) -> PageKind {
         PageKind::of(&Declared::read(a), url)
     }
 
     /// The kind of a page of these declarations, served from `url`.
-    pub fn of(declared: &Declared, url: Option<&str>) -> PageKind {
+    pub(crate) fn of(declared: &Declared, url: Option<&str>) -> PageKind {
         let by_url = url
             .and_then(crate::urls::url_parts)
             .is_some_and(|(netloc, path)| {
@@ -94,7 +94,7 @@ impl PageKind {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::parse::parse;
+    use crate::read::parse::parse;
 
     fn kind(head: &str, url: Option<&str>) -> PageKind {
         PageKind::read(
@@ -130,9 +130,9 @@ mod tests {
     fn a_prepared_page_knows_its_kind() {
         let html = "<html><body><h1>Starter</h1><p>Feed it.</p></body></html>";
         let url = "https://forums.example.com/threads/starter.1/";
-        let p = crate::pipeline::prepare(html, Some(url), false, true).unwrap();
+        let p = crate::clean::pipeline::prepare(html, Some(url), false, true).unwrap();
         assert!(p.pb.kind.forum);
-        let p = crate::pipeline::prepare(html, None, false, true).unwrap();
+        let p = crate::clean::pipeline::prepare(html, None, false, true).unwrap();
         assert!(!p.pb.kind.forum);
     }
 

@@ -28,15 +28,15 @@
 
 use foldhash::{HashMap, HashMapExt};
 
-use crate::minhash::{hash_keys, mix};
+use crate::crawl::minhash::{hash_keys, mix};
 use crate::text::{lower, tokens};
 
 /// Min-hashes a signature, as `BANDS` bands of `ROWS`.
-pub const BANDS: usize = 20;
-pub const ROWS: usize = 6;
-pub const HASHES: usize = BANDS * ROWS;
+pub(crate) const BANDS: usize = 20;
+pub(crate) const ROWS: usize = 6;
+const HASHES: usize = BANDS * ROWS;
 /// The crawl's resemblance threshold (the estimated Jaccard resemblance of word 5-shingles).
-pub const THRESHOLD: f64 = 0.8;
+pub(crate) const THRESHOLD: f64 = 0.8;
 /// Words of a text taken for its shingles: a text longer than this is known by its start.
 const WORD_LIMIT: usize = 100_000;
 const WIDTH: usize = 5;
@@ -89,7 +89,7 @@ fn shingle_hashes(text: &str) -> Vec<u32> {
 /// 64-bit keys (Dietzfelbinger's multiply-shift family, strongly universal from 32 to 32
 /// bits: the hashes are 32-bit so that the compiler multiplies four lanes at once; a
 /// family of full mixes cost 0.2 ms a 5 KB text, 40 % of this check's time).
-pub fn text_signature(text: &str) -> (u32, [u32; HASHES]) {
+fn text_signature(text: &str) -> (u32, [u32; HASHES]) {
     let shingles = shingle_hashes(text);
     let a: [u64; HASHES] = hash_keys(SEED);
     let b: [u64; HASHES] = hash_keys(!SEED);
@@ -131,15 +131,15 @@ fn least(sig: &mut [u32; HASHES], shingles: &[u32], a: &[u64; HASHES], b: &[u64;
 
 /// One record's row, read from its bytes without copying.
 #[derive(Debug, Clone, Copy)]
-pub struct Row<'a> {
-    pub input_index: u32,
-    pub position: u64,
-    pub has_text: bool,
-    pub digest: &'a [u8],
-    pub shingles: u32,
+pub(crate) struct Row<'a> {
+    pub(crate) input_index: u32,
+    pub(crate) position: u64,
+    pub(crate) has_text: bool,
+    pub(crate) digest: &'a [u8],
+    pub(crate) shingles: u32,
     sig: &'a [u8],
-    pub input: &'a str,
-    pub url: Option<&'a str>,
+    pub(crate) input: &'a str,
+    pub(crate) url: Option<&'a str>,
 }
 
 impl Row<'_> {
@@ -153,7 +153,7 @@ impl Row<'_> {
     }
 
     /// The row's band keys: each band's `ROWS` min-hashes folded into one number.
-    pub fn bands(&self) -> [u64; BANDS] {
+    pub(crate) fn bands(&self) -> [u64; BANDS] {
         std::array::from_fn(|b| {
             (b * ROWS..(b + 1) * ROWS).fold(b as u64, |acc, i| mix(acc ^ u64::from(self.hash(i))))
         })
@@ -172,7 +172,7 @@ impl Row<'_> {
 }
 
 /// A record's row: `digest` the SHA-1 of its text (20 bytes), `text` the text.
-pub fn encode_row(
+pub(crate) fn encode_row(
     input_index: u32,
     position: u64,
     digest: &[u8],
@@ -244,7 +244,7 @@ impl<'a> Reader<'a> {
 }
 
 /// The rows of `blob`, rows one after another as `encode_row` makes them.
-pub fn decode_rows(blob: &[u8]) -> Result<Vec<Row<'_>>, String> {
+pub(crate) fn decode_rows(blob: &[u8]) -> Result<Vec<Row<'_>>, String> {
     let mut rows = Vec::new();
     let mut rest = blob;
     while !rest.is_empty() {
@@ -290,12 +290,12 @@ pub fn decode_rows(blob: &[u8]) -> Result<Vec<Row<'_>>, String> {
 /// A record that is a copy of an earlier one: indices into the rows given, and the estimated
 /// resemblance of their texts (1 for exact copies).
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Dup {
-    pub copy: usize,
-    pub original: usize,
-    pub similarity: f64,
+pub(crate) struct Dup {
+    pub(crate) copy: usize,
+    pub(crate) original: usize,
+    pub(crate) similarity: f64,
     /// The same text (by digest), not a near copy.
-    pub exact: bool,
+    pub(crate) exact: bool,
 }
 
 /// The copies among `rows` (in any order; the crawl's order is their input index, then
@@ -304,7 +304,7 @@ pub struct Dup {
 /// Given the rows that share one band (as Spark groups them) it finds, for each of them, the
 /// first earlier row of the group it near-copies; the least of those over a row's bands is
 /// what it finds given all rows at once, so the two engines agree.
-pub fn duplicates(rows: &[Row<'_>], threshold: f64) -> Vec<Dup> {
+pub(crate) fn duplicates(rows: &[Row<'_>], threshold: f64) -> Vec<Dup> {
     let mut order: Vec<usize> = (0..rows.len()).collect();
     order.sort_by_key(|&i| (rows[i].order(), i));
     let mut first: HashMap<&[u8], usize> = HashMap::new();
@@ -364,7 +364,7 @@ mod tests {
 
     fn digest_of(text: &str) -> Vec<u8> {
         // any 20 bytes that differ with the text do for the tests: its BLAKE2b-160
-        crate::site::blake2b(text.as_bytes(), 20)
+        crate::crawl::site::blake2b(text.as_bytes(), 20)
             .as_bytes()
             .to_vec()
     }

@@ -38,7 +38,7 @@ use crate::text::is_space;
 
 /// Where the encoding came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Source {
+pub(crate) enum Source {
     Bom,
     Http,
     Meta,
@@ -48,7 +48,7 @@ pub enum Source {
 }
 
 impl Source {
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Source::Bom => "bom",
             Source::Http => "http",
@@ -62,7 +62,7 @@ impl Source {
 
 /// An encoding the page was read in: one of the standard's, or UTF-32.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Charset {
+pub(crate) enum Charset {
     Web(&'static Encoding),
     Utf32Le,
     Utf32Be,
@@ -71,7 +71,7 @@ pub enum Charset {
 impl Charset {
     /// The standard's name, lower-cased ("utf-8", "windows-1252", "shift_jis"): a label
     /// every decoder of the standard knows, and Python's codecs mostly too.
-    pub fn name(self) -> String {
+    pub(crate) fn name(self) -> String {
         match self {
             Charset::Web(e) => e.name().to_ascii_lowercase(),
             Charset::Utf32Le => "utf-32le".to_string(),
@@ -103,15 +103,15 @@ impl Charset {
 
 /// A page's text and how it was read.
 #[derive(Debug)]
-pub struct Decoded {
+pub(crate) struct Decoded {
     /// BOM stripped, NUL characters removed.
-    pub text: String,
-    pub charset: Charset,
-    pub source: Source,
+    pub(crate) text: String,
+    pub(crate) charset: Charset,
+    pub(crate) source: Source,
 }
 
 const META_WINDOW: usize = 8 * 1024;
-pub const SNIFF_WINDOW: usize = 4 * 1024;
+pub(crate) const SNIFF_WINDOW: usize = 4 * 1024;
 const DETECT_SAMPLE: usize = 1024 * 1024; // chardetng reads a MiB in ~2 ms; more adds nothing
 const MIN_EVIDENCE: usize = 16; // non-ASCII bytes below which a guess loses to windows-1252
                                 // Distinct non-ASCII byte values below which they are a symbol repeated ("§§§§§" as a
@@ -136,7 +136,7 @@ fn is_ws(b: u8) -> bool {
 
 /// Decode page bytes; the reason it cannot (empty, too large, binary) as the error.
 /// `tld` is the URL's top-level domain, lower-case ASCII (punycode), if known.
-pub fn decode(
+pub(crate) fn decode(
     data: &[u8],
     content_type: Option<&str>,
     tld: Option<&str>,
@@ -329,7 +329,7 @@ fn prefix_text(head: &[u8], charset: Charset) -> Option<String> {
 
 /// Binary input refused by its first bytes (an image's or archive's signature, C0 control
 /// bytes text does not hold), with the reason.
-pub fn check_binary(head: &[u8]) -> Result<(), String> {
+pub(crate) fn check_binary(head: &[u8]) -> Result<(), String> {
     for (magic, what) in MAGIC {
         if head.starts_with(magic) {
             return Err(format!("binary input, not a page: looks like {what}"));
@@ -352,7 +352,7 @@ pub fn check_binary(head: &[u8]) -> Result<(), String> {
 /// The encoding a label names, as page text may be decoded in: None for unknown labels
 /// and for the replacement encoding (labels such as iso-2022-kr, which a browser would
 /// show as one U+FFFD; a page is better read on by the next evidence).
-pub fn charset_for_label(label: &[u8]) -> Option<Charset> {
+fn charset_for_label(label: &[u8]) -> Option<Charset> {
     match Encoding::for_label(label)? {
         e if e == REPLACEMENT => None,
         e if e == X_USER_DEFINED => Some(Charset::Web(WINDOWS_1252)),
@@ -362,7 +362,7 @@ pub fn charset_for_label(label: &[u8]) -> Option<Charset> {
 
 /// The charset a Content-Type value names ('text/html; charset="ISO-8859-1"' ->
 /// windows-1252); None when absent or unknown.
-pub fn charset_from_content_type(value: &str) -> Option<Charset> {
+pub(crate) fn charset_from_content_type(value: &str) -> Option<Charset> {
     charset_in(value.as_bytes()).and_then(charset_for_label)
 }
 
@@ -567,7 +567,7 @@ fn detect(data: &[u8], tld: Option<&str>) -> Option<Charset> {
 }
 
 /// The top-level domain of a page's URL as chardetng takes it (lower-case, punycode).
-pub fn tld_of(url: &str) -> Option<String> {
+pub(crate) fn tld_of(url: &str) -> Option<String> {
     let parsed = url::Url::parse(url).ok()?;
     match parsed.host()? {
         url::Host::Domain(host) => host
