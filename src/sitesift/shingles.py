@@ -8,7 +8,8 @@ with probability resemblance**n: equal for identical texts, almost always equal 
 that differ in a word or two, and almost never equal for unrelated texts. That is the
 "shingle" the template method (Bar-Yossef & Rajagopalan) groups pagelets by. A site fit's
 repeated-page check (`sitesift.weak.distinct_pages`) compares pages' `bulk_shingle_ids` in
-the native core (`_native.near_duplicates`: MinHash and LSH of its own, `native/src/crawl/minhash.rs`).
+the native core (`_native.near_duplicates`: MinHash and LSH of its own,
+`native/src/crawl/minhash.rs`).
 
 Every hash here is derived from BLAKE2b with fixed keys, never from Python's `hash()`
 (salted per process), so fingerprints can be saved in a model and compared later.
