@@ -71,7 +71,10 @@ def reason(exc: BaseException) -> str:
 
 
 # What reading a file or a gzip stream raises; `reason` words each.
-READ_ERRORS = (OSError, EOFError, zlib.error, cast(type[Exception], zlib_ng.error))
+INFLATE_ERROR = cast(type[Exception], zlib_ng.error)  # (zlib-ng's stub types it an instance)
+"""What zlib-ng raises on corrupt deflate data (gzipped pages here, .warc.gz members in
+`sitesift.io.warcstream`): CPython's `zlib.error` is another class."""
+READ_ERRORS = (OSError, EOFError, zlib.error, INFLATE_ERROR)
 
 
 class LinesCut(InputError):

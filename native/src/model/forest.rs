@@ -29,10 +29,10 @@
 //! a NaN passes none of them), and one of those whose missing values go right, scanned
 //! with `!(x <= threshold)` (true for NaN: it passes them all). So a batch's rows are laid
 //! out once, column by column, where they were once laid out twice, NaN read as -inf in
-//! one copy and +inf in the other (a third of the layout's work, docs/lab/crawl.md).
+//! one copy and +inf in the other (docs/native.md, "The forests' layout").
 
 /// A tree's leaf set: one bit a leaf. 32 bits hold the training's trees (31 leaves) and
-/// make a batch's sets of a tree one cache line, half what 64 bits took (docs/lab/crawl.md).
+/// make a batch's sets of a tree one cache line, half what 64 bits took (docs/native.md).
 type Mask = u32;
 /// Most leaves of a tree evaluated by masks.
 const MAX_LEAVES: usize = Mask::BITS as usize;
@@ -52,7 +52,8 @@ pub(crate) struct Forest {
     /// sentinel of threshold +inf, which no value is above, so a scan needs no bounds test
     starts: Vec<u32>,
     /// the features some node splits on, with whether each of its two lists has entries:
-    /// a scan reads only these columns (a stage-2 forest splits on few of its 293)
+    /// a scan reads only these columns (the shipped model's forests split on 151-261 of
+    /// their 196 or 293 features)
     used: Vec<(u32, bool, bool)>,
     /// per entry: the node's threshold, its tree and the leaves it leaves standing
     thresholds: Vec<f64>,
@@ -286,16 +287,16 @@ impl Forest {
                 let (from, to) = (first[left[i] as usize], first[right[i] as usize]);
                 // the left subtree's leaves, bits from..to, ruled out
                 let span = (Mask::MAX >> (Mask::BITS - (to - from))) << from;
-                let column = feature[i] as usize + if missing_left[i] { 0 } else { n_features };
-                entries.push((column as u32, threshold[i], t as u32, !span));
+                let list = feature[i] as usize + if missing_left[i] { 0 } else { n_features };
+                entries.push((list as u32, threshold[i], t as u32, !span));
             }
         }
         entries.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));
-        let columns = 2 * n_features;
-        let mut offsets = Vec::with_capacity(columns + 1);
+        let lists = 2 * n_features;
+        let mut offsets = Vec::with_capacity(lists + 1);
         let (mut thresholds, mut trees, mut masks) = (vec![], vec![], vec![]);
         let mut e = entries.iter().peekable();
-        for c in 0..columns as u32 {
+        for c in 0..lists as u32 {
             offsets.push(thresholds.len() as u32);
             while let Some(&(_, thr, tree, mask)) = e.next_if(|x| x.0 == c) {
                 thresholds.push(thr);
@@ -406,7 +407,7 @@ impl Forest {
                 (true, true) => f64::NEG_INFINITY,
                 (true, false) => f64::INFINITY,
             };
-            // (every column's entries end in a threshold of +inf, which no value is above)
+            // (every list ends in a threshold of +inf, which no value is above)
             let mut i = self.starts[c] as usize;
             while v > self.thresholds[i] {
                 standing[self.trees[i] as usize] &= self.masks[i];
@@ -449,8 +450,8 @@ impl Forest {
         self.scan(columns, standing)
     }
 
-    /// [`Forest::scan`] compiled for AVX2: a batch's compares, selects and ANDs four rows
-    /// to an instruction rather than two.
+    /// [`Forest::scan`] compiled for AVX2: a batch's compares four rows to an instruction
+    /// and its ANDs eight, rather than two and four.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
     unsafe fn leaf_sets_avx2(&self, columns: &[[f64; BATCH]], standing: &mut [[Mask; BATCH]]) {

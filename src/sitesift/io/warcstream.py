@@ -19,12 +19,13 @@ position itself (uncompressed, zstd, lz4) or the offset of its gzip member.
 from __future__ import annotations
 
 import bisect
-from typing import BinaryIO, cast
+from typing import BinaryIO
 
 from fastwarc.stream_io import Lz4Reader, ZstdReader
 from zlib_ng import zlib_ng as zlib
 
 from sitesift.io.http import head_end
+from sitesift.reading import INFLATE_ERROR
 
 CHUNK = 1 << 16
 RAW_CHUNK = 1 << 14
@@ -34,7 +35,6 @@ read again from its start) or at each read's output limit (copied as well)."""
 REWIND_LIMIT = 64 << 20
 """Decompressed bytes of one gzip member read again at most, to look for records inside a
 bad record's claimed length (past it, the search goes on from where reading stopped)."""
-_INFLATE_ERROR = cast(type[Exception], zlib.error)  # (zlib-ng's stub types it an instance)
 _GZIP_MAGIC = b"\x1f\x8b\x08"
 _LZ4_MAGIC = b"\x04\x22\x4d\x18"
 _ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
@@ -125,7 +125,7 @@ class Gzip(Source):
                     raise Damaged("truncated gzip member (the file ends inside it)")
             try:
                 out = self._z.decompress(self._raw, n)
-            except _INFLATE_ERROR as exc:
+            except INFLATE_ERROR as exc:
                 raise Damaged(f"corrupt gzip member ({exc})") from None
             self._raw = self._z.unconsumed_tail
             if out:
