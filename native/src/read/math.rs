@@ -1,6 +1,6 @@
 //! Formulas: what a page's math markup says, as LaTeX, for the visible tree (`dom.rs`)
 //! to hold as one `math` element that the renderers write between `$` (inline) or `$$`
-//! (display) and never escape (`structure.rs`).
+//! (display) and never escape (`output/structure/`).
 //!
 //! A browser shows a formula from one of these, and the tree once dropped them all
 //! (`<math>` and `<script>` are no visible text, KaTeX's and MathJax's rendered boxes hold
