@@ -106,7 +106,6 @@ MAX_CODE_LINES = 600
 # file may shrink, not grow; one that comes under the limit leaves the list, and no other
 # file may go over it. Split a file and lower (or drop) its number in the same change.
 OVER_THE_LIMIT = {
-    "page/features.rs": 1350,
     "py/python.rs": 1043,
     "model/page_type.rs": 886,
     "read/math.rs": 660,
