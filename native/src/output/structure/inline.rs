@@ -232,7 +232,7 @@ impl<'a> Md<'a> {
         acc.put(&format!("![{}]({src})", text.buf));
     }
 
-    /// A formula (`math.rs`, a `math` element of the tree): markdown and text write its TeX
+    /// A formula (`read/math/`, a `math` element of the tree): markdown and text write its TeX
     /// between `$` (display math `$$`), never escaped (markdown: made inert, `inert_tex`); HTML writes it as pandoc
     /// does, for MathJax or KaTeX to typeset: `<span class="math inline">\(...\)</span>`,
     /// display math `<span class="math display">\[...\]</span>`, the TeX escaped as text.

@@ -21,7 +21,7 @@
 //!   after 1-9 digits followed by a space or the end of the line (`1\. `);
 //! - in table cells also `|`; in a heading a closing run of `#`.
 //!
-//! Formulas (`math.rs`: MathML, KaTeX, MathJax, Wikipedia's) are LaTeX between `$`
+//! Formulas (`read/math/`: MathML, KaTeX, MathJax, Wikipedia's) are LaTeX between `$`
 //! (display math `$$`) in markdown and text, never escaped; in HTML a `<span class="math
 //! inline">\(...\)</span>` (display: `math display`, `\[...\]`), as pandoc writes them.
 //!
