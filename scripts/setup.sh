@@ -4,11 +4,14 @@
 #
 # It says what it does before each step: the Python packages come from PyPI through pip, and
 # the native core (native/, Rust) is compiled by cargo through maturin, with cargo's progress
-# shown (2-3 minutes the first time: the release profile links with full LTO). A run that
-# finds .venv current skips both: the same pyproject.toml, the extras asked for already
-# installed, and sitesift/_native*.so built from the native sources as they are now (their
-# content is hashed into .venv/sitesift-setup.stamp; a changed Rust file is always rebuilt,
-# never used stale). SITESIFT_SETUP_FORCE=1 installs again whatever the stamp says.
+# shown, profile-guided (scripts/build_native.sh: an instrumented build, the bundled samples
+# through it, the release build with the counts; 5-7 minutes the first time: the release
+# profile links with full LTO). A run that finds .venv current skips both: the same
+# pyproject.toml, the extras asked for already installed, and sitesift/_native*.so built
+# from the native sources as they are now (their content is hashed into
+# .venv/sitesift-setup.stamp; a changed Rust file is always rebuilt, never used stale).
+# SITESIFT_SETUP_FORCE=1 installs again whatever the stamp says; SITESIFT_PGO=0 builds
+# without the profile (one compile).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON="${PYTHON:-python3}"
@@ -104,19 +107,20 @@ say "installing Python packages into .venv/ with pip from PyPI: maturin and site
     /^Successfully installed / { show(); print "  pip: installed " NF - 2 " packages" }
     END { show() }' >&2
 
-if [ -n "$BUILT" ]; then
-    say "installing sitesift editable with maturin; the native core (native/) is unchanged" \
-        "since it was built: cargo only checks it (seconds)"
-else
-    say "compiling the native core (native/, Rust: cargo through maturin, release build) into" \
-        "sitesift._native: this takes ~2-3 minutes the first time and after a change in" \
-        "native/ (the release build links with full LTO; native/target/ keeps cargo's build" \
-        "between runs)"
-fi
 # maturin develop installs the package editable (the .pth to src/, the `sitesift` command)
 # and builds with cargo in native/target/, reused by every later run; cargo's lines and
 # progress (stderr) show, pip's (stdout: the dependencies just installed) do not.
-VIRTUAL_ENV="$PWD/.venv" .venv/bin/maturin develop --release >/dev/null
+if [ -n "$BUILT" ]; then
+    say "installing sitesift editable with maturin; the native core (native/) is unchanged" \
+        "since it was built: cargo only checks it (seconds)"
+    bash scripts/build_native.sh --check-only
+else
+    say "compiling the native core (native/, Rust: cargo through maturin, release build) into" \
+        "sitesift._native, profile-guided (scripts/build_native.sh): two compiles of ~2-3" \
+        "minutes each the first time and after a change in native/ (the release build links" \
+        "with full LTO; native/target/ keeps cargo's build between runs)"
+    bash scripts/build_native.sh
+fi
 
 .venv/bin/python -c "import sitesift._native" || {
     say "the installed package does not import its native core (above: why)"; exit 1; }
