@@ -1,4 +1,4 @@
-# Types of the native core (native/src/python.rs), for mypy and editors.
+# Types of the native core (native/src/py/), for mypy and editors.
 from typing import Any
 
 class Page:
@@ -69,10 +69,30 @@ class Cut:
     @property
     def relative(self) -> float: ...
 
+class Block:
+    text: str
+    tag: str
+    score: float | None
+    content: bool
+    section: str | None
+    nid: int
+    path: str
+
+class Cleaned:
+    blocks: list[Block]
+    found: int
+    prob: list[float]
+    kept: bytes
+
+class Decision:
+    element: int
+    score: float
+    content: bool
+    section: str | None
+
 def clean(page: Page, model: Model, cut: Cut, *, cv: str | None = ...,
           evidence: Evidence | None = ..., noise: bool = ..., paths: bool = ...
-          ) -> tuple[list[tuple[str, str, float | None, bool, str | None, int, str]],
-                     int, list[float], bytes]: ...
+          ) -> Cleaned: ...
 def render_page(page: Page, kept: bytes, formats: list[str], links: bool = ...,
                 images: bool = ..., comments: bool = ...) -> list[str]: ...
 def rules() -> list[tuple[str, str, list[str], str]]: ...
@@ -81,7 +101,7 @@ def verdicts_for(page: Page, prob: list[float], cut: Cut, *, novel: bool = ...
                  ) -> list[bool]: ...
 def decide(page: Page, model: Model, cut: Cut, *, cv: str | None = ...,
            evidence: Evidence | None = ...
-           ) -> list[tuple[int, float, bool, str | None]]: ...
+           ) -> list[Decision]: ...
 def stage_times(html: str | PageText, model: Model, cut: Cut, *, url: str | None = ...,
                 evidence: Evidence | None = ...
                 ) -> list[tuple[str, int]]: ...
@@ -95,10 +115,21 @@ def shingle_ids(tokens: list[str], width: int) -> bytes: ...
 def near_duplicates(sets: list[bytes], threshold: float) -> list[int]: ...
 def dup_row(input_index: int, position: int, digest: bytes, text: str, input: str,
             url: str | None = None) -> bytes: ...
-def crawl_duplicates(blob: bytes, threshold: float
-                     ) -> tuple[int, list[tuple[int, int, float, bool]]]: ...
-def dup_sources(blob: bytes, indices: list[int] | None = None
-                ) -> list[tuple[int, int, str, str | None, bytes | None]]: ...
+class DupFound:
+    copy: int
+    original: int
+    similarity: float
+    exact: bool
+
+class DupSource:
+    input_index: int
+    position: int
+    input: str
+    url: str | None
+    digest: bytes | None
+
+def crawl_duplicates(blob: bytes, threshold: float) -> tuple[int, list[DupFound]]: ...
+def dup_sources(blob: bytes, indices: list[int] | None = None) -> list[DupSource]: ...
 def dup_bands(row: bytes) -> list[int]: ...
 DUP_THRESHOLD: float
 def too_deep(html: str) -> str | None: ...

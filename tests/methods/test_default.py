@@ -953,10 +953,9 @@ def test_the_cleaners_cut_is_the_one_training_scores_with(
         for threshold in (0.9, 0.475, 0.35, 0.175):
             for relative in (0.0, 0.5, 2.0):
                 got = decide(npage, cleaner._model.native, Cut(threshold, 0.35, relative))
-                top = max(score for _, score, _, _ in got)
+                top = max(d.score for d in got)
                 cut = model_file.page_cut(threshold, top, 0.35, relative, len(got))
-                assert [content for _, _, content, _ in got] == [
-                    score >= cut for _, score, _, _ in got]
+                assert [d.content for d in got] == [d.score >= cut for d in got]
 
 
 def _pool(probs: list[list[float]], gold: list[list[bool]], corpus: str = "c") -> Pool:

@@ -356,20 +356,21 @@ class DefaultCleaner(ParamsCleaner[DefaultParams]):
         only the content blocks, without their node addresses."""
         npage = self._native_page(page)
         # (a held-out bundle names pages without a site `unknown`, as training did)
-        rows, found, _, kept = core().clean(npage, self._model.native, self.native_cut(),
-                                     cv=cv_group(page.site), evidence=self._evidence(),
-                                     noise=noise, paths=noise)
+        cleaned = core().clean(npage, self._model.native, self.native_cut(),
+                               cv=cv_group(page.site), evidence=self._evidence(),
+                               noise=noise, paths=noise)
         # (score None: no verdict above the block, which the core reports as content)
         apart = self.params.comments == "separate"
-        blocks = [Block(text, tag, CONTENT if content else NOISE,
-                        1.0 if score is None else score,
-                        KEPT if score is None else _reason(score, section, content, apart),
-                        nid, path)
-                  for text, tag, score, content, section, nid, path in rows]
+        blocks = [Block(b.text, b.tag, CONTENT if b.content else NOISE,
+                        1.0 if b.score is None else b.score,
+                        KEPT if b.score is None else _reason(b.score, b.section, b.content,
+                                                             apart),
+                        b.nid, b.path)
+                  for b in cleaned.blocks]
         page.know_title(npage.title)
         result = Result(blocks, self.name, page.id, page.url, page.site, page.title,
-                        verdicts=Verdicts(npage, kept, comments=apart),
-                        blocks_read=found)
+                        verdicts=Verdicts(npage, cleaned.kept, comments=apart),
+                        blocks_read=cleaned.found)
         result.page_type, result.page_type_score = page_type.classify(npage)
         result.confidence = confidence.estimate(
             npage, self.evidence.n_pages if self.evidence is not None else 0,
@@ -396,8 +397,7 @@ class DefaultCleaner(ParamsCleaner[DefaultParams]):
         npage = self._native_page(page)
         decided = core().decide(npage, self._model.native, self.native_cut(),
                                 cv=cv_group(page.site), evidence=self._evidence())
-        return npage.texts, np.asarray([score for _, score, _, _ in decided],
-                                       dtype=np.float64)
+        return npage.texts, np.asarray([d.score for d in decided], dtype=np.float64)
 
     def score(self, page: Page) -> NodeScores:
         """Verdicts on the page's own nodes (without `clean`'s reading of script-gated
@@ -408,9 +408,9 @@ class DefaultCleaner(ParamsCleaner[DefaultParams]):
                                 cv=cv_group(page.site), evidence=self._evidence())
         nodes = list(page.root.iter())[1:]  # below the virtual root: <body> first
         verdicts: NodeScores = {}
-        for e, score, content, section in decided:
-            verdicts[nodes[e].nid] = Verdict(CONTENT if content else NOISE, score,
-                                             _reason(score, section, content))
+        for d in decided:
+            verdicts[nodes[d.element].nid] = Verdict(CONTENT if d.content else NOISE, d.score,
+                                                     _reason(d.score, d.section, d.content))
         return verdicts
 
     def conventions(self) -> dict[str, str]:
