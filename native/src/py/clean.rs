@@ -102,22 +102,19 @@ struct PyCleaned {
 /// Clean a read page (`Cleaned`); `noise` false leaves the noise blocks out, `paths` false
 /// their node addresses.
 #[pyfunction]
-#[pyo3(signature = (page, model, cut, *, cv=None, evidence=None, noise=true, paths=true))]
-#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (page, cleaner, *, cv=None, evidence=None, noise=true, paths=true))]
 fn clean<'py>(
     py: Python<'py>,
     mut page: PyRefMut<'py, PyPage>,
-    model: &Bound<'py, PyModel>,
-    cut: &Bound<'py, PyCut>,
+    cleaner: &Bound<'py, PyCleaner>,
     cv: Option<String>,
     evidence: Option<PyRef<'py, PyEvidence>>,
     noise: bool,
     paths: bool,
 ) -> PyResult<PyCleaned> {
-    let model = &model.get().inner;
+    let (model, cut) = cleaner.get().parts();
     let ev = evidence.as_ref().map(|e| &e.inner);
     let p = &mut page.inner;
-    let cut = cut.get().inner;
     let pipeline::Cleaned {
         blocks,
         found,
@@ -206,6 +203,37 @@ impl PyCut {
     }
 }
 
+/// What a default cleaner cleans its pages by, made once per cleaner and held by it: its
+/// model and its cut (`Cut`, whose switches were checked when it was made). `clean`,
+/// `decide` and `stage_times` take it in place of the two.
+#[pyclass(module = "sitesift._native", name = "Cleaner", frozen)]
+struct PyCleaner {
+    model: Py<PyModel>,
+    cut: Cut,
+}
+
+#[pymethods]
+impl PyCleaner {
+    #[new]
+    fn new(model: Py<PyModel>, cut: &Bound<'_, PyCut>) -> Self {
+        PyCleaner {
+            model,
+            cut: cut.get().inner,
+        }
+    }
+    /// The cut it was made with (a copy).
+    #[getter]
+    fn cut(&self) -> PyCut {
+        PyCut { inner: self.cut }
+    }
+}
+
+impl PyCleaner {
+    fn parts(&self) -> (&Model, Cut) {
+        (&self.model.get().inner, self.cut)
+    }
+}
+
 /// The rules set against the model, in precedence order (`rules::RULES`): each one's
 /// switch, phase, values (the default first) and one line on what it does. Python's
 /// settings of the default cleaner are made from them.
@@ -262,19 +290,17 @@ struct PyDecision {
 
 /// The verdicts on a read page's block elements (`Decision`s), in block order.
 #[pyfunction]
-#[pyo3(signature = (page, model, cut, *, cv=None, evidence=None))]
+#[pyo3(signature = (page, cleaner, *, cv=None, evidence=None))]
 fn decide<'py>(
     py: Python<'py>,
     mut page: PyRefMut<'py, PyPage>,
-    model: &Bound<'py, PyModel>,
-    cut: &Bound<'py, PyCut>,
+    cleaner: &Bound<'py, PyCleaner>,
     cv: Option<String>,
     evidence: Option<PyRef<'py, PyEvidence>>,
 ) -> PyResult<Vec<PyDecision>> {
-    let model = &model.get().inner;
+    let (model, cut) = cleaner.get().parts();
     let ev = evidence.as_ref().map(|e| &e.inner);
     let p = &mut page.inner;
-    let cut = cut.get().inner;
     detached(py, || {
         let (prob, novel) = pipeline::score(p, model, cv.as_deref(), ev, &cut);
         let v = pipeline::verdicts(p, &prob, novel, cut);
@@ -296,18 +322,16 @@ fn decide<'py>(
 /// Nanoseconds per stage of cleaning one page (`pipeline::stage_times`), page-level or
 /// with the site's evidence, with the convention switches given as `clean` takes them.
 #[pyfunction]
-#[pyo3(signature = (html, model, cut, *, url=None, evidence=None))]
+#[pyo3(signature = (html, cleaner, *, url=None, evidence=None))]
 fn stage_times(
     py: Python<'_>,
     html: Markup,
-    model: &Bound<'_, PyModel>,
-    cut: &Bound<'_, PyCut>,
+    cleaner: &Bound<'_, PyCleaner>,
     url: Option<String>,
     evidence: Option<PyRef<'_, PyEvidence>>,
 ) -> PyResult<Vec<(&'static str, u64)>> {
-    let model = &model.get().inner;
+    let (model, cut) = cleaner.get().parts();
     let ev = evidence.as_ref().map(|e| &e.inner);
-    let cut = cut.get().inner;
     detached(py, || {
         pipeline::stage_times(&html, url.as_deref(), model, ev, cut)
     })?
@@ -317,6 +341,7 @@ fn stage_times(
 pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyModel>()?;
     m.add_class::<PyCut>()?;
+    m.add_class::<PyCleaner>()?;
     m.add_class::<PyCleaned>()?;
     m.add_class::<PyBlock>()?;
     m.add_class::<PyDecision>()?;

@@ -9,7 +9,9 @@ use pyo3::pybacked::PyBackedStr;
 
 use super::detached;
 use super::read::PyPage;
+use crate::clean::pipeline;
 use crate::output::structure::Format;
+use crate::read::dom::View;
 
 /// The verdict byte of an element whose text is one of the page's comments kept apart
 /// (`comments=separate`, `pipeline::Apart`): noise in the main text, the content of
@@ -28,18 +30,59 @@ fn format_named(name: &str) -> PyResult<Format> {
     })
 }
 
-/// A cleaned page's content in each of `formats` (markdown, html, text), from the
-/// verdicts `clean` returned for it (`Prepared::structure`); `comments`: its comments kept
-/// apart (`comments=separate`) instead, with the same structure.
+/// How a page's content is written, made once for the renderings an output asks for: the
+/// formats (markdown, html, text; checked when it is made), and whether links and images
+/// are kept.
+#[pyclass(module = "sitesift._native", name = "Rendering", frozen)]
+struct PyRendering {
+    formats: Vec<Format>,
+    links: bool,
+    images: bool,
+}
+
+#[pymethods]
+impl PyRendering {
+    #[new]
+    #[pyo3(signature = (formats, links=false, images=false))]
+    fn new(formats: Vec<String>, links: bool, images: bool) -> PyResult<Self> {
+        let formats = formats
+            .iter()
+            .map(|f| format_named(f))
+            .collect::<PyResult<_>>()?;
+        Ok(PyRendering {
+            formats,
+            links,
+            images,
+        })
+    }
+}
+
+impl PyRendering {
+    /// A visible tree's content under `kept` in each format, links and images resolved
+    /// against `base` (`pipeline::structure`).
+    fn write(
+        &self,
+        view: &View,
+        base: (Option<&str>, Option<&str>),
+        kept: &[Option<bool>],
+    ) -> Vec<String> {
+        self.formats
+            .iter()
+            .map(|&f| pipeline::structure(view, base, kept, f, self.links, self.images))
+            .collect()
+    }
+}
+
+/// A cleaned page's content as `rendering` writes it, from the verdicts `clean` returned
+/// for it; `comments`: its comments kept apart (`comments=separate`) instead, with the same
+/// structure.
 #[pyfunction]
-#[pyo3(signature = (page, kept, formats, links=false, images=false, comments=false))]
+#[pyo3(signature = (page, kept, rendering, comments=false))]
 fn render_page(
     py: Python<'_>,
     page: PyRef<'_, PyPage>,
     kept: &[u8],
-    formats: Vec<String>,
-    links: bool,
-    images: bool,
+    rendering: &Bound<'_, PyRendering>,
     comments: bool,
 ) -> PyResult<Vec<String>> {
     let p = &page.inner;
@@ -48,10 +91,6 @@ fn render_page(
             "render_page: verdicts of another page (a byte per element expected)",
         ));
     }
-    let formats = formats
-        .iter()
-        .map(|f| format_named(f))
-        .collect::<PyResult<Vec<_>>>()?;
     let kept: Vec<Option<bool>> = kept
         .iter()
         .map(|&b| match (b, comments) {
@@ -61,12 +100,8 @@ fn render_page(
             (_, false) => Some(true),
         })
         .collect();
-    detached(py, || {
-        formats
-            .iter()
-            .map(|&f| p.structure(&kept, f, links, images))
-            .collect()
-    })
+    let r = rendering.get();
+    detached(py, || r.write(&p.view, p.base(), &kept))
 }
 
 /// `url` as an absolute http(s) address, as a browser reads it and in the URL standard's
@@ -85,38 +120,28 @@ fn title_heading(title: &str, format: &str) -> PyResult<String> {
     ))
 }
 
-/// A page's content in each of `formats` (markdown, html, text; `structure::render`), for
-/// verdicts made on another reading of it: the page is parsed as the cleaner reads it
-/// (without revealing script-gated content), and `kept` maps node ids to verdicts (true:
-/// content, false: noise; an element without one takes its parent's, and the page is
-/// content where nothing says otherwise). Links and images resolve against `url` and the
-/// page's `<base href>`. With `tags` (the tags of the method's tree in preorder, its
-/// virtual root first) the keys of `kept` are preorder positions in that tree, and a page
-/// whose tree here differs from it is refused (ValueError): a verdict is never applied to
-/// another node than the one the method judged.
+/// A page's content as `rendering` writes it, for verdicts made on another reading of it:
+/// the page is read as the cleaner reads it (`pipeline::read_tree`, the first steps of
+/// `pipeline::prepare`: without revealing script-gated content), and `kept` maps node ids to verdicts (true: content, false:
+/// noise; an element without one takes its parent's, and the page is content where nothing
+/// says otherwise). Links and images resolve against `url` and the page's `<base href>`.
+/// With `tags` (the tags of the method's tree in preorder, its virtual root first) the keys
+/// of `kept` are preorder positions in that tree, and a page whose tree here differs from
+/// it is refused (ValueError): a verdict is never applied to another node than the one the
+/// method judged.
 #[pyfunction]
-#[pyo3(signature = (html, kept, formats, links=false, images=false, tags=None, url=None))]
-#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (html, kept, rendering, tags=None, url=None))]
 fn render_html(
     py: Python<'_>,
     html: PyBackedStr,
     kept: HashMap<u32, bool>,
-    formats: Vec<String>,
-    links: bool,
-    images: bool,
+    rendering: &Bound<'_, PyRendering>,
     tags: Option<Vec<PyBackedStr>>,
     url: Option<String>,
 ) -> PyResult<Vec<String>> {
-    let formats = formats
-        .iter()
-        .map(|f| format_named(f))
-        .collect::<PyResult<Vec<_>>>()?;
+    let r = rendering.get();
     detached(py, move || {
-        let arena = crate::read::parse::parse(&html);
-        let body = arena
-            .html_child("body")
-            .ok_or("no document body after parsing")?;
-        let view = crate::read::dom::build_view(&arena, body);
+        let (arena, view) = pipeline::read_tree(&html, &mut |_| {})?;
         let positions = tags.is_some();
         if let Some(tags) = &tags {
             // tags[0] is the method's virtual root; the rest must be this tree's preorder
@@ -127,7 +152,7 @@ fn render_html(
             if tags.len() != view.preorder.len() + 1
                 || !ours.zip(&tags[1..]).all(|(a, b)| a == &**b)
             {
-                return Err("the method's tree differs from this reading of the page");
+                return Err("the method's tree differs from this reading of the page".to_string());
             }
         }
         let mut k = vec![None; view.elems.len()];
@@ -149,24 +174,13 @@ fn render_html(
             *slot = Some(v);
         }
         let base_href = crate::read::dom::base_href(&arena);
-        Ok(formats
-            .iter()
-            .map(|&format| {
-                let opts = crate::output::structure::Options::for_page(
-                    format,
-                    links,
-                    images,
-                    url.as_deref(),
-                    base_href.as_deref(),
-                );
-                crate::output::structure::render(&view, &k, &opts)
-            })
-            .collect())
+        Ok(r.write(&view, (url.as_deref(), base_href.as_deref()), &k))
     })?
-    .map_err(|e: &str| PyValueError::new_err(e))
+    .map_err(PyValueError::new_err)
 }
 
 pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyRendering>()?;
     m.add_function(wrap_pyfunction!(render_page, m)?)?;
     m.add_function(wrap_pyfunction!(render_html, m)?)?;
     m.add_function(wrap_pyfunction!(title_heading, m)?)?;

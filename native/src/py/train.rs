@@ -137,7 +137,6 @@ pub(super) struct PyNovelty {
 #[pymethods]
 impl PyNovelty {
     #[new]
-    #[allow(clippy::too_many_arguments)]
     fn new(
         mean: Vec<f64>,
         scale: Vec<f64>,

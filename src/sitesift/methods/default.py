@@ -271,6 +271,7 @@ class DefaultCleaner(ParamsCleaner[DefaultParams]):
         # all of them at the next fit.
         self._read: dict[int, tuple[Page, Any]] = {}
         self._cut: Any = None  # `native_cut`, made on first use
+        self._cleaner: Any = None  # `native_cleaner`, made on first use
 
     def _path(self) -> str:
         return self.params.model or os.environ.get(ENV_MODEL) or str(model_file.BUNDLED)
@@ -347,6 +348,13 @@ class DefaultCleaner(ParamsCleaner[DefaultParams]):
                                    self.params.relative, self.conventions())
         return self._cut
 
+    def native_cleaner(self) -> Any:
+        """What the core cleans this cleaner's pages by (`_native.Cleaner`: the model and
+        `native_cut`), made once; `clean`, `probabilities` and `score` pass it."""
+        if self._cleaner is None:
+            self._cleaner = core().Cleaner(self._model.native, self.native_cut())
+        return self._cleaner
+
     def _evidence(self) -> Any:
         return self.evidence.native if self.evidence is not None else None
 
@@ -356,7 +364,7 @@ class DefaultCleaner(ParamsCleaner[DefaultParams]):
         only the content blocks, without their node addresses."""
         npage = self._native_page(page)
         # (a held-out bundle names pages without a site `unknown`, as training did)
-        cleaned = core().clean(npage, self._model.native, self.native_cut(),
+        cleaned = core().clean(npage, self.native_cleaner(),
                                cv=cv_group(page.site), evidence=self._evidence(),
                                noise=noise, paths=noise)
         # (score None: no verdict above the block, which the core reports as content)
@@ -395,7 +403,7 @@ class DefaultCleaner(ParamsCleaner[DefaultParams]):
         import numpy as np
 
         npage = self._native_page(page)
-        decided = core().decide(npage, self._model.native, self.native_cut(),
+        decided = core().decide(npage, self.native_cleaner(),
                                 cv=cv_group(page.site), evidence=self._evidence())
         return npage.texts, np.asarray([d.score for d in decided], dtype=np.float64)
 
@@ -404,7 +412,7 @@ class DefaultCleaner(ParamsCleaner[DefaultParams]):
         content, which is another tree). The core reads the same visible tree as
         `sitesift.dom`, so its elements in preorder are the DomNodes in preorder."""
         npage = read_page(page, reveal=False)
-        decided = core().decide(npage, self._model.native, self.native_cut(),
+        decided = core().decide(npage, self.native_cleaner(),
                                 cv=cv_group(page.site), evidence=self._evidence())
         nodes = list(page.root.iter())[1:]  # below the virtual root: <body> first
         verdicts: NodeScores = {}
