@@ -12,38 +12,45 @@ use super::crawl::PyEvidence;
 use super::detached;
 use super::read::{Markup, PyPage};
 use super::render::{COMMENT, CONTROL};
-use super::train::{forest, ForestArgs, PyNovelty};
+use super::train::{forest, ForestArrays, PyNovelty};
 use crate::clean::pipeline::{self, Apart, Cut, Member, Model};
 use crate::page::context::N_CONTEXT;
 use crate::page::features::N_FEATURES;
 use crate::rules::{decided_by, Settings, RULES};
 
-/// The forests of a model: members of (stage1, stage2, [(stage1, stage2) per fold],
-/// {site: fold}), each forest as the arrays of its JSON form, and the reference of its
-/// training pages (`Novelty`) where its file has one.
+/// The forests of a model: its members (`MemberArrays`), each forest as the arrays of its
+/// JSON form, and the reference of its training pages (`Novelty`) where its file has one.
 #[pyclass(module = "sitesift._native", name = "Model", frozen)]
 struct PyModel {
     inner: Model,
+}
+
+/// One member of a model as its file holds it, read by name from a mapping: its two
+/// stages' forests, its per-fold pairs of them and `{site: fold}`.
+#[derive(FromPyObject)]
+#[pyo3(from_item_all)]
+struct MemberArrays {
+    stage1: ForestArrays,
+    stage2: ForestArrays,
+    folds: Vec<(ForestArrays, ForestArrays)>,
+    fold_of: HashMap<String, usize>,
 }
 
 #[pymethods]
 impl PyModel {
     #[new]
     #[pyo3(signature = (members, novelty=None))]
-    #[allow(clippy::type_complexity)]
-    fn new(
-        members: Vec<(
-            ForestArgs,
-            ForestArgs,
-            Vec<(ForestArgs, ForestArgs)>,
-            HashMap<String, usize>,
-        )>,
-        novelty: Option<PyRef<'_, PyNovelty>>,
-    ) -> PyResult<Self> {
+    fn new(members: Vec<MemberArrays>, novelty: Option<PyRef<'_, PyNovelty>>) -> PyResult<Self> {
         let mut out = Vec::new();
-        for (s1, s2, folds, fold_of) in members {
-            let stage1 = forest(s1)?;
-            let stage2 = forest(s2)?;
+        for MemberArrays {
+            stage1,
+            stage2,
+            folds,
+            fold_of,
+        } in members
+        {
+            let stage1 = forest(stage1)?;
+            let stage2 = forest(stage2)?;
             if stage1.n_features() != N_FEATURES || stage2.n_features() != N_FEATURES + N_CONTEXT {
                 return Err(PyValueError::new_err(
                     "the forests do not take this core's features",

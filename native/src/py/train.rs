@@ -16,30 +16,33 @@ use crate::model::page_type;
 use crate::page::context::context_features;
 use crate::page::features::N_FEATURES;
 
-pub(super) type ForestArgs = (
-    usize,
-    f64,
-    Vec<i64>,
-    Vec<i64>,
-    Vec<f64>,
-    Vec<i64>,
-    Vec<i64>,
-    Vec<i64>,
-    Vec<f64>,
-);
+/// A forest as the arrays of its JSON form, read by name from a mapping
+/// (`sitesift.extractor.forest.raw_forest`); `forest` checks them as it builds it.
+#[derive(FromPyObject)]
+#[pyo3(from_item_all)]
+pub(super) struct ForestArrays {
+    n_features: usize,
+    baseline: f64,
+    roots: Vec<i64>,
+    feature: Vec<i64>,
+    threshold: Vec<f64>,
+    missing_left: Vec<i64>,
+    left: Vec<i64>,
+    right: Vec<i64>,
+    value: Vec<f64>,
+}
 
-pub(super) fn forest(args: ForestArgs) -> PyResult<Forest> {
-    let (n, base, roots, feature, threshold, missing, left, right, value) = args;
+pub(super) fn forest(a: ForestArrays) -> PyResult<Forest> {
     Forest::new(
-        n,
-        base,
-        roots,
-        feature,
-        threshold,
-        missing.into_iter().map(|m| m != 0).collect(),
-        left,
-        right,
-        value,
+        a.n_features,
+        a.baseline,
+        a.roots,
+        a.feature,
+        a.threshold,
+        a.missing_left.into_iter().map(|m| m != 0).collect(),
+        a.left,
+        a.right,
+        a.value,
     )
     .map_err(PyValueError::new_err)
 }
@@ -53,9 +56,9 @@ struct PyForest {
 #[pymethods]
 impl PyForest {
     #[new]
-    fn new(args: ForestArgs) -> PyResult<Self> {
+    fn new(arrays: ForestArrays) -> PyResult<Self> {
         Ok(PyForest {
-            inner: forest(args)?,
+            inner: forest(arrays)?,
         })
     }
     /// Sum of leaf values plus baseline per row of X (float64 bytes, rows x n_features).
@@ -82,7 +85,7 @@ struct PyPageTyper {
 #[pymethods]
 impl PyPageTyper {
     #[new]
-    fn new(forests: Vec<ForestArgs>) -> PyResult<Self> {
+    fn new(forests: Vec<ForestArrays>) -> PyResult<Self> {
         let forests = forests.into_iter().map(forest).collect::<PyResult<_>>()?;
         Ok(PyPageTyper {
             inner: page_type::Typer::new(forests).map_err(PyValueError::new_err)?,
