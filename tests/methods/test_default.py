@@ -457,13 +457,13 @@ def test_the_switch_fields_are_the_cores_table() -> None:
 
     table = rules()
     switches = [f for f in fields(DefaultParams) if "doc" in f.metadata]
-    assert [f.name for f in switches] == [name for name, *_ in table] == list(CONVENTIONS)
-    for f, (name, phase, values, summary) in zip(switches, table, strict=True):
+    assert [f.name for f in switches] == [r.name for r in table] == list(CONVENTIONS)
+    for f, r in zip(switches, table, strict=True):
         assert (f.default, f.metadata["values"], f.metadata["doc"]) == (
-            values[0], tuple(values), summary), name
-        assert phase in ("bar", "bring-in", "take-out", "editorial")
-        assert set(values) <= {"auto", "drop", "keep", "separate"} and "auto" in values
-        assert "separate" not in values or name == "comments"  # comments alone go apart
+            r.values[0], tuple(r.values), r.summary), r.name
+        assert r.phase in ("bar", "bring-in", "take-out", "editorial")
+        assert set(r.values) <= {"auto", "drop", "keep", "separate"} and "auto" in r.values
+        assert "separate" not in r.values or r.name == "comments"  # comments alone go apart
     # set as a keyword or as `--set default.NAME=VALUE`, checked against the table
     assert DefaultParams(teasers="auto").teasers == "auto"
     assert get_cleaner("default", teasers="auto").conventions()["hidden"] == "drop"

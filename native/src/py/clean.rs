@@ -241,16 +241,27 @@ impl PyCleaner {
     }
 }
 
-/// The rules set against the model, in precedence order (`rules::RULES`): each one's
-/// switch, phase, values (the default first) and one line on what it does. Python's
+/// A rule set against the model (`rules()`' rows): its switch, phase, values (the default
+/// first) and one line on what it does.
+#[pyclass(module = "sitesift._native", name = "Rule", frozen, get_all)]
+struct PyRule {
+    name: &'static str,
+    phase: &'static str,
+    values: Vec<&'static str>,
+    summary: &'static str,
+}
+
+/// The rules set against the model, in precedence order (`rules::RULES`). Python's
 /// settings of the default cleaner are made from them.
 #[pyfunction]
-fn rules() -> Vec<(&'static str, &'static str, Vec<&'static str>, &'static str)> {
+fn rules() -> Vec<PyRule> {
     RULES
         .iter()
-        .map(|r| {
-            let values = r.values().iter().map(|v| v.word()).collect();
-            (r.name, r.phase.name(), values, r.summary)
+        .map(|r| PyRule {
+            name: r.name,
+            phase: r.phase.name(),
+            values: r.values().iter().map(|v| v.word()).collect(),
+            summary: r.summary,
         })
         .collect()
 }
@@ -349,6 +360,7 @@ pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyModel>()?;
     m.add_class::<PyCut>()?;
     m.add_class::<PyCleaner>()?;
+    m.add_class::<PyRule>()?;
     m.add_class::<PyCleaned>()?;
     m.add_class::<PyBlock>()?;
     m.add_class::<PyDecision>()?;

@@ -223,19 +223,25 @@ fn novelty_columns() -> Vec<String> {
         .collect()
 }
 
-/// (X as float64 bytes, rows, token counts, ancestors as int64 bytes)
-type Features<'py> = (Bound<'py, PyBytes>, usize, Vec<f64>, Bound<'py, PyBytes>);
+/// A read page's block features (`features`): `x`, rows x `FEATURES` float64 bytes; the
+/// `rows` (blocks); each block's token count (`ntok`); and its ancestors at
+/// CONTEXT_LEVELS (`anc`, int64 bytes).
+#[pyclass(module = "sitesift._native", name = "Features", frozen, get_all)]
+struct PyFeatures {
+    x: Py<PyBytes>,
+    rows: usize,
+    ntok: Vec<f64>,
+    anc: Py<PyBytes>,
+}
 
-/// The page's block features (`FEATURES`), with the site's evidence where given:
-/// (X as float64 bytes, rows), token counts, and each block's ancestors at
-/// CONTEXT_LEVELS (int64 bytes).
+/// The page's block features (`Features`), with the site's evidence where given.
 #[pyfunction]
 #[pyo3(signature = (page, evidence=None))]
 fn features<'py>(
     py: Python<'py>,
     mut page: PyRefMut<'py, PyPage>,
     evidence: Option<PyRef<'py, PyEvidence>>,
-) -> PyResult<Features<'py>> {
+) -> PyResult<PyFeatures> {
     let ev = evidence.as_ref().map(|e| &e.inner);
     let p = &mut page.inner;
     let (x, ntok, anc) = detached(py, || pipeline::features(p, ev))?;
@@ -245,7 +251,12 @@ fn features<'py>(
             a.extend_from_slice(&v.to_le_bytes());
         }
     }
-    Ok((f64_bytes(py, &x), ntok.len(), ntok, PyBytes::new(py, &a)))
+    Ok(PyFeatures {
+        x: f64_bytes(py, &x).unbind(),
+        rows: ntok.len(),
+        ntok,
+        anc: PyBytes::new(py, &a).unbind(),
+    })
 }
 
 /// The second stage's context features of one page (float64 bytes in and out).
@@ -295,6 +306,7 @@ pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyForest>()?;
     m.add_class::<PyPageTyper>()?;
     m.add_class::<PyNovelty>()?;
+    m.add_class::<PyFeatures>()?;
     m.add_function(wrap_pyfunction!(page_type_names, m)?)?;
     m.add_function(wrap_pyfunction!(confidence_names, m)?)?;
     m.add_function(wrap_pyfunction!(page_descriptor, m)?)?;

@@ -151,7 +151,7 @@ if TYPE_CHECKING:
 
 ENV_MODEL = "SITESIFT_DEFAULT_MODEL"
 RULES: tuple[tuple[str, str, tuple[str, ...], str], ...] = tuple(
-    (name, phase, tuple(values), summary) for name, phase, values, summary in core().rules())
+    (r.name, r.phase, tuple(r.values), r.summary) for r in core().rules())
 """The rules set against the model, from the core's one table of them
 (`native/src/rules/table.rs`), in its order of precedence: each one's switch, phase (`bar`,
 `bring-in`, `take-out`, `editorial`), values (the default first) and one line on what it does."""
