@@ -105,12 +105,7 @@ MAX_CODE_LINES = 600
 # The crate's files over MAX_CODE_LINES today, with their lines of code: a ratchet. A listed
 # file may shrink, not grow; one that comes under the limit leaves the list, and no other
 # file may go over it. Split a file and lower (or drop) its number in the same change.
-OVER_THE_LIMIT = {
-    "page/features.rs": 1350,
-    "output/structure.rs": 1217,
-    "model/page_type.rs": 886,
-    "read/math.rs": 660,
-}
+OVER_THE_LIMIT: dict[str, int] = {}
 
 
 def _rust_code(text: str) -> str:

@@ -1,6 +1,6 @@
 """Formulas (issue 55, deliverable 7): MathML, KaTeX, MathJax 2 and 3 and Wikipedia's math
 elements are LaTeX between `$` in the markdown and the text, never escaped, and a `math`
-span in the HTML (native/src/read/math.rs; the converter's own cases are its Rust tests)."""
+span in the HTML (native/src/read/math/; the converter's own cases are its Rust tests)."""
 
 from __future__ import annotations
 

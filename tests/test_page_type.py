@@ -1,4 +1,4 @@
-"""The page type (`sitesift.page_type`, `native/src/model/page_type.rs`): WCXB's seven types with
+"""The page type (`sitesift.page_type`, `native/src/model/page_type/`): WCXB's seven types with
 a probability in every result, clean's JSON and the crawl's records, from a sealed JSON
 model (never pickle) that a damaged file cannot replace."""
 

@@ -1,4 +1,4 @@
-"""Golden tests of the core's structure renderer (native/src/output/structure.rs): small HTML /
+"""Golden tests of the core's structure renderer (native/src/output/structure/): small HTML /
 markdown pairs, one per behaviour, through `sitesift._native.render_html`; its HTML and
 text; the verdicts of real cleaners rendered with it; and the output settings around it
 (`sitesift.output`: links, images, title=keep) through the API and the command line."""

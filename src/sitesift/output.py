@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from sitesift.page import Page
 
 RENDERINGS = ("markdown", "html", "text")
-"""The structure renderer's syntaxes (`native/src/output/structure.rs`)."""
+"""The structure renderer's syntaxes (`native/src/output/structure/`)."""
 TITLE_MODES = ("model", "keep")
 """`model`: the headline is in the content where the method kept it; `keep`: the page's
 title leads the content whether or not the method kept the headline."""

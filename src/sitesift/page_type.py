@@ -1,6 +1,6 @@
 """The page type of every result: WCXB's seven (article, collection, documentation, forum,
 listing, product, service) and the probability of the one given, from a small model over
-page-level evidence the native core reads while it prepares a page (`native/src/model/page_type.rs`:
+page-level evidence the native core reads while it prepares a page (`native/src/model/page_type/`:
 the URL's conventions, the title's words, `og:type` and JSON-LD types, counts of forms,
 prices, code and repeated items, the blocks' text and link text).
 

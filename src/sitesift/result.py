@@ -38,7 +38,7 @@ class Result:
     title: str | None = None
     meta: dict[str, Any] = field(default_factory=dict)
     # The content with its structure by the structure renderer (the native core's
-    # `structure.rs`: lists, tables, code, emphasis), per syntax asked for ("markdown",
+    # `output/structure/`: lists, tables, code, emphasis), per syntax asked for ("markdown",
     # "html", "text"; `sitesift.output.Output.renderings`). A syntax not here is built
     # from the blocks: `markdown()` knows headings, list items and quotes only.
     structured: dict[str, str] = field(default_factory=dict)
@@ -235,7 +235,7 @@ class Result:
 def _is_web_address(url: str) -> bool:
     """Whether `url` is an absolute http(s) address as a browser reads it: the only kind
     the head of the clean HTML links, by the native renderer's own check
-    (`native/src/output/structure.rs::base_url`, which a page's base passes)."""
+    (`native/src/output/structure/address.rs::base_url`, which a page's base passes)."""
     from sitesift.native import core
 
     return core().web_address(url) is not None

@@ -169,7 +169,7 @@ def _path(node: DomNode, cache: dict[int, str]) -> str:
 def render_verdicts(page: Any, verdicts: dict[int, Verdict], output: Any,
                     renderings: list[str]) -> list[str]:
     """The page's content with its structure in each of `renderings` (markdown, HTML, text)
-    by the native core's renderer (`native/src/output/structure.rs`), for the node verdicts of any
+    by the native core's renderer (`native/src/output/structure/`), for the node verdicts of any
     method. The core parses the page again (html5ever; this tree is Lexbor's), so the
     verdicts go over by the nodes' preorder positions (ids depend on the order a method
     read the tree in), beside this tree's tags: a page whose two readings differ is

@@ -1,6 +1,6 @@
 """The feature matrix of a page's blocks: one row per block, NaN where a value is unknown.
 
-Computed by the native core (`native/src/page/features.rs`), for the cleaner and for training
+Computed by the native core (`native/src/page/features/`), for the cleaner and for training
 alike, so the model learns from exactly what it is given at run time. Groups (names in
 `feature_names()`):
 - text: length, word shape, stop words, sentence punctuation, digits, link share (the

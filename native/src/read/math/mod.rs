@@ -1,6 +1,6 @@
 //! Formulas: what a page's math markup says, as LaTeX, for the visible tree (`dom.rs`)
 //! to hold as one `math` element that the renderers write between `$` (inline) or `$$`
-//! (display) and never escape (`structure.rs`).
+//! (display) and never escape (`output/structure/`).
 //!
 //! A browser shows a formula from one of these, and the tree once dropped them all
 //! (`<math>` and `<script>` are no visible text, KaTeX's and MathJax's rendered boxes hold
@@ -27,6 +27,10 @@
 //! `MAX_NESTING` is read as its text.
 
 use crate::read::parse::{attr, Arena, Data, NONE};
+
+use self::tables::{plain_letter, symbol, FUNCTIONS, LARGE_OPERATORS, MATHJAX2_BOXES};
+
+mod tables;
 
 /// How deep the converter follows MathML elements before it reads the rest as text (a
 /// page's markup cannot make it recurse without end).
@@ -59,18 +63,6 @@ pub(crate) enum Found {
     /// its script): left out with everything below it
     Skip,
 }
-
-/// The class names of MathJax 2's rendered boxes, which stand beside the formula's script.
-const MATHJAX2_BOXES: &[&str] = &[
-    "MathJax_Preview",
-    "MathJax",
-    "MathJax_Display",
-    "MathJax_SVG",
-    "MathJax_SVG_Display",
-    "MathJax_CHTML",
-    "MathJax_MathML",
-    "MathJax_PHTML",
-];
 
 fn has_class(class: &str, name: &str) -> bool {
     class.split_ascii_whitespace().any(|c| c == name)
@@ -206,206 +198,6 @@ fn balanced(s: &str) -> bool {
         }
     }
     depth == 0
-}
-
-/// Functions TeX names with a command of their own (`\sin`), as `<mi>` or `<mo>` text.
-const FUNCTIONS: &[&str] = &[
-    "sin", "cos", "tan", "cot", "sec", "csc", "sinh", "cosh", "tanh", "coth", "arcsin", "arccos",
-    "arctan", "log", "ln", "lg", "exp", "lim", "liminf", "limsup", "max", "min", "sup", "inf",
-    "det", "dim", "ker", "arg", "deg", "gcd", "hom", "Pr",
-];
-
-/// Operators whose `munder` / `mover` scripts are limits (`\sum_{i=1}^{n}`).
-const LARGE_OPERATORS: &[&str] = &[
-    "\\sum",
-    "\\prod",
-    "\\coprod",
-    "\\int",
-    "\\iint",
-    "\\iiint",
-    "\\oint",
-    "\\bigcup",
-    "\\bigcap",
-    "\\bigoplus",
-    "\\bigotimes",
-    "\\bigvee",
-    "\\bigwedge",
-    "\\lim",
-    "\\max",
-    "\\min",
-    "\\sup",
-    "\\inf",
-    "\\liminf",
-    "\\limsup",
-];
-
-/// A character as TeX math: a command where TeX has one, else the character.
-fn symbol(c: char) -> Option<&'static str> {
-    Some(match c {
-        'α' => "\\alpha",
-        'β' => "\\beta",
-        'γ' => "\\gamma",
-        'δ' => "\\delta",
-        'ε' => "\\varepsilon",
-        'ϵ' => "\\epsilon",
-        'ζ' => "\\zeta",
-        'η' => "\\eta",
-        'θ' => "\\theta",
-        'ϑ' => "\\vartheta",
-        'ι' => "\\iota",
-        'κ' => "\\kappa",
-        'λ' => "\\lambda",
-        'μ' => "\\mu",
-        'ν' => "\\nu",
-        'ξ' => "\\xi",
-        'π' => "\\pi",
-        'ρ' => "\\rho",
-        'σ' => "\\sigma",
-        'ς' => "\\varsigma",
-        'τ' => "\\tau",
-        'υ' => "\\upsilon",
-        'φ' => "\\varphi",
-        'ϕ' => "\\phi",
-        'χ' => "\\chi",
-        'ψ' => "\\psi",
-        'ω' => "\\omega",
-        'Γ' => "\\Gamma",
-        'Δ' => "\\Delta",
-        'Θ' => "\\Theta",
-        'Λ' => "\\Lambda",
-        'Ξ' => "\\Xi",
-        'Π' => "\\Pi",
-        'Σ' => "\\Sigma",
-        'Υ' => "\\Upsilon",
-        'Φ' => "\\Phi",
-        'Ψ' => "\\Psi",
-        'Ω' => "\\Omega",
-        '±' => "\\pm",
-        '∓' => "\\mp",
-        '×' => "\\times",
-        '÷' => "\\div",
-        '·' | '⋅' => "\\cdot",
-        '∗' => "\\ast",
-        '∘' => "\\circ",
-        '−' => "-",
-        '≤' | '⩽' => "\\leq",
-        '≥' | '⩾' => "\\geq",
-        '≠' => "\\neq",
-        '≈' => "\\approx",
-        '≡' => "\\equiv",
-        '∼' => "\\sim",
-        '≃' => "\\simeq",
-        '≅' => "\\cong",
-        '∝' => "\\propto",
-        '≪' => "\\ll",
-        '≫' => "\\gg",
-        '≺' => "\\prec",
-        '≻' => "\\succ",
-        '∞' => "\\infty",
-        '∂' => "\\partial",
-        '∇' => "\\nabla",
-        '∑' => "\\sum",
-        '∏' => "\\prod",
-        '∐' => "\\coprod",
-        '∫' => "\\int",
-        '∬' => "\\iint",
-        '∭' => "\\iiint",
-        '∮' => "\\oint",
-        '√' => "\\surd",
-        '∈' => "\\in",
-        '∉' => "\\notin",
-        '∋' => "\\ni",
-        '⊂' => "\\subset",
-        '⊃' => "\\supset",
-        '⊆' => "\\subseteq",
-        '⊇' => "\\supseteq",
-        '∪' => "\\cup",
-        '∩' => "\\cap",
-        '⋃' => "\\bigcup",
-        '⋂' => "\\bigcap",
-        '⨁' => "\\bigoplus",
-        '⨂' => "\\bigotimes",
-        '∅' => "\\emptyset",
-        '∀' => "\\forall",
-        '∃' => "\\exists",
-        '¬' => "\\neg",
-        '∧' => "\\land",
-        '∨' => "\\lor",
-        '→' => "\\to",
-        '←' => "\\leftarrow",
-        '↔' => "\\leftrightarrow",
-        '⇒' => "\\Rightarrow",
-        '⇐' => "\\Leftarrow",
-        '⇔' => "\\Leftrightarrow",
-        '⟹' => "\\implies",
-        '⟺' => "\\iff",
-        '↦' => "\\mapsto",
-        '…' => "\\ldots",
-        '⋯' => "\\cdots",
-        '⋮' => "\\vdots",
-        '⋱' => "\\ddots",
-        '′' => "\\prime",
-        '″' => "\\prime\\prime",
-        '°' => "\\circ",
-        'ℝ' => "\\mathbb{R}",
-        'ℕ' => "\\mathbb{N}",
-        'ℤ' => "\\mathbb{Z}",
-        'ℚ' => "\\mathbb{Q}",
-        'ℂ' => "\\mathbb{C}",
-        'ℏ' => "\\hbar",
-        'ℓ' => "\\ell",
-        'ℵ' => "\\aleph",
-        '⊗' => "\\otimes",
-        '⊕' => "\\oplus",
-        '†' => "\\dagger",
-        '⟨' | '〈' => "\\langle",
-        '⟩' | '〉' => "\\rangle",
-        '‖' | '∥' => "\\|",
-        '∣' => "\\mid",
-        '∖' => "\\setminus",
-        '⊥' => "\\perp",
-        '⊢' => "\\vdash",
-        '⊨' => "\\models",
-        '∠' => "\\angle",
-        '△' => "\\triangle",
-        '⌊' => "\\lfloor",
-        '⌋' => "\\rfloor",
-        '⌈' => "\\lceil",
-        '⌉' => "\\rceil",
-        '∴' => "\\therefore",
-        '∵' => "\\because",
-        '⊤' => "\\top",
-        '{' => "\\{",
-        '}' => "\\}",
-        '%' => "\\%",
-        '#' => "\\#",
-        '&' => "\\&",
-        '$' => "\\$",
-        '_' => "\\_",
-        '\\' => "\\backslash",
-        // invisible times, function application, separator, plus: nothing to write
-        '\u{2061}'..='\u{2064}' => "",
-        _ => return None,
-    })
-}
-
-/// A letter or digit of Unicode's mathematical alphanumeric symbols (`𝑎`, `𝐱`, `𝟎`: what
-/// MathJax and some converters write for styled letters) as its plain one.
-fn plain_letter(c: char) -> char {
-    let u = c as u32;
-    match u {
-        0x1D400..=0x1D6A3 => {
-            let k = (u - 0x1D400) % 52;
-            char::from_u32(if k < 26 {
-                'A' as u32 + k
-            } else {
-                'a' as u32 + k - 26
-            })
-            .unwrap_or(c)
-        }
-        0x1D7CE..=0x1D7FF => char::from_u32('0' as u32 + (u - 0x1D7CE) % 10).unwrap_or(c),
-        _ => c,
-    }
 }
 
 /// The text of a token element (`mi`, `mn`, `mo`, `mtext`): formatting whitespace at its
