@@ -50,9 +50,9 @@ def main() -> None:
     paths = args.model or [model_file.BUNDLED]
     # (every file loaded, and a bad one refused, before any page is timed; each model cuts
     # as a cleaner with these settings and that model does)
-    models = [model_file.load_scorer(p) for p in paths]
-    cuts = [_cut(p, sets) for p in paths]
     n = core()
+    models = [model_file.load_scorer(p) for p in paths]
+    cleaners = [n.Cleaner(m.native, _cut(p, sets)) for m, p in zip(models, paths, strict=True)]
     names = [p.name if len(paths) == 1 else f"{p.name} #{i + 1}" for i, p in enumerate(paths)]
     everything: dict[str, dict[str, list[float]]] = {m: defaultdict(list) for m in names}
     for root in args.datasets:
@@ -79,7 +79,7 @@ def main() -> None:
                 try:
                     for i in order:
                         timed[i] = n.stage_times(
-                            page.markup, models[i].native, cuts[i], url=page.url,
+                            page.markup, cleaners[i], url=page.url,
                             evidence=evidence.native if evidence else None)
                 except ValueError:
                     continue

@@ -105,9 +105,7 @@ MAX_CODE_LINES = 600
 # The crate's files over MAX_CODE_LINES today, with their lines of code: a ratchet. A listed
 # file may shrink, not grow; one that comes under the limit leaves the list, and no other
 # file may go over it. Split a file and lower (or drop) its number in the same change.
-OVER_THE_LIMIT = {
-    "py/python.rs": 1043,
-}
+OVER_THE_LIMIT: dict[str, int] = {}
 
 
 def _rust_code(text: str) -> str:

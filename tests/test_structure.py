@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from sitesift._native import render_html
+from sitesift._native import Rendering, render_html
 from sitesift.extractor import model as model_file
 from sitesift.methods.base import get_cleaner
 from sitesift.text import tokens
@@ -19,7 +19,7 @@ from tests.methods.test_default import news_page
 
 def md(html: str, kept: dict[int, bool] | None = None, links: bool = False,
        images: bool = False, fmt: str = "markdown") -> str:
-    return render_html(html, kept or {}, [fmt], links, images)[0]
+    return render_html(html, kept or {}, Rendering([fmt], links, images))[0]
 
 
 def test_nested_list() -> None:

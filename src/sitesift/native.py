@@ -49,8 +49,17 @@ class Verdicts:
         """The content in each of `renderings`; `comments`: the comments kept apart
         instead (the blocks the comments rule took out of the text, reply forms aside:
         `native/src/clean/pipeline.rs::comment_elements`)."""
-        return list(core().render_page(self.page, self.kept, renderings, links=links,
-                                       images=images, comments=comments))
+        return list(core().render_page(self.page, self.kept,
+                                       rendering(tuple(renderings), links, images),
+                                       comments=comments))
+
+
+@functools.lru_cache(maxsize=64)
+def rendering(renderings: tuple[str, ...], links: bool = False, images: bool = False) -> Any:
+    """How the core writes a page's content (`_native.Rendering`: the formats, checked, and
+    whether links and images are kept), made once per such settings, for `render_page`
+    and `render_html`."""
+    return core().Rendering(list(renderings), links, images)
 
 
 def read(html: Any, url: str | None = None, *, cut_title: bool = False,

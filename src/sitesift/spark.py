@@ -197,7 +197,7 @@ def _dup_of_type() -> Any:
 
 def _by_digest(row: bytes) -> list[tuple[bytes, bytes]]:
     """A result's row keyed by its text's digest (none: a record without text)."""
-    digest = core().dup_sources(row)[0][4]
+    digest = core().dup_sources(row)[0].digest
     return [] if digest is None else [(bytes(digest), row)]
 
 

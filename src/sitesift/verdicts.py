@@ -175,14 +175,14 @@ def render_verdicts(page: Any, verdicts: dict[int, Verdict], output: Any,
     read the tree in), beside this tree's tags: a page whose two readings differ is
     refused (ValueError), never rendered with verdicts on the wrong nodes. Raises
     NativeMissing where the core is not built."""
-    from sitesift.native import core
+    from sitesift.native import core, rendering
 
     nodes = list(page.root.iter())  # 0: the virtual root
     position = {node.nid: i for i, node in enumerate(nodes)}
     kept = {position[nid]: v.label != NOISE for nid, v in verdicts.items() if nid in position}
-    return list(core().render_html(page.html, kept, renderings, links=output.links,
-                                   images=output.images, tags=[n.tag for n in nodes],
-                                   url=page.url))
+    return list(core().render_html(page.html, kept,
+                                   rendering(tuple(renderings), output.links, output.images),
+                                   tags=[n.tag for n in nodes], url=page.url))
 
 
 def add_structure(result: Any, page: Any, output: Any) -> Any:

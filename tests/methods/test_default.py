@@ -457,13 +457,13 @@ def test_the_switch_fields_are_the_cores_table() -> None:
 
     table = rules()
     switches = [f for f in fields(DefaultParams) if "doc" in f.metadata]
-    assert [f.name for f in switches] == [name for name, *_ in table] == list(CONVENTIONS)
-    for f, (name, phase, values, summary) in zip(switches, table, strict=True):
+    assert [f.name for f in switches] == [r.name for r in table] == list(CONVENTIONS)
+    for f, r in zip(switches, table, strict=True):
         assert (f.default, f.metadata["values"], f.metadata["doc"]) == (
-            values[0], tuple(values), summary), name
-        assert phase in ("bar", "bring-in", "take-out", "editorial")
-        assert set(values) <= {"auto", "drop", "keep", "separate"} and "auto" in values
-        assert "separate" not in values or name == "comments"  # comments alone go apart
+            r.values[0], tuple(r.values), r.summary), r.name
+        assert r.phase in ("bar", "bring-in", "take-out", "editorial")
+        assert set(r.values) <= {"auto", "drop", "keep", "separate"} and "auto" in r.values
+        assert "separate" not in r.values or r.name == "comments"  # comments alone go apart
     # set as a keyword or as `--set default.NAME=VALUE`, checked against the table
     assert DefaultParams(teasers="auto").teasers == "auto"
     assert get_cleaner("default", teasers="auto").conventions()["hidden"] == "drop"
@@ -940,7 +940,7 @@ def test_the_cleaners_cut_is_the_one_training_scores_with(
     """The native core cuts each page as `extractor.model.page_cut` does (the thresholds
     are chosen on the latter): same block verdicts at every preset and relative setting,
     and the same floor."""
-    from sitesift._native import MIN_PAGE_MAX, SMALL_PAGE_BLOCKS, Cut, decide
+    from sitesift._native import MIN_PAGE_MAX, SMALL_PAGE_BLOCKS, Cleaner, Cut, decide
 
     assert MIN_PAGE_MAX == model_file.MIN_PAGE_MAX
     assert SMALL_PAGE_BLOCKS == model_file.SMALL_PAGE_BLOCKS
@@ -952,11 +952,11 @@ def test_the_cleaners_cut_is_the_one_training_scores_with(
         npage = read_page(page(html))
         for threshold in (0.9, 0.475, 0.35, 0.175):
             for relative in (0.0, 0.5, 2.0):
-                got = decide(npage, cleaner._model.native, Cut(threshold, 0.35, relative))
-                top = max(score for _, score, _, _ in got)
+                got = decide(npage, Cleaner(cleaner._model.native,
+                                            Cut(threshold, 0.35, relative)))
+                top = max(d.score for d in got)
                 cut = model_file.page_cut(threshold, top, 0.35, relative, len(got))
-                assert [content for _, _, content, _ in got] == [
-                    score >= cut for _, score, _, _ in got]
+                assert [d.content for d in got] == [d.score >= cut for d in got]
 
 
 def _pool(probs: list[list[float]], gold: list[list[bool]], corpus: str = "c") -> Pool:
@@ -1210,7 +1210,8 @@ def test_stage_times_run_the_rules_the_cleaner_runs(bundled: model_file.Extracto
     cut = cleaner.native_cut()
     assert cut.threshold == cut.balanced == bundled.thresholds["balanced"]
     assert cleaner.native_cut() is cut  # made once
-    stages = [name for name, _ in core().stage_times(CHOICE_STORY, scorer.native, cut)]
+    stages = [name for name, _ in core().stage_times(CHOICE_STORY,
+                                                      core().Cleaner(scorer.native, cut))]
     assert stages[-3:] == ["novelty", "forests", "render"] and "parse" in stages
     with pytest.raises(ValueError, match="choices"):  # checked when made
         core().Cut(cut.threshold, cut.balanced, cut.relative, {"choices": "keep"})

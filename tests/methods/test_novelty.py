@@ -47,8 +47,8 @@ def _tokens_tree(n_features: int) -> Forest:
 
 
 def _descriptor(html: str) -> np.ndarray:
-    x, _, ntok, _ = core().features(read_page(Page.from_html(html)))
-    return np.asarray(core().page_descriptor(x, ntok))
+    f = core().features(read_page(Page.from_html(html)))
+    return np.asarray(core().page_descriptor(f.x, f.ntok))
 
 
 def _reference(near: np.ndarray, far: np.ndarray) -> dict[str, Any]:

@@ -12,7 +12,7 @@ use crate::page::blocks::{tag_bits, walk, PageBlocks};
 use crate::page::context::context_features;
 use crate::page::features::{ancestors, block_features, N_FEATURES};
 use crate::read::dom::{base_href, build_view, title, View};
-use crate::read::parse::parse;
+use crate::read::parse::{parse, Arena};
 use crate::read::reveal::reveal;
 use crate::rules::{self, Setting, Settings, COMMENTS, UNSEEN};
 
@@ -43,24 +43,42 @@ impl Prepared {
         self.keys.as_ref().unwrap()
     }
 
-    /// The page's content under `kept` (`kept_of`) in `format`, links and images resolved
-    /// against the page's base (`structure::render`).
-    pub(crate) fn structure(
-        &self,
-        kept: &[Option<bool>],
-        format: Format,
-        links: bool,
-        images: bool,
-    ) -> String {
-        let opts = Options::for_page(
-            format,
-            links,
-            images,
-            self.url.as_deref(),
-            self.base_href.as_deref(),
-        );
-        crate::output::structure::render(&self.view, kept, &opts)
+    /// Where its links resolve: its URL and its `<base href>` (`structure`'s `base`).
+    pub(crate) fn base(&self) -> (Option<&str>, Option<&str>) {
+        (self.url.as_deref(), self.base_href.as_deref())
     }
+}
+
+/// A visible tree's content under `kept` in `format`, links and images resolved against
+/// `base` (the page's URL and its `<base href>`; `structure::render`): a cleaned
+/// page's (`render_page`), and another method's verdicts' (`render_html`).
+pub(crate) fn structure(
+    view: &View,
+    base: (Option<&str>, Option<&str>),
+    kept: &[Option<bool>],
+    format: Format,
+    links: bool,
+    images: bool,
+) -> String {
+    let opts = Options::for_page(format, links, images, base.0, base.1);
+    crate::output::structure::render(view, kept, &opts)
+}
+
+/// The first steps of every reading of a page: parse it and build its visible tree below
+/// `<body>` (`prepare`, and `render_html`'s reading for another method's verdicts), calling
+/// `mark` after each (parse, tree).
+pub(crate) fn read_tree(
+    html: &str,
+    mark: &mut dyn FnMut(&'static str),
+) -> Result<(Arena, View), String> {
+    let arena = parse(html);
+    mark("parse");
+    let Some(body) = arena.html_child("body") else {
+        return Err("no document body after parsing".to_string());
+    };
+    let view = build_view(&arena, body);
+    mark("tree");
+    Ok((arena, view))
 }
 
 /// Parse and read a page. `cut_title`: the HTML had an unclosed `<title>` that the caller
@@ -84,11 +102,7 @@ fn prepare_marked(
     show_hidden: bool,
     mark: &mut dyn FnMut(&'static str),
 ) -> Result<Prepared, String> {
-    let mut arena = parse(html);
-    mark("parse");
-    let Some(body) = arena.html_child("body") else {
-        return Err("no document body after parsing".to_string());
-    };
+    let (mut arena, mut view) = read_tree(html, mark)?;
     let mut t = title(&arena);
     if cut_title {
         t = t.map(|x| crate::text::strip(x.split('\n').next().unwrap_or("")).to_string());
@@ -96,8 +110,6 @@ fn prepare_marked(
             t = None;
         }
     }
-    let mut view = build_view(&arena, body);
-    mark("tree");
     let mut pb = walk(&view, t.as_deref(), url);
     mark("blocks");
     let declared = crate::page::declared::Declared::read(&arena);
@@ -332,7 +344,7 @@ pub(crate) struct Cleaned {
     pub(crate) found: usize,
     /// each block's probability
     pub(crate) prob: Vec<f64>,
-    /// the verdicts as the structure renderer reads them (`Prepared::structure`; what a
+    /// the verdicts as the structure renderer reads them (`structure`; what a
     /// rule decides, there too)
     pub(crate) kept: Vec<Option<bool>>,
     /// per view element, what it is to the page's comments kept apart

@@ -39,8 +39,7 @@ def page_features(npage: Any, evidence: Any = None) -> tuple[np.ndarray, np.ndar
     element indices, -1 above `<body>`) of a page read by the core (`native.read`), with
     the site's evidence (a `SiteEvidence`) where given."""
     import numpy as np
-    x, rows, ntok, anc = core().features(npage, evidence.native if evidence is not None
-                                         else None)
-    X = np.frombuffer(x, dtype=np.float64).reshape(rows, len(feature_names())).copy()
-    A = np.frombuffer(anc, dtype=np.int64).reshape(rows, len(CONTEXT_LEVELS)).astype(np.int32)
-    return X, np.asarray(ntok, dtype=np.float64), A
+    f = core().features(npage, evidence.native if evidence is not None else None)
+    X = np.frombuffer(f.x, dtype=np.float64).reshape(f.rows, len(feature_names())).copy()
+    A = np.frombuffer(f.anc, dtype=np.int64).reshape(f.rows, len(CONTEXT_LEVELS))
+    return X, np.asarray(f.ntok, dtype=np.float64), A.astype(np.int32)

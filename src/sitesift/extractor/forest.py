@@ -178,11 +178,15 @@ class Forest:
                             arrays["threshold"], arrays["missing_left"].astype(bool),
                             arrays["left"], arrays["right"], arrays["value"])
 
-    def native_args(self) -> tuple[Any, ...]:
-        """The forest as the native core takes it (`_native.Forest`, `_native.Model`)."""
-        return (self.n_features, self.baseline, self.roots.tolist(), self.feature.tolist(),
-                self.threshold.tolist(), self.missing_left.astype(int).tolist(),
-                self.left.tolist(), self.right.tolist(), self.value.tolist())
+    def native_args(self) -> dict[str, Any]:
+        """The forest as the native core takes it (`_native.Forest`, `_native.Model`): its
+        arrays by name."""
+        return {"n_features": self.n_features, "baseline": self.baseline,
+                "roots": self.roots.tolist(), "feature": self.feature.tolist(),
+                "threshold": self.threshold.tolist(),
+                "missing_left": self.missing_left.astype(int).tolist(),
+                "left": self.left.tolist(), "right": self.right.tolist(),
+                "value": self.value.tolist()}
 
     @functools.cached_property
     def _native(self) -> Any:
@@ -219,8 +223,9 @@ def _depth(left: np.ndarray, right: np.ndarray, leaf: np.ndarray, roots: np.ndar
 _FOREST_LISTS = ("roots", "feature", "threshold", "missing_left", "left", "right", "value")
 
 
-def raw_forest(doc: Any) -> tuple[Any, ...]:
-    """A forest's JSON arrays as the native core takes them (it checks their values)."""
+def raw_forest(doc: Any) -> dict[str, Any]:
+    """A forest's JSON arrays as the native core takes them, by name (it checks their
+    values)."""
     if not isinstance(doc, dict):
         raise ModelError("a forest must be an object")
     try:
@@ -233,4 +238,5 @@ def raw_forest(doc: Any) -> tuple[Any, ...]:
     if (not isinstance(n_features, int) or isinstance(n_features, bool)
             or not isinstance(baseline, int | float) or isinstance(baseline, bool)):
         raise ModelError("bad n_features or baseline")
-    return (n_features, float(baseline), *arrays)
+    return {"n_features": n_features, "baseline": float(baseline),
+            **dict(zip(_FOREST_LISTS, arrays, strict=True))}

@@ -338,8 +338,10 @@ def _scorer_cached(path: str, mtime_ns: int, size: int) -> Scorer:
         if not isinstance(fold_of, dict) or not all(
                 isinstance(v, int) and not isinstance(v, bool) for v in fold_of.values()):
             raise ModelError("'fold_of' must map site names to fold numbers")
-        members.append((raw_forest(m.get("stage1")), raw_forest(m.get("stage2")),
-                        [(raw_forest(a), raw_forest(b)) for a, b in folds], fold_of))
+        members.append({"stage1": raw_forest(m.get("stage1")),
+                        "stage2": raw_forest(m.get("stage2")),
+                        "folds": [(raw_forest(a), raw_forest(b)) for a, b in folds],
+                        "fold_of": fold_of})
     novelty = body.get("novelty")
     reference = novelty_file.native(novelty) if novelty is not None else None
     try:

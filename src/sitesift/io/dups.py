@@ -55,15 +55,16 @@ def find_copies(blob: bytes, threshold: float = THRESHOLD) -> tuple[int, list[Co
     count, found = native.crawl_duplicates(blob, threshold)
     if not found:
         return count, []
-    involved = sorted({i for copy, original, _s, _e in found for i in (copy, original)})
+    involved = sorted({i for f in found for i in (f.copy, f.original)})
     sources = dict(zip(involved, native.dup_sources(blob, involved), strict=True))
     copies = []
-    for copy, original, similarity, exact in found:
-        index, position, source, url, _digest = sources[original]
-        _i, own_position, own_source, _url, _d = sources[copy]
-        copies.append(Copy(copy, (own_source, own_position), (index, position),
-                           {"input": source, "position": position, "url": url,
-                            "similarity": round(similarity, 4), "exact": exact}))
+    for f in found:
+        original, own = sources[f.original], sources[f.copy]
+        copies.append(Copy(f.copy, (own.input, own.position),
+                           (original.input_index, original.position),
+                           {"input": original.input, "position": original.position,
+                            "url": original.url, "similarity": round(f.similarity, 4),
+                            "exact": f.exact}))
     return count, copies
 
 

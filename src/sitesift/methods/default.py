@@ -151,7 +151,7 @@ if TYPE_CHECKING:
 
 ENV_MODEL = "SITESIFT_DEFAULT_MODEL"
 RULES: tuple[tuple[str, str, tuple[str, ...], str], ...] = tuple(
-    (name, phase, tuple(values), summary) for name, phase, values, summary in core().rules())
+    (r.name, r.phase, tuple(r.values), r.summary) for r in core().rules())
 """The rules set against the model, from the core's one table of them
 (`native/src/rules/table.rs`), in its order of precedence: each one's switch, phase (`bar`,
 `bring-in`, `take-out`, `editorial`), values (the default first) and one line on what it does."""
@@ -271,6 +271,7 @@ class DefaultCleaner(ParamsCleaner[DefaultParams]):
         # all of them at the next fit.
         self._read: dict[int, tuple[Page, Any]] = {}
         self._cut: Any = None  # `native_cut`, made on first use
+        self._cleaner: Any = None  # `native_cleaner`, made on first use
 
     def _path(self) -> str:
         return self.params.model or os.environ.get(ENV_MODEL) or str(model_file.BUNDLED)
@@ -347,6 +348,13 @@ class DefaultCleaner(ParamsCleaner[DefaultParams]):
                                    self.params.relative, self.conventions())
         return self._cut
 
+    def native_cleaner(self) -> Any:
+        """What the core cleans this cleaner's pages by (`_native.Cleaner`: the model and
+        `native_cut`), made once; `clean`, `probabilities` and `score` pass it."""
+        if self._cleaner is None:
+            self._cleaner = core().Cleaner(self._model.native, self.native_cut())
+        return self._cleaner
+
     def _evidence(self) -> Any:
         return self.evidence.native if self.evidence is not None else None
 
@@ -356,20 +364,21 @@ class DefaultCleaner(ParamsCleaner[DefaultParams]):
         only the content blocks, without their node addresses."""
         npage = self._native_page(page)
         # (a held-out bundle names pages without a site `unknown`, as training did)
-        rows, found, _, kept = core().clean(npage, self._model.native, self.native_cut(),
-                                     cv=cv_group(page.site), evidence=self._evidence(),
-                                     noise=noise, paths=noise)
+        cleaned = core().clean(npage, self.native_cleaner(),
+                               cv=cv_group(page.site), evidence=self._evidence(),
+                               noise=noise, paths=noise)
         # (score None: no verdict above the block, which the core reports as content)
         apart = self.params.comments == "separate"
-        blocks = [Block(text, tag, CONTENT if content else NOISE,
-                        1.0 if score is None else score,
-                        KEPT if score is None else _reason(score, section, content, apart),
-                        nid, path)
-                  for text, tag, score, content, section, nid, path in rows]
+        blocks = [Block(b.text, b.tag, CONTENT if b.content else NOISE,
+                        1.0 if b.score is None else b.score,
+                        KEPT if b.score is None else _reason(b.score, b.section, b.content,
+                                                             apart),
+                        b.nid, b.path)
+                  for b in cleaned.blocks]
         page.know_title(npage.title)
         result = Result(blocks, self.name, page.id, page.url, page.site, page.title,
-                        verdicts=Verdicts(npage, kept, comments=apart),
-                        blocks_read=found)
+                        verdicts=Verdicts(npage, cleaned.kept, comments=apart),
+                        blocks_read=cleaned.found)
         result.page_type, result.page_type_score = page_type.classify(npage)
         result.confidence = confidence.estimate(
             npage, self.evidence.n_pages if self.evidence is not None else 0,
@@ -394,23 +403,22 @@ class DefaultCleaner(ParamsCleaner[DefaultParams]):
         import numpy as np
 
         npage = self._native_page(page)
-        decided = core().decide(npage, self._model.native, self.native_cut(),
+        decided = core().decide(npage, self.native_cleaner(),
                                 cv=cv_group(page.site), evidence=self._evidence())
-        return npage.texts, np.asarray([score for _, score, _, _ in decided],
-                                       dtype=np.float64)
+        return npage.texts, np.asarray([d.score for d in decided], dtype=np.float64)
 
     def score(self, page: Page) -> NodeScores:
         """Verdicts on the page's own nodes (without `clean`'s reading of script-gated
         content, which is another tree). The core reads the same visible tree as
         `sitesift.dom`, so its elements in preorder are the DomNodes in preorder."""
         npage = read_page(page, reveal=False)
-        decided = core().decide(npage, self._model.native, self.native_cut(),
+        decided = core().decide(npage, self.native_cleaner(),
                                 cv=cv_group(page.site), evidence=self._evidence())
         nodes = list(page.root.iter())[1:]  # below the virtual root: <body> first
         verdicts: NodeScores = {}
-        for e, score, content, section in decided:
-            verdicts[nodes[e].nid] = Verdict(CONTENT if content else NOISE, score,
-                                             _reason(score, section, content))
+        for d in decided:
+            verdicts[nodes[d.element].nid] = Verdict(CONTENT if d.content else NOISE, d.score,
+                                                     _reason(d.score, d.section, d.content))
         return verdicts
 
     def conventions(self) -> dict[str, str]:
