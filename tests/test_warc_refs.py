@@ -177,3 +177,19 @@ def test_a_crawl_of_references_gives_what_a_crawl_of_bytes_gives(
         outs[mode] = [(out / f).read_bytes() for f in ("results.jsonl", "errors.jsonl",
                                                       "sites.jsonl")]
     assert outs[True] == outs[False]
+
+
+def test_a_crawl_resumed_after_its_input_changed_is_refused(tmp_path: Path) -> None:
+    """The work folder's references hold for the input as it was: job.json's fingerprint
+    (size, mtime) refuses a rerun over a changed input before any work."""
+    from sitesift.crawl import run_crawl
+    from sitesift.jobs.run import RunSettings
+    from sitesift.sitework import CrawlConfig
+
+    path = tmp_path / "a.warc.gz"
+    write_warc(path, [HttpResponse(f"http://a.example/{i}", html(i)) for i in range(3)])
+    cfg, run = CrawlConfig(fit_sample=10), RunSettings(1)
+    run_crawl([str(path)], tmp_path / "out", cfg, run=run, keep_work=True)
+    os.utime(path, ns=(1, 1))
+    with pytest.raises(InputError, match="inputs changed since"):
+        run_crawl([str(path)], tmp_path / "out", cfg, run=run, keep_work=True)

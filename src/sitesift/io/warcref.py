@@ -108,24 +108,35 @@ def _plain(fh: BinaryIO, ref: Ref) -> bytes:
 
 def _inflated(fh: BinaryIO, ref: Ref) -> bytes:
     """Inflate the member at `ref.offset` up to the payload's end (its CRC was checked when
-    the WARC was read, and the file is the same)."""
+    the WARC was read, and the file is the same): the bytes before the payload dropped, the
+    payload itself inflated in one piece where the read gave its compressed bytes whole."""
     fh.seek(ref.offset)
-    z = zlib.decompressobj(31)
-    want = ref.skip + ref.length
-    parts: list[bytes] = []
-    have = 0
-    raw = b""
-    while have < want:
-        if not raw:
-            raw = fh.read(_RAW_CHUNK)
-            if not raw:
-                raise ValueError("the file ends inside the gzip member")
-        out = z.decompress(raw, want - have)
-        raw = z.unconsumed_tail
-        if out:
-            parts.append(out)
-            have += len(out)
-        elif z.eof:
-            raise ValueError("the gzip member ends before the payload")
-    data = b"".join(parts)
-    return data[ref.skip :] if ref.skip else data
+    inflate = _Inflate(fh)
+    inflate.take(ref.skip)
+    return inflate.take(ref.length)
+
+
+class _Inflate:
+    """A gzip member read from where `fh` is, inflated a given number of bytes at a time."""
+
+    def __init__(self, fh: BinaryIO) -> None:
+        self._fh = fh
+        self._z = zlib.decompressobj(31)
+        self._raw = b""
+
+    def take(self, n: int) -> bytes:
+        parts: list[bytes] = []
+        have = 0
+        while have < n:
+            if not self._raw:
+                self._raw = self._fh.read(_RAW_CHUNK)
+                if not self._raw:
+                    raise ValueError("the file ends inside the gzip member")
+            out = self._z.decompress(self._raw, n - have)
+            self._raw = self._z.unconsumed_tail
+            if out:
+                parts.append(out)
+                have += len(out)
+            elif self._z.eof:
+                raise ValueError("the gzip member ends before the payload")
+        return parts[0] if len(parts) == 1 else b"".join(parts)
