@@ -123,12 +123,17 @@ def test_coded_payloads_and_untyped_pages_are_spilled_as_bytes(tmp_path: Path) -
     assert kinds(items) == "SPPPPPF" and refs(items) == "RBBBR"
 
 
-def test_records_sharing_a_member_after_the_first_are_bytes(tmp_path: Path) -> None:
-    records = [warc_record(HttpResponse(f"http://a.example/{i}", html(i))) for i in range(4)]
+def test_records_sharing_or_spanning_members_are_bytes(tmp_path: Path) -> None:
+    """A record after the first of its member, or whose payload goes on in the next
+    member (read again from its member's start), is spilled as bytes."""
+    records = [warc_record(HttpResponse(f"http://a.example/{i}", html(i))) for i in range(5)]
+    half = len(records[3]) // 2
     (tmp_path / "a.warc.gz").write_bytes(gzip.compress(records[0] + records[1])
                                          + gzip.compress(records[2])
-                                         + gzip.compress(records[3]))
-    assert refs(same_as_bytes(tmp_path / "a.warc.gz")) == "RBRR"
+                                         + gzip.compress(records[3][:half])
+                                         + gzip.compress(records[3][half:])
+                                         + gzip.compress(records[4]))
+    assert refs(same_as_bytes(tmp_path / "a.warc.gz")) == "RBRBR"
 
 
 def test_the_spill_holds_references_and_reads_them_back(tmp_path: Path) -> None:

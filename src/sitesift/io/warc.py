@@ -61,7 +61,15 @@ from sitesift.io.http import (
 )
 from sitesift.io.records import Failed, Item, PageRecord, Skipped
 from sitesift.io.warcref import Ref
-from sitesift.io.warcstream import Damaged, Gzip, Plain, Source, Stream, open_source
+from sitesift.io.warcstream import (
+    REWIND_LIMIT,
+    Damaged,
+    Gzip,
+    Plain,
+    Source,
+    Stream,
+    open_source,
+)
 
 WARC_HEAD_LIMIT = 64 * 1024
 """A WARC record header larger than this is not one (FastWARC allows 32 KiB)."""
@@ -274,12 +282,18 @@ class _Reader:
                 stream.skip(size)
                 return self._page(content_type, b"", offset, Ref(*self._stamp, *base[:2],
                                                                  size, False))
-            body = stream.take(size)  # inflated to check it, and to fall back on
-            if stream.src.offset_of(stream.pos - 1) == base[0]:  # all in the member
+            stream.span = False  # inflated to check it, not kept: to the member's end
+            try:  # (the bytes held may go on into the next member: its offset says)
+                got = stream.skip(size)
+            finally:
+                stream.span = True
+            if got == size and stream.src.offset_of(stream.pos - 1) == base[0]:
                 return self._page(content_type, b"", offset, Ref(*self._stamp, *base[:2],
                                                                  size, True))
-        else:
-            body = stream.take(size)
+            # the payload goes on in the next member: its bytes, read again from its start
+            if not stream.rewind(stream.pos - got):
+                raise Damaged("the gzip member cannot be read again")
+        body = stream.take(size)
         try:
             body = decode_payload(body, http.get("content-encoding"),
                                   http.get("transfer-encoding"), self.max_bytes)
@@ -305,7 +319,8 @@ class _Reader:
         gzip), if it is to be referred to rather than spilled: a payload that `PAGES` keeps
         by its header (a Content-Type) and that is as it is in the file (no coding to undo),
         of an uncompressed file, or of a gzip member that the record starts (the payload is
-        then referred to if it ends in the member too)."""
+        then referred to if it ends in the member too: it is inflated to its end without
+        being kept, and read again as bytes if it goes on in the next member)."""
         if (self.stamp is None or not content_type
                 or not plain_payload(http.get("content-encoding"),
                                      http.get("transfer-encoding"))):
@@ -315,7 +330,7 @@ class _Reader:
             return stream.pos, 0, False
         if isinstance(src, Gzip):
             at, member = src.member_at(start)
-            if at == start:
+            if at == start and stream.pos - start <= REWIND_LIMIT:
                 return member, stream.pos - start, True
         return None
 
