@@ -148,20 +148,12 @@ fn lay_out(
     for &(c, _, _) in used {
         let c = c as usize;
         let column = &mut columns[c];
-        if n == BATCH {
-            // a whole batch (most of them): a loop of fixed length, unrolled
-            for (k, v) in column.iter_mut().enumerate() {
-                // SAFETY: k < BATCH == n and c < nf (`used` holds columns of the forest,
-                // indexed above), so k * nf + c < n * nf == batch.len()
-                *v = unsafe { *batch.get_unchecked(k * nf + c) };
-            }
-        } else {
-            for (k, v) in column[..n].iter_mut().enumerate() {
-                // SAFETY: as above, k < n
-                *v = unsafe { *batch.get_unchecked(k * nf + c) };
-            }
-            column[n..].fill(f64::NEG_INFINITY);
+        for (k, v) in column[..n].iter_mut().enumerate() {
+            // SAFETY: k < n and c < nf (`used` holds columns of the forest, indexed
+            // above), so k * nf + c < n * nf == batch.len() (asserted)
+            *v = unsafe { *batch.get_unchecked(k * nf + c) };
         }
+        column[n..].fill(f64::NEG_INFINITY);
     }
 }
 
