@@ -91,9 +91,10 @@ def add_parsers(sub: Any, methods: list[str]) -> None:
     p.add_argument("--images", action="store_true",
                    help="keep images (markdown, html; text: their alt text)")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                   help="a setting of the method (e.g. preset=precision); --set help lists "
-                        "the method's settings. title=keep puts the page's title at the "
-                        "top of the content whether or not the method kept the headline")
+                   help="a method's setting (preset=precision); --set help lists them. "
+                        "title=keep: the page's title atop the content, headline kept or not. "
+                        "drop=CSS / keep=CSS: what a CSS selector matches (in a site group, "
+                        "its style path on every page) goes / stays (docs/usage.md)")
     p.add_argument("--group-by", default="site", choices=GROUPINGS,
                    help="site groups for site-level methods (the index's site, else the "
                         "host of the URL a page declares)")

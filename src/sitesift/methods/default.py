@@ -138,6 +138,7 @@ from typing import TYPE_CHECKING, Any
 from sitesift import confidence, page_type
 from sitesift.errors import InputError, ModelError
 from sitesift.extractor import model as model_file
+from sitesift.extractor import selectors as css
 from sitesift.extractor.site import SiteEvidence, cv_group
 from sitesift.methods.base import NodeScores, ParamsCleaner, register
 from sitesift.native import Verdicts, core, read
@@ -187,6 +188,20 @@ def read_page(page: Page, *, reveal: bool = True) -> Any:
         raise InputError(f"{page.name}: {exc}") from None
 
 
+def _selected(blocks: list[Block], decided: Sequence[css.Decision | None], kept: bytes,
+              noise: bool) -> tuple[list[Block], bytes]:
+    """The blocks and the core's verdict bytes with the selectors' decisions (`decided`, by
+    element index) set; `noise` false: the content blocks only."""
+    out = []
+    for b in blocks:
+        if (d := decided[b.nid - 1]) is not None:
+            b = Block(b.text, b.tag, CONTENT if d.content else NOISE, b.score,
+                      f"default: p={b.score:.2f}, {d.label}", b.nid, b.path)
+        if noise or b.label == CONTENT:
+            out.append(b)
+    return out, css.apply(decided, kept)
+
+
 @dataclass(frozen=True, slots=True)
 class DefaultParams:
     """The default cleaner's settings (`--set default.NAME=VALUE`), checked when made."""
@@ -221,6 +236,11 @@ class DefaultParams:
     listings: str = _switch("listings")
     articles: str = _switch("articles")
     unseen: str = _switch("unseen")
+    keep: tuple[str, ...] = field(default=(), metadata={"values": "CSS selectors"})
+    """Elements kept whatever the model says, with all under them; fitted on a site, also
+    the site's elements of their style path (`extractor.selectors`)."""
+    drop: tuple[str, ...] = field(default=(), metadata={"values": "CSS selectors"})
+    """Elements dropped whatever the model says, as `keep` keeps them."""
 
     def __post_init__(self) -> None:
         preset, threshold, relative, model = self.preset, self.threshold, self.relative, self.model
@@ -242,6 +262,8 @@ class DefaultParams:
         if model is not None and not isinstance(model, str):
             raise ValueError("default: model must be a path")
         # (stored as the cleaner always stored them: numbers as floats, `site` a bool)
+        object.__setattr__(self, "keep", css.checked("keep", self.keep))
+        object.__setattr__(self, "drop", css.checked("drop", self.drop))
         object.__setattr__(self, "threshold", None if threshold is None else float(threshold))
         object.__setattr__(self, "site", bool(self.site))
         object.__setattr__(self, "relative", float(relative))
@@ -272,6 +294,7 @@ class DefaultCleaner(ParamsCleaner[DefaultParams]):
         self._read: dict[int, tuple[Page, Any]] = {}
         self._cut: Any = None  # `native_cut`, made on first use
         self._cleaner: Any = None  # `native_cleaner`, made on first use
+        self.selectors = css.Selectors(self.params.keep, self.params.drop)
 
     def _path(self) -> str:
         return self.params.model or os.environ.get(ENV_MODEL) or str(model_file.BUNDLED)
@@ -325,6 +348,8 @@ class DefaultCleaner(ParamsCleaner[DefaultParams]):
             self.evidence = SiteEvidence.fit(self._native_page(p, keep=True) for p in pages)
         else:
             self._read, self.evidence = {}, None
+        if self.selectors.active:
+            self.selectors.learn(pages)
         return self
 
     def _native_page(self, page: Page, *, keep: bool = False) -> Any:
@@ -363,10 +388,11 @@ class DefaultCleaner(ParamsCleaner[DefaultParams]):
         (`native/src/read/reveal.rs`) is read with that content shown. `noise=False` returns
         only the content blocks, without their node addresses."""
         npage = self._native_page(page)
+        decided = self._decided(page, npage) if self.selectors.active else None
         # (a held-out bundle names pages without a site `unknown`, as training did)
         cleaned = core().clean(npage, self.native_cleaner(),
                                cv=cv_group(page.site), evidence=self._evidence(),
-                               noise=noise, paths=noise)
+                               noise=noise or decided is not None, paths=noise)
         # (score None: no verdict above the block, which the core reports as content)
         apart = self.params.comments == "separate"
         blocks = [Block(b.text, b.tag, CONTENT if b.content else NOISE,
@@ -375,9 +401,12 @@ class DefaultCleaner(ParamsCleaner[DefaultParams]):
                                                              apart),
                         b.nid, b.path)
                   for b in cleaned.blocks]
+        kept = cleaned.kept
+        if decided is not None:
+            blocks, kept = _selected(blocks, decided, kept, noise)
         page.know_title(npage.title)
         result = Result(blocks, self.name, page.id, page.url, page.site, page.title,
-                        verdicts=Verdicts(npage, cleaned.kept, comments=apart),
+                        verdicts=Verdicts(npage, kept, comments=apart),
                         blocks_read=cleaned.found)
         result.page_type, result.page_type_score = page_type.classify(npage)
         result.confidence = confidence.estimate(
@@ -386,7 +415,18 @@ class DefaultCleaner(ParamsCleaner[DefaultParams]):
         if npage.revealed:
             result.meta["revealed"] = "content shown from <noscript> / hidden elements"
         result.meta["evidence"] = self.evidence_used()
+        if self.selectors.active:
+            result.meta["selectors"] = (
+                css.NOT_APPLIED if decided is None else
+                f"{sum(d is not None for d in decided)} elements decided; "
+                f"{len(self.selectors.learnt)} style paths learnt on the site")
         return check_page(page, result)
+
+    def _decided(self, page: Page, npage: Any) -> list[css.Decision | None] | None:
+        """The selectors' decision on each element of the page (`extractor.selectors`), by
+        the core's element index; None on a page whose script-gated content the core shows
+        (its tree is not the page's own)."""
+        return None if npage.revealed else self.selectors.decisions(css.Tree(page))
 
     def evidence_used(self) -> str:
         """Which evidence the cut read, for a result's meta: `page` (the page alone: no fit,
@@ -415,10 +455,16 @@ class DefaultCleaner(ParamsCleaner[DefaultParams]):
         decided = core().decide(npage, self.native_cleaner(),
                                 cv=cv_group(page.site), evidence=self._evidence())
         nodes = list(page.root.iter())[1:]  # below the virtual root: <body> first
+        chosen = self.selectors.decisions(css.Tree(page)) if self.selectors.active else None
         verdicts: NodeScores = {}
         for d in decided:
-            verdicts[nodes[d.element].nid] = Verdict(CONTENT if d.content else NOISE, d.score,
-                                                     _reason(d.score, d.section, d.content))
+            nid = nodes[d.element].nid
+            if chosen is not None and (x := chosen[nid - 1]) is not None:
+                verdicts[nid] = Verdict(CONTENT if x.content else NOISE, d.score,
+                                        f"default: p={d.score:.2f}, {x.label}")
+            else:
+                verdicts[nid] = Verdict(CONTENT if d.content else NOISE, d.score,
+                                        _reason(d.score, d.section, d.content))
         return verdicts
 
     def conventions(self) -> dict[str, str]:
@@ -427,7 +473,11 @@ class DefaultCleaner(ParamsCleaner[DefaultParams]):
                 if (value := getattr(self.params, name)) != "auto"}
 
     def to_state(self) -> dict[str, Any]:
-        return {"evidence": self.evidence.to_state() if self.evidence is not None else None}
+        evidence = self.evidence.to_state() if self.evidence is not None else None
+        state: dict[str, Any] = {"evidence": evidence}
+        if self.selectors.learnt:  # (the style paths the selectors taught: `css.Selectors`)
+            state["selectors"] = self.selectors.to_state()
+        return state
 
     @classmethod
     def from_state(cls, params: dict[str, Any], state: dict[str, Any]) -> DefaultCleaner:
@@ -443,4 +493,5 @@ class DefaultCleaner(ParamsCleaner[DefaultParams]):
             if not isinstance(evidence, dict):
                 raise ModelError("default state: 'evidence' must be an object or null")
             cleaner.evidence = SiteEvidence.from_state(evidence)
+        cleaner.selectors.load_state(state.get("selectors", []))
         return cleaner
