@@ -158,3 +158,13 @@ def test_a_site_of_the_shared_corpora_loses_its_noise_on_its_other_pages() -> No
             assert p1 > p0
             lifted += 1
     assert lifted >= 4
+
+
+def test_a_revealed_page_takes_no_selector_and_says_so() -> None:
+    # a curtain lifted by the core: its tree is not the page's as served (`read/reveal.rs`)
+    story = " ".join(f"Sentence {i} of the story tells what happened next." for i in range(30))
+    html = ("<body><div style='visibility:hidden;background-color:#fff'>"
+            f"<h1>Guide</h1><p id='lead'>{story}</p></div></body>")
+    plain, named = sitesift.clean(html), sitesift.clean(html, drop="#lead")
+    assert plain.meta["revealed"] and named.meta["selectors"] == css.NOT_APPLIED
+    assert named.text == plain.text

@@ -36,8 +36,10 @@ from selectolax.lexbor import LexborHTMLParser, SelectolaxError
 from sitesift.dom import DomNode, build_dom
 from sitesift.errors import InputError, ModelError
 from sitesift.page import Page
+from sitesift.result import CONTENT, NOISE, Block
 
-NOT_APPLIED = "not applied: the page's script-gated content is shown (another tree)"
+NOT_APPLIED = ("not applied: the core read another tree than the page as served (its hidden "
+               "content shown)")
 
 
 def checked(name: str, value: Any) -> tuple[str, ...]:
@@ -203,12 +205,25 @@ class Selectors:
             raise ModelError(f"default state: bad learnt selector paths: {exc}") from None
 
 
-def apply(decisions: Sequence[Decision | None], kept: bytes) -> bytes:
-    """The core's verdict bytes (a byte per element: 0 none, the parent's; 1 noise, 2
-    content, 3 a comment kept apart, 4 a reply control) with every decided element's set
-    to its decision, so nothing under a decided element renders otherwise."""
-    out = bytearray(kept)
-    for i, d in enumerate(decisions):
+def select(blocks: list[Block], decided: list[Decision | None], kept: bytes, noise: bool
+           ) -> tuple[list[Block], bytes, list[Decision | None] | None]:
+    """The core's blocks and verdict bytes (a byte per element: 0 none, the parent's; 1
+    noise, 2 content, 3 a comment kept apart, 4 a reply control) with the selectors'
+    decisions (`decided`, by element index) set: every decided element's byte, so nothing
+    under it renders otherwise; `noise` false, the content blocks only. Where Lexbor's tree
+    and the core's differ in size (a parse they disagree on), nothing is decided (None)."""
+    applied = len(decided) == len(kept)
+    out = []
+    for b in blocks:
+        if applied and (d := decided[b.nid - 1]) is not None:
+            b = Block(b.text, b.tag, CONTENT if d.content else NOISE, b.score,
+                      f"default: p={b.score:.2f}, {d.label}", b.nid, b.path)
+        if noise or b.label == CONTENT:
+            out.append(b)
+    if not applied:
+        return out, kept, None
+    marked = bytearray(kept)
+    for i, d in enumerate(decided):
         if d is not None:
-            out[i] = 2 if d.content else 1
-    return bytes(out)
+            marked[i] = 2 if d.content else 1
+    return out, bytes(marked), decided

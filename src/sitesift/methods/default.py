@@ -188,20 +188,6 @@ def read_page(page: Page, *, reveal: bool = True) -> Any:
         raise InputError(f"{page.name}: {exc}") from None
 
 
-def _selected(blocks: list[Block], decided: Sequence[css.Decision | None], kept: bytes,
-              noise: bool) -> tuple[list[Block], bytes]:
-    """The blocks and the core's verdict bytes with the selectors' decisions (`decided`, by
-    element index) set; `noise` false: the content blocks only."""
-    out = []
-    for b in blocks:
-        if (d := decided[b.nid - 1]) is not None:
-            b = Block(b.text, b.tag, CONTENT if d.content else NOISE, b.score,
-                      f"default: p={b.score:.2f}, {d.label}", b.nid, b.path)
-        if noise or b.label == CONTENT:
-            out.append(b)
-    return out, css.apply(decided, kept)
-
-
 @dataclass(frozen=True, slots=True)
 class DefaultParams:
     """The default cleaner's settings (`--set default.NAME=VALUE`), checked when made."""
@@ -402,8 +388,8 @@ class DefaultCleaner(ParamsCleaner[DefaultParams]):
                         b.nid, b.path)
                   for b in cleaned.blocks]
         kept = cleaned.kept
-        if decided is not None:
-            blocks, kept = _selected(blocks, decided, kept, noise)
+        if decided is not None:  # (None if the trees differ: no element is then decided)
+            blocks, kept, decided = css.select(blocks, decided, kept, noise)
         page.know_title(npage.title)
         result = Result(blocks, self.name, page.id, page.url, page.site, page.title,
                         verdicts=Verdicts(npage, kept, comments=apart),
