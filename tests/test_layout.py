@@ -351,6 +351,18 @@ def test_the_architecture_page_maps_every_native_file_once() -> None:
     assert sorted(rows) == files
 
 
+def test_the_architecture_page_maps_every_python_module_once() -> None:
+    """docs/architecture.md names every module of the package with its job, a row a file:
+    a module added, moved or gone changes the map too (issue 54)."""
+    page = (SRC.parent / "docs" / "architecture.md").read_text(encoding="utf-8")
+    section = page.split("## The package (`src/sitesift`), module by module")[1]
+    section = section.split("\n## ")[0]
+    rows = re.findall(r"^\| `([\w/]+\.py)` \| \S", section, re.M)
+    package = SRC / "sitesift"
+    files = sorted(p.relative_to(package).as_posix() for p in package.rglob("*.py"))
+    assert sorted(rows) == files
+
+
 def test_every_benchmark_script_is_named_in_its_readme() -> None:
     """benchmarks/README.md tells the maintained tools from the studies: a new script must
     say which it is."""
