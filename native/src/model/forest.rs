@@ -473,10 +473,26 @@ impl Forest {
     /// the threshold, each row ANDing in the masks of the nodes it passes.
     fn leaf_sets(&self, columns: &[[f64; BATCH]], standing: &mut [[Mask; BATCH]]) {
         #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx512f")
+            && std::arch::is_x86_feature_detected!("avx512vl")
+        {
+            // SAFETY: this processor has AVX-512 F and VL (asked just now)
+            return unsafe { self.leaf_sets_avx512(columns, standing) };
+        }
+        #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("avx2") {
             // SAFETY: this processor has AVX2 (asked just now)
             return unsafe { self.leaf_sets_avx2(columns, standing) };
         }
+        self.scan(columns, standing)
+    }
+
+    /// [`Forest::scan`] compiled for AVX-512: a batch's compares eight rows to an
+    /// instruction into a mask register, which selects the lanes an AND writes, so the
+    /// compares' results are not packed and blended as AVX2's are.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f,avx512vl")]
+    unsafe fn leaf_sets_avx512(&self, columns: &[[f64; BATCH]], standing: &mut [[Mask; BATCH]]) {
         self.scan(columns, standing)
     }
 
@@ -748,6 +764,55 @@ mod tests {
         // one row alone, without a batch: the same bits, NaN routed alike
         for xr in x.chunks(nf) {
             assert_eq!(f.raw_row(xr).to_bits(), f.raw(xr, 1)[0].to_bits());
+        }
+    }
+
+    #[test]
+    fn every_compiled_scan_leaves_the_same_leaf_sets() {
+        // `raw` takes the widest scan this processor has; each other one it has must agree
+        // with the portable one, set for set (NaN and -inf padding included)
+        let nf = 6;
+        let (roots, feature, thr, ml, left, right, value) = random_arrays(40, nf, 7);
+        let f = Forest::new(nf, 0.0, roots, feature, thr, ml, left, right, value).unwrap();
+        let mut state = 11u64;
+        let x: Vec<f64> = (0..(BATCH - 3) * nf)
+            .map(|_| {
+                state = state.wrapping_mul(6364136223846793005).wrapping_add(1);
+                let u = (state >> 33) as f64 / (1u64 << 31) as f64;
+                if u < 0.1 {
+                    f64::NAN
+                } else {
+                    u * 2.2 - 1.1
+                }
+            })
+            .collect();
+        let mut columns = vec![[f64::NEG_INFINITY; BATCH]; nf];
+        lay_out(&mut columns, &x, BATCH - 3, nf, &f.used);
+        let sets = |scan: &dyn Fn(&mut [[Mask; BATCH]])| {
+            let mut standing = vec![[0 as Mask; BATCH]; f.n_trees()];
+            scan(&mut standing);
+            standing
+        };
+        let portable = sets(&|s| f.scan(&columns, s));
+        assert!(portable.iter().flatten().any(|&m| m != Mask::MAX));
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::arch::is_x86_feature_detected!("avx2") {
+                // SAFETY: this processor has AVX2 (asked just now)
+                assert_eq!(
+                    sets(&|s| unsafe { f.leaf_sets_avx2(&columns, s) }),
+                    portable
+                );
+            }
+            if std::arch::is_x86_feature_detected!("avx512f")
+                && std::arch::is_x86_feature_detected!("avx512vl")
+            {
+                // SAFETY: this processor has AVX-512 F and VL (asked just now)
+                assert_eq!(
+                    sets(&|s| unsafe { f.leaf_sets_avx512(&columns, s) }),
+                    portable
+                );
+            }
         }
     }
 
