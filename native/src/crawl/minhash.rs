@@ -54,8 +54,29 @@ pub(crate) fn hash_keys<const N: usize>(seed: u64) -> [u64; N] {
 }
 
 /// The least value of each hash function over a non-empty set (function by function: the
-/// least value a register, 1.8x faster than id by id with the 32 values in memory).
+/// least value a register, 1.8x faster than id by id with the 32 values in memory), on
+/// AVX-512 where the processor has it.
 fn signature(ids: &[u64], keys: &[u64; BANDS * ROWS]) -> [u64; BANDS * ROWS] {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx512f")
+        && std::arch::is_x86_feature_detected!("avx512dq")
+    {
+        // SAFETY: this processor has AVX-512 F and DQ (asked just now)
+        return unsafe { signature_avx512(ids, keys) };
+    }
+    least_hashes(ids, keys)
+}
+
+/// [`signature`] compiled for AVX-512: eight ids' hashes to an instruction (DQ's 64-bit
+/// products, F's 64-bit unsigned minimum), where AVX2 has neither and the loop stays scalar.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512dq")]
+unsafe fn signature_avx512(ids: &[u64], keys: &[u64; BANDS * ROWS]) -> [u64; BANDS * ROWS] {
+    least_hashes(ids, keys)
+}
+
+#[inline(always)]
+fn least_hashes(ids: &[u64], keys: &[u64; BANDS * ROWS]) -> [u64; BANDS * ROWS] {
     keys.map(|k| ids.iter().map(|&x| mix(x ^ k)).min().unwrap_or(u64::MAX))
 }
 
@@ -275,6 +296,28 @@ mod tests {
         let mut changed = words.to_vec();
         changed[at] = "changed".to_string();
         (shingle_ids(words, 5), shingle_ids(&changed, 5))
+    }
+
+    #[test]
+    fn every_compiled_signature_is_the_portable_one() {
+        let mut rng = Rng(7);
+        let keys = keys();
+        for n in [1, 3, 8, 9, 100, 1001] {
+            let ids: Vec<u64> = (0..n).map(|_| rng.next()).collect();
+            let portable = least_hashes(&ids, &keys);
+            assert_eq!(signature(&ids, &keys), portable, "{n} ids");
+            #[cfg(target_arch = "x86_64")]
+            if std::arch::is_x86_feature_detected!("avx512f")
+                && std::arch::is_x86_feature_detected!("avx512dq")
+            {
+                // SAFETY: this processor has AVX-512 F and DQ (asked just now)
+                assert_eq!(
+                    unsafe { signature_avx512(&ids, &keys) },
+                    portable,
+                    "{n} ids"
+                );
+            }
+        }
     }
 
     #[test]
