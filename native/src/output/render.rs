@@ -2,8 +2,8 @@
 //! (`sitesift.verdicts.render_blocks`, for the verdicts the default cleaner gives: one per
 //! block element, none final).
 
+use crate::read::dom::NONE;
 use crate::read::dom::{is_block_tag, Item, View};
-use crate::read::parse::NONE;
 use crate::rules::RuleId;
 use crate::text::{all_space, fold_ws, split_ws};
 

@@ -13,7 +13,7 @@ use html5ever::Attribute;
 use regex::Regex;
 
 use crate::read::math::{Formula, Found};
-use crate::read::parse::{attr, Arena, Data, NONE};
+use crate::read::parse::{attr, Arena, Data, NodeId};
 use crate::text::all_space;
 use crate::text::WordHasher;
 
@@ -118,6 +118,9 @@ const MORE_ATTRS: &[&str] = &[
 
 pub(crate) const MAX_DEPTH: u32 = 256;
 
+/// No element of the view (the parent of `<body>`).
+pub(crate) const NONE: u32 = u32::MAX;
+
 /// Whether `tag` is one of `BLOCK_TAGS`: asked of every element by the walk, the
 /// renderers and the verdicts' rules, so looked up in a fixed set (`WordHasher`: its keys
 /// are the list's, which no page can crowd) rather than compared with the 55 names in turn.
@@ -175,8 +178,8 @@ fn object_shows_fallback(attrs: &[Attribute]) -> bool {
 }
 
 /// Whether an arena node is a visible element (`dom._visible`).
-pub(crate) fn visible(a: &Arena, i: u32) -> bool {
-    let Data::Element { name, attrs, .. } = &a.nodes[i as usize].data else {
+pub(crate) fn visible(a: &Arena, i: NodeId) -> bool {
+    let Data::Element { name, attrs, .. } = &a[i].data else {
         return false;
     };
     let tag = &*name.local;
@@ -223,8 +226,8 @@ pub(crate) struct View {
     pub(crate) preorder: Vec<u32>,
 }
 
-fn make_elem(a: &Arena, i: u32, parent: u32, depth: u32) -> Elem {
-    let (tag, attrs) = match &a.nodes[i as usize].data {
+fn make_elem(a: &Arena, i: NodeId, parent: u32, depth: u32) -> Elem {
+    let (tag, attrs) = match &a[i].data {
         Data::Element { name, attrs, .. } => (name.local.to_string(), attrs.as_slice()),
         _ => (String::new(), &[][..]),
     };
@@ -274,12 +277,12 @@ fn math_elem(f: Formula, parent: u32, depth: u32) -> Elem {
 }
 
 /// The text below a node at MAX_DEPTH, in order, as `expand` would show it.
-fn flat_text(a: &Arena, i: u32) -> Vec<Item> {
+fn flat_text(a: &Arena, i: NodeId) -> Vec<Item> {
     let mut out = Vec::new();
     let mut stack = Vec::new();
     a.push_children(&mut stack, i);
     while let Some(k) = stack.pop() {
-        match &a.nodes[k as usize].data {
+        match &a[k].data {
             Data::Text(t) if !t.is_empty() => out.push(Item::Text(t.to_string())),
             Data::Element { .. } if visible(a, k) => a.push_children(&mut stack, k),
             _ => {}
@@ -289,26 +292,25 @@ fn flat_text(a: &Arena, i: u32) -> Vec<Item> {
 }
 
 /// The visible tree below `body` (an arena element).
-pub(crate) fn build_view(a: &Arena, body: u32) -> View {
+pub(crate) fn build_view(a: &Arena, body: NodeId) -> View {
     let mut elems = vec![make_elem(a, body, NONE, 1)];
-    let mut source = vec![body]; // arena node of each element (NONE for #text)
+    // the arena node of each element (none for a #text wrapper or a formula)
+    let mut source = vec![Some(body)];
     let mut preorder = Vec::new();
     let mut stack = vec![0u32];
     while let Some(e) = stack.pop() {
         preorder.push(e);
-        let src = source[e as usize];
-        if src == NONE {
+        let Some(src) = source[e as usize] else {
             continue; // a #text wrapper or a formula: its one text child is already there
-        }
+        };
         let depth = elems[e as usize].depth;
         let kids: Vec<Item> = if depth >= MAX_DEPTH {
             flat_text(a, src)
         } else {
             let mut kids = Vec::new();
             let (mut has_elems, mut has_texts) = (false, false);
-            let mut c = a.nodes[src as usize].first;
-            while c != NONE {
-                match &a.nodes[c as usize].data {
+            for c in a.children(src) {
+                match &a[c].data {
                     Data::Text(t) if !t.is_empty() => {
                         has_texts = has_texts || !all_space(t);
                         kids.push(Item::Text(t.to_string()));
@@ -326,12 +328,12 @@ pub(crate) fn build_view(a: &Arena, body: u32) -> View {
                             Some(Found::Formula(f)) => {
                                 // (made whole here: nothing of the page below it is read)
                                 elems.push(math_elem(f, e, depth + 1));
-                                source.push(NONE);
+                                source.push(None);
                             }
                             Some(Found::Skip) => {}
                             None if visible(a, c) => {
                                 elems.push(make_elem(a, c, e, depth + 1));
-                                source.push(c);
+                                source.push(Some(c));
                             }
                             None => {}
                         }
@@ -342,7 +344,6 @@ pub(crate) fn build_view(a: &Arena, body: u32) -> View {
                     }
                     _ => {}
                 }
-                c = a.nodes[c as usize].next;
             }
             if has_elems && has_texts {
                 // text runs beside elements become `#text` elements
@@ -360,7 +361,7 @@ pub(crate) fn build_view(a: &Arena, body: u32) -> View {
                             };
                             w.children.push(Item::Text(std::mem::take(t)));
                             elems.push(w);
-                            source.push(NONE);
+                            source.push(None);
                             *item = Item::Elem(id);
                         }
                     }
@@ -380,7 +381,7 @@ pub(crate) fn build_view(a: &Arena, body: u32) -> View {
 
 /// The page's title: the text of its first `<title>`, stripped (`None` when empty).
 pub(crate) fn title(a: &Arena) -> Option<String> {
-    let mut stack = vec![0u32];
+    let mut stack = vec![NodeId::DOCUMENT];
     while let Some(i) = stack.pop() {
         if a.tag(i) == Some("title") {
             let t = a.text_of(i, "");
@@ -391,10 +392,7 @@ pub(crate) fn title(a: &Arena) -> Option<String> {
                 Some(t.to_string())
             };
         }
-        if matches!(
-            a.nodes[i as usize].data,
-            Data::Element { .. } | Data::Document
-        ) {
+        if matches!(a[i].data, Data::Element { .. } | Data::Document) {
             a.push_children(&mut stack, i);
         }
     }

@@ -1,0 +1,32 @@
+//! Typed ids: the crate numbers several kinds of things by index, each in its own space,
+//! and an id of one kind cannot index another's arrays. Each is a `u32` (the arrays' length
+//! never reaches `u32::MAX`), made only where the thing is numbered; "none" is `None`,
+//! never a sentinel. Python receives them as plain ints, converted in `py/` only.
+//!
+//! - `read::parse::NodeId`: a node of the parsed document's arena (0 is the document).
+
+/// Declare a typed id: a `u32` index with `new` (from a `usize` index) and `index`.
+macro_rules! typed_id {
+    ($(#[$meta:meta])* $name:ident) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub(crate) struct $name(u32);
+
+        impl $name {
+            /// The id of the thing at index `i` of its arrays.
+            #[inline]
+            pub(crate) fn new(i: usize) -> Self {
+                debug_assert!(i < u32::MAX as usize);
+                Self(i as u32)
+            }
+
+            /// The index of the thing in its arrays.
+            #[inline]
+            pub(crate) fn index(self) -> usize {
+                self.0 as usize
+            }
+        }
+    };
+}
+
+pub(crate) use typed_id;
