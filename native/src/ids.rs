@@ -3,7 +3,8 @@
 //! never reaches `u32::MAX`), made only where the thing is numbered; "none" is `None`,
 //! never a sentinel. Python receives them as plain ints, converted in `py/` only.
 //!
-//! - `read::parse::NodeId`: a node of the parsed document's arena (0 is the document).
+//! - `read::parse::NodeId`: a node of the parsed document's arena (0 is the document);
+//! - `read::dom::ViewId`: an element of the visible tree (the Python tree's `nid` less 1).
 
 /// Declare a typed id: a `u32` index with `new` (from a `usize` index) and `index`.
 macro_rules! typed_id {
@@ -30,3 +31,25 @@ macro_rules! typed_id {
 }
 
 pub(crate) use typed_id;
+
+/// Index a container by a typed id: `container[id]` is the entry of its array `field`.
+macro_rules! index_by {
+    ($id:ty => $container:ty, $field:ident, $item:ty) => {
+        impl std::ops::Index<$id> for $container {
+            type Output = $item;
+            #[inline]
+            fn index(&self, id: $id) -> &$item {
+                &self.$field[id.index()]
+            }
+        }
+
+        impl std::ops::IndexMut<$id> for $container {
+            #[inline]
+            fn index_mut(&mut self, id: $id) -> &mut $item {
+                &mut self.$field[id.index()]
+            }
+        }
+    };
+}
+
+pub(crate) use index_by;

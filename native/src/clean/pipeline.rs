@@ -304,7 +304,7 @@ pub(crate) fn verdicts(p: &Prepared, prob: &[f64], novel: bool, cut: Cut) -> Vec
     );
     let mut out = vec![None; p.view.elems.len()];
     for ((&e, ruling), &score) in p.pb.elem.iter().zip(rulings).zip(prob) {
-        out[p.view.preorder[e] as usize] = Some(Verdict {
+        out[p.view.preorder[e].index()] = Some(Verdict {
             content: ruling.content,
             score,
             section: ruling.by,
@@ -415,7 +415,7 @@ pub(crate) fn comment_elements(
     }
     let (pb, view) = (&p.pb, &p.view);
     let names = |e: usize| {
-        let el = &view.elems[view.preorder[e] as usize];
+        let el = &view[view.preorder[e]];
         let mut names = String::new();
         if el.has_attrs {
             for a in ["class", "id"] {
@@ -433,11 +433,11 @@ pub(crate) fn comment_elements(
     };
     let in_control = pb.under(control);
     let is_comment =
-        |e: usize| v[view.preorder[e] as usize].is_some_and(|x| x.section == Some(COMMENTS));
+        |e: usize| v[view.preorder[e].index()].is_some_and(|x| x.section == Some(COMMENTS));
     let in_comment = pb.under(is_comment);
     let mut out = vec![Apart::Inherit; view.elems.len()];
     for e in 0..pb.tags.len() {
-        let ve = view.preorder[e] as usize;
+        let ve = view.preorder[e].index();
         if in_comment[e] && in_control[e] {
             out[ve] = Apart::Control;
         } else if is_comment(e) {
@@ -459,7 +459,7 @@ pub(crate) fn confidence_features(
     let per_block: Vec<Option<Verdict>> =
         p.pb.elem
             .iter()
-            .map(|&e| v[p.view.preorder[e] as usize])
+            .map(|&e| v[p.view.preorder[e].index()])
             .collect();
     crate::clean::confidence::features(&p.pb, prob, &per_block, page_cuts(prob, cut).0, novel)
 }
@@ -519,11 +519,11 @@ mod tests {
             .view
             .preorder
             .iter()
-            .filter(|&&ve| marks[ve as usize] == Apart::Control)
-            .map(|&ve| p.view.elems[ve as usize].tag.clone())
+            .filter(|&&ve| marks[ve.index()] == Apart::Control)
+            .map(|&ve| p.view[ve].tag.clone())
             .collect();
         for (b, &e) in p.pb.elem.iter().enumerate() {
-            let ve = p.view.preorder[e] as usize;
+            let ve = p.view.preorder[e].index();
             if marks[ve] == Apart::Comment {
                 comments.push(p.pb.text[b].clone());
             }

@@ -87,7 +87,7 @@ pub(crate) fn block_keys(pb: &PageBlocks, view: &View) -> [Vec<u64>; 3] {
     let mut style_of = |e: usize| -> String {
         keys.entry(e)
             .or_insert_with(|| {
-                let el = &view.elems[view.preorder[e] as usize];
+                let el = &view[view.preorder[e]];
                 if el.has_attrs {
                     style_key(&el.tag, |k| el.get(k).map(str::to_string))
                 } else {

@@ -264,7 +264,7 @@ use std::sync::OnceLock;
 
 use regex::{Regex, RegexSet};
 
-use crate::read::dom::{is_block_tag, Item, View};
+use crate::read::dom::{is_block_tag, Item, View, ViewId};
 use crate::text::WordHasher;
 use crate::text::{all_space, lower, split_ws};
 
@@ -551,10 +551,10 @@ pub(crate) fn walk(view: &View, title: Option<&str>, url: Option<&str>) -> PageB
     }
 
     enum Work<'a> {
-        Node(u32, i64),
+        Node(ViewId, i64),
         Text(&'a str, usize),
     }
-    let mut stack: Vec<Work> = vec![Work::Node(0, -1)];
+    let mut stack: Vec<Work> = vec![Work::Node(ViewId::BODY, -1)];
     while let Some(item) = stack.pop() {
         match item {
             Work::Text(text, up) => {
@@ -580,7 +580,7 @@ pub(crate) fn walk(view: &View, title: Option<&str>, url: Option<&str>) -> PageB
                 }
             }
             Work::Node(v, up) => {
-                let el = &view.elems[v as usize];
+                let el = &view[v];
                 let tag = el.tag.as_str();
                 let i = pb.tags.len();
                 pb.tags.push(el.tag.clone());

@@ -118,9 +118,6 @@ const MORE_ATTRS: &[&str] = &[
 
 pub(crate) const MAX_DEPTH: u32 = 256;
 
-/// No element of the view (the parent of `<body>`).
-pub(crate) const NONE: u32 = u32::MAX;
-
 /// Whether `tag` is one of `BLOCK_TAGS`: asked of every element by the walk, the
 /// renderers and the verdicts' rules, so looked up in a fixed set (`WordHasher`: its keys
 /// are the list's, which no page can crowd) rather than compared with the 55 names in turn.
@@ -192,8 +189,24 @@ pub(crate) fn visible(a: &Arena, i: NodeId) -> bool {
     !is_hidden(attrs)
 }
 
+crate::ids::typed_id!(
+    /// An element of the visible tree: its index in `View::elems`, numbered as the Python
+    /// tree numbers its nodes (`nid`, the virtual root being 0) less 1.
+    ViewId
+);
+
+impl ViewId {
+    /// `<body>`, the tree's first element.
+    pub(crate) const BODY: ViewId = ViewId(0);
+
+    /// The Python tree's node id of the element (`py/` hands it out as an int).
+    pub(crate) fn nid(self) -> u32 {
+        self.0 + 1
+    }
+}
+
 pub(crate) enum Item {
-    Elem(u32),
+    Elem(ViewId),
     Text(String),
 }
 
@@ -203,8 +216,8 @@ pub(crate) struct Elem {
     pub(crate) attrs: Vec<(String, String)>,
     /// whether the element has any attribute at all
     pub(crate) has_attrs: bool,
-    /// view index of the parent; NONE for `<body>`
-    pub(crate) parent: u32,
+    /// the parent; none for `<body>`
+    pub(crate) parent: Option<ViewId>,
     /// DomNode depth: `<body>` is 1 (below the virtual root)
     pub(crate) depth: u32,
     pub(crate) children: Vec<Item>,
@@ -222,11 +235,13 @@ impl Elem {
 /// The visible tree; element `i` has node id `i + 1` (the virtual root is 0).
 pub(crate) struct View {
     pub(crate) elems: Vec<Elem>,
-    /// element indices in document preorder
-    pub(crate) preorder: Vec<u32>,
+    /// the elements in document preorder
+    pub(crate) preorder: Vec<ViewId>,
 }
 
-fn make_elem(a: &Arena, i: NodeId, parent: u32, depth: u32) -> Elem {
+crate::ids::index_by!(ViewId => View, elems, Elem);
+
+fn make_elem(a: &Arena, i: NodeId, parent: Option<ViewId>, depth: u32) -> Elem {
     let (tag, attrs) = match &a[i].data {
         Data::Element { name, attrs, .. } => (name.local.to_string(), attrs.as_slice()),
         _ => (String::new(), &[][..]),
@@ -256,7 +271,7 @@ fn make_elem(a: &Arena, i: NodeId, parent: u32, depth: u32) -> Elem {
 /// stays in the block around it, as the model read the page before formulas were read: a
 /// formula alone is a block of few words, which the model takes for noise more often than
 /// the paragraph it stands in. Its markup below is not in the tree.
-fn math_elem(f: Formula, parent: u32, depth: u32) -> Elem {
+fn math_elem(f: Formula, parent: ViewId, depth: u32) -> Elem {
     let text = if f.display {
         format!("\n{}\n", f.delimited())
     } else {
@@ -270,7 +285,7 @@ fn math_elem(f: Formula, parent: u32, depth: u32) -> Elem {
             ("tex".to_string(), f.tex),
         ],
         has_attrs: false,
-        parent,
+        parent: Some(parent),
         depth,
         children: vec![Item::Text(text)],
     }
@@ -293,17 +308,17 @@ fn flat_text(a: &Arena, i: NodeId) -> Vec<Item> {
 
 /// The visible tree below `body` (an arena element).
 pub(crate) fn build_view(a: &Arena, body: NodeId) -> View {
-    let mut elems = vec![make_elem(a, body, NONE, 1)];
+    let mut elems = vec![make_elem(a, body, None, 1)];
     // the arena node of each element (none for a #text wrapper or a formula)
     let mut source = vec![Some(body)];
     let mut preorder = Vec::new();
-    let mut stack = vec![0u32];
+    let mut stack = vec![ViewId::BODY];
     while let Some(e) = stack.pop() {
         preorder.push(e);
-        let Some(src) = source[e as usize] else {
+        let Some(src) = source[e.index()] else {
             continue; // a #text wrapper or a formula: its one text child is already there
         };
-        let depth = elems[e as usize].depth;
+        let depth = elems[e.index()].depth;
         let kids: Vec<Item> = if depth >= MAX_DEPTH {
             flat_text(a, src)
         } else {
@@ -323,7 +338,7 @@ pub(crate) fn build_view(a: &Arena, body: NodeId) -> View {
                         } else {
                             crate::read::math::detect(a, c)
                         };
-                        let id = elems.len() as u32;
+                        let id = ViewId::new(elems.len());
                         match math {
                             Some(Found::Formula(f)) => {
                                 // (made whole here: nothing of the page below it is read)
@@ -332,12 +347,12 @@ pub(crate) fn build_view(a: &Arena, body: NodeId) -> View {
                             }
                             Some(Found::Skip) => {}
                             None if visible(a, c) => {
-                                elems.push(make_elem(a, c, e, depth + 1));
+                                elems.push(make_elem(a, c, Some(e), depth + 1));
                                 source.push(Some(c));
                             }
                             None => {}
                         }
-                        if elems.len() as u32 > id {
+                        if elems.len() > id.index() {
                             kids.push(Item::Elem(id));
                             has_elems = true;
                         }
@@ -350,12 +365,12 @@ pub(crate) fn build_view(a: &Arena, body: NodeId) -> View {
                 for item in kids.iter_mut() {
                     if let Item::Text(t) = item {
                         if !all_space(t) {
-                            let id = elems.len() as u32;
+                            let id = ViewId::new(elems.len());
                             let mut w = Elem {
                                 tag: "#text".to_string(),
                                 attrs: Vec::new(),
                                 has_attrs: false,
-                                parent: e,
+                                parent: Some(e),
                                 depth: depth + 1,
                                 children: Vec::new(),
                             };
@@ -374,7 +389,7 @@ pub(crate) fn build_view(a: &Arena, body: NodeId) -> View {
                 stack.push(*k);
             }
         }
-        elems[e as usize].children = kids;
+        elems[e.index()].children = kids;
     }
     View { elems, preorder }
 }
@@ -423,10 +438,7 @@ mod tests {
     }
 
     fn tags(v: &View) -> Vec<&str> {
-        v.preorder
-            .iter()
-            .map(|&e| v.elems[e as usize].tag.as_str())
-            .collect()
+        v.preorder.iter().map(|&e| v[e].tag.as_str()).collect()
     }
 
     #[test]
@@ -450,7 +462,7 @@ mod tests {
             .children
             .iter()
             .map(|c| match c {
-                Item::Elem(e) => v.elems[*e as usize].tag.as_str(),
+                Item::Elem(e) => v[*e].tag.as_str(),
                 Item::Text(_) => "str",
             })
             .collect();

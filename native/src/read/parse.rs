@@ -88,20 +88,7 @@ pub(crate) struct Arena {
     nodes: Vec<Node>,
 }
 
-impl std::ops::Index<NodeId> for Arena {
-    type Output = Node;
-    #[inline]
-    fn index(&self, id: NodeId) -> &Node {
-        &self.nodes[id.index()]
-    }
-}
-
-impl std::ops::IndexMut<NodeId> for Arena {
-    #[inline]
-    fn index_mut(&mut self, id: NodeId) -> &mut Node {
-        &mut self.nodes[id.index()]
-    }
-}
+crate::ids::index_by!(NodeId => Arena, nodes, Node);
 
 impl Arena {
     fn push(&mut self, data: Data) -> NodeId {

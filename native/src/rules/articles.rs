@@ -100,7 +100,7 @@ mod tests {
                 .iter()
                 .map(|t| if t == "A heading" { 0.9 } else { 0.05 })
                 .collect();
-        let lorem = p.view.preorder[p.pb.elem[1]] as usize;
+        let lorem = p.view.preorder[p.pb.elem[1]].index();
         let cut = |articles| Cut {
             threshold: 0.5,
             balanced: 0.5,

@@ -46,7 +46,7 @@ pub(super) fn comments(cx: &Context, setting: Setting) -> Option<Vec<bool>> {
 /// `captions`: a `<figcaption>`, or an element named for a caption or a credit.
 pub(super) fn captions(cx: &Context, setting: Setting) -> Option<Vec<bool>> {
     sections(cx, setting, |e| {
-        cx.view.elems[cx.view.preorder[e] as usize].tag == "figcaption"
+        cx.view[cx.view.preorder[e]].tag == "figcaption"
             || caption_name().is_match(&names(cx.view, e))
     })
 }
@@ -82,7 +82,7 @@ fn date_name() -> &'static Regex {
 
 /// An element's names as the kinds read them: class, id, itemprop and rel, lowercased.
 fn names(view: &View, e: usize) -> String {
-    let el = &view.elems[view.preorder[e] as usize];
+    let el = &view[view.preorder[e]];
     ["class", "id", "itemprop", "rel"]
         .iter()
         .filter_map(|a| el.get(a))

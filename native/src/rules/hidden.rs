@@ -61,7 +61,7 @@ pub(super) fn hidden_by_class(
     prob: &[f64],
 ) -> Vec<bool> {
     let hidden = |e: usize| {
-        let el = &view.elems[view.preorder[e] as usize];
+        let el = &view[view.preorder[e]];
         el.has_attrs && el.get("class").is_some_and(hides)
     };
     inside_sections(pb, likely, prob, hidden, None)

@@ -180,7 +180,7 @@ pub(super) fn brought_in(kept: &[bool], more: Vec<bool>) -> Vec<bool> {
 /// An element's names as the named sections read them (`reviews`, `dialogs`): class, id and
 /// itemprop, lowercased, and `role-` its role.
 pub(super) fn section_names(view: &View, pb_elem: usize) -> String {
-    let el = &view.elems[view.preorder[pb_elem] as usize];
+    let el = &view[view.preorder[pb_elem]];
     if !el.has_attrs {
         // (most elements: no name to read, and no string built for them)
         return String::new();

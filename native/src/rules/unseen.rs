@@ -381,7 +381,7 @@ mod tests {
         use crate::clean::pipeline::{prepare, verdicts, Cut};
         use crate::rules::Settings;
         let p = prepare(&html, None, false, true).unwrap();
-        let at = p.view.preorder[p.pb.elem[card]] as usize;
+        let at = p.view.preorder[p.pb.elem[card]].index();
         let cut = |threshold, balanced| Cut {
             threshold,
             balanced,
@@ -454,7 +454,7 @@ mod tests {
                     _ => 0.0,
                 })
                 .collect();
-        let at = p.view.preorder[p.pb.elem[tile]] as usize;
+        let at = p.view.preorder[p.pb.elem[tile]].index();
         let cut = |unseen| Cut {
             threshold: 0.35,
             balanced: 0.35,
