@@ -4,7 +4,10 @@
 //! never a sentinel. Python receives them as plain ints, converted in `py/` only.
 //!
 //! - `read::parse::NodeId`: a node of the parsed document's arena (0 is the document);
-//! - `read::dom::ViewId`: an element of the visible tree (the Python tree's `nid` less 1).
+//! - `read::dom::ViewId`: an element of the visible tree (the Python tree's `nid` less 1);
+//! - `page::blocks::ElemId`: an element of a page's blocks, its place in the preorder walk
+//!   (`View::preorder[e]` is its element of the tree). Its arrays are many and side by side
+//!   (`PageBlocks::tags`, `flags`, the rules' `Vec<bool>`s), so any array is indexed by it.
 
 /// Declare a typed id: a `u32` index with `new` (from a `usize` index) and `index`.
 macro_rules! typed_id {
@@ -53,3 +56,31 @@ macro_rules! index_by {
 }
 
 pub(crate) use index_by;
+
+/// Index any array by a typed id (`inside[e]` for a `Vec<bool>` over a page's elements):
+/// for the ids whose things are numbered in many arrays of their own, side by side.
+/// (`Vec` has its own impls: indexing does not look through it to the slice's.)
+macro_rules! index_slices_by {
+    ($id:ty) => {
+        $crate::ids::index_slices_by!(@one $id, [T]);
+        $crate::ids::index_slices_by!(@one $id, Vec<T>);
+    };
+    (@one $id:ty, $array:ty) => {
+        impl<T> std::ops::Index<$id> for $array {
+            type Output = T;
+            #[inline]
+            fn index(&self, id: $id) -> &T {
+                &self[id.index()]
+            }
+        }
+
+        impl<T> std::ops::IndexMut<$id> for $array {
+            #[inline]
+            fn index_mut(&mut self, id: $id) -> &mut T {
+                &mut self[id.index()]
+            }
+        }
+    };
+}
+
+pub(crate) use index_slices_by;

@@ -8,7 +8,7 @@ use crate::model::forest::Forest;
 use crate::model::novelty::{descriptor, Reference};
 use crate::output::render::{render, OutBlock, Verdict};
 use crate::output::structure::{Format, Options};
-use crate::page::blocks::{tag_bits, walk, PageBlocks};
+use crate::page::blocks::{tag_bits, walk, ElemId, PageBlocks};
 use crate::page::context::context_features;
 use crate::page::features::{ancestors, block_features, N_FEATURES};
 use crate::read::dom::{base_href, build_view, title, View};
@@ -199,7 +199,7 @@ impl Model {
 pub(crate) fn features(
     p: &mut Prepared,
     evidence: Option<&Evidence>,
-) -> (Vec<f64>, Vec<f64>, Vec<[i64; 6]>) {
+) -> (Vec<f64>, Vec<f64>, Vec<[Option<ElemId>; 6]>) {
     features_marked(p, evidence, &mut |_| {})
 }
 
@@ -208,7 +208,7 @@ fn features_marked(
     p: &mut Prepared,
     evidence: Option<&Evidence>,
     mark: &mut dyn FnMut(&'static str),
-) -> (Vec<f64>, Vec<f64>, Vec<[i64; 6]>) {
+) -> (Vec<f64>, Vec<f64>, Vec<[Option<ElemId>; 6]>) {
     let site = match evidence {
         Some(ev) => {
             let digest = p.digest.clone();
@@ -232,7 +232,7 @@ pub(crate) fn probabilities(
     cv: Option<&str>,
     x: &[f64],
     ntok: &[f64],
-    anc: &[[i64; 6]],
+    anc: &[[Option<ElemId>; 6]],
 ) -> Vec<f64> {
     let n = ntok.len();
     let mut p = vec![0.0; n];
@@ -414,7 +414,7 @@ pub(crate) fn comment_elements(
         return Vec::new();
     }
     let (pb, view) = (&p.pb, &p.view);
-    let names = |e: usize| {
+    let names = |e: ElemId| {
         let el = &view[view.preorder[e]];
         let mut names = String::new();
         if el.has_attrs {
@@ -426,17 +426,17 @@ pub(crate) fn comment_elements(
         names.to_ascii_lowercase()
     };
     let form = tag_bits("form");
-    let control = |e: usize| {
+    let control = |e: ElemId| {
         pb.tag_flags[e] & form != 0
             || reply_form_name().is_match(&names(e))
             || (matches!(pb.tags[e].as_str(), "a" | "button") && names(e).contains("reply"))
     };
     let in_control = pb.under(control);
     let is_comment =
-        |e: usize| v[view.preorder[e].index()].is_some_and(|x| x.section == Some(COMMENTS));
+        |e: ElemId| v[view.preorder[e].index()].is_some_and(|x| x.section == Some(COMMENTS));
     let in_comment = pb.under(is_comment);
     let mut out = vec![Apart::Inherit; view.elems.len()];
-    for e in 0..pb.tags.len() {
+    for e in pb.elems() {
         let ve = view.preorder[e].index();
         if in_comment[e] && in_control[e] {
             out[ve] = Apart::Control;

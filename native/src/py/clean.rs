@@ -328,7 +328,7 @@ fn decide<'py>(
             .map(|&e| {
                 let x = v[p.view.preorder[e].index()].expect("a block's element has a verdict");
                 PyDecision {
-                    element: e,
+                    element: e.index(),
                     score: x.score,
                     content: x.content,
                     section: x.section.map(decided_by),

@@ -13,6 +13,7 @@ use crate::clean::pipeline;
 use crate::model::forest::Forest;
 use crate::model::novelty::{descriptor, Reference};
 use crate::model::page_type;
+use crate::page::blocks::ElemId;
 use crate::page::context::context_features;
 use crate::page::features::N_FEATURES;
 
@@ -245,10 +246,12 @@ fn features<'py>(
     let ev = evidence.as_ref().map(|e| &e.inner);
     let p = &mut page.inner;
     let (x, ntok, anc) = detached(py, || pipeline::features(p, ev))?;
+    // (int64s for Python, -1 where a block has no ancestor at that level)
     let mut a = Vec::with_capacity(anc.len() * 48);
     for row in &anc {
         for v in row {
-            a.extend_from_slice(&v.to_le_bytes());
+            let id = v.map_or(-1, |e| e.index() as i64);
+            a.extend_from_slice(&id.to_le_bytes());
         }
     }
     Ok(PyFeatures {
@@ -276,10 +279,14 @@ fn context<'py>(
             "context: arrays of different numbers of blocks",
         ));
     }
-    let anc: Vec<[i64; 6]> = anc
+    // (-1, or any id below 0: no ancestor at that level)
+    let anc: Vec<[Option<ElemId>; 6]> = anc
         .chunks_exact(48)
         .map(|c| {
-            std::array::from_fn(|j| i64::from_le_bytes(c[j * 8..j * 8 + 8].try_into().unwrap()))
+            std::array::from_fn(|j| {
+                let id = i64::from_le_bytes(c[j * 8..j * 8 + 8].try_into().unwrap());
+                usize::try_from(id).ok().map(ElemId::new)
+            })
         })
         .collect();
     let out = detached(py, || context_features(&p, &ntok, &anc, &x))?;

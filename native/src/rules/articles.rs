@@ -43,11 +43,10 @@ pub(super) fn prose(pb: &PageBlocks, likely: &[bool], prob: &[f64]) -> Vec<bool>
     let Some(main) = main_block(pb, likely, prob) else {
         return out;
     };
-    let mut article = pb.elem[main] as i64;
-    while article >= 0 && pb.tags[article as usize] != "article" {
-        article = pb.parent[article as usize];
-    }
-    let Ok(article) = usize::try_from(article) else {
+    let Some(article) = pb
+        .self_and_ancestors(pb.elem[main])
+        .find(|&e| pb.tags[e] == "article")
+    else {
         return out;
     };
     let inside = pb.subtree(article);

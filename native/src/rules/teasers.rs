@@ -68,7 +68,7 @@ pub(super) fn beside_story(pb: &PageBlocks, likely: &[bool], prob: &[f64]) -> Ve
         let blocks_of: Vec<Vec<(usize, usize)>> = records
             .iter()
             .map(|&r| {
-                by_elem[r..pb.subtree_end(r)]
+                by_elem[r.index()..pb.subtree_end(r)]
                     .iter()
                     .flatten()
                     .map(|&b| (b, pb.tokens[b]))

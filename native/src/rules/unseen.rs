@@ -51,7 +51,7 @@ use foldhash::{HashSet, HashSetExt};
 use super::listings::INTRO_TOKENS;
 use super::toolkit::{beside_main, brought_in, holding, kept_text, main_block};
 use super::{Context, Setting};
-use crate::page::blocks::PageBlocks;
+use crate::page::blocks::{ElemId, PageBlocks};
 
 /// The kept text's token-weighted median probability under this: the model is unsure even
 /// of what it keeps (a news story's paragraphs sit at 0.95 and over).
@@ -114,7 +114,7 @@ pub(super) fn fill(
     if !scant && median(weighted) >= UNSURE_MEDIAN {
         return out;
     }
-    let holds_main: HashSet<usize> =
+    let holds_main: HashSet<ElemId> =
         main_block(pb, sure, prob).map_or_else(HashSet::new, |m| holding(pb, m));
     let floor = if scant {
         SCANT_FLOOR
@@ -145,7 +145,7 @@ fn found_little(pb: &PageBlocks, read: &[bool], prob: &[f64], kept_tokens: usize
     if (0..read.len()).any(|b| read[b] && pb.tokens[b] > INTRO_TOKENS) {
         return false;
     }
-    let holds_main: HashSet<usize> =
+    let holds_main: HashSet<ElemId> =
         main_block(pb, read, prob).map_or_else(HashSet::new, |m| holding(pb, m));
     let outside_template: usize = (0..read.len())
         .filter(|&b| !beside_main(pb, &holds_main, pb.elem[b]))

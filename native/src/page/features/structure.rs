@@ -7,7 +7,7 @@ use std::sync::OnceLock;
 
 use regex::Regex;
 
-use crate::page::blocks::PageBlocks;
+use crate::page::blocks::{ElemId, PageBlocks};
 use crate::text::{is_word, lower};
 
 use super::columns::{C_SIB, C_STRUCT, N_FEATURES, SIBLING_LEVELS};
@@ -157,7 +157,7 @@ pub(super) fn structure(pb: &PageBlocks, tree: &Tree, x: &mut [f64], page: &Page
     }
     // alike siblings: same tag and class under one parent
     let m = pb.parent.len();
-    let mut ids: HashMap<(i64, &str), usize> = HashMap::with_capacity(m);
+    let mut ids: HashMap<(Option<ElemId>, &str), usize> = HashMap::with_capacity(m);
     let mut kind_id = Vec::with_capacity(m);
     for (&up, kind) in pb.parent.iter().zip(&pb.kinds) {
         let next = ids.len();
@@ -178,11 +178,10 @@ pub(super) fn structure(pb: &PageBlocks, tree: &Tree, x: &mut [f64], page: &Page
     for i in 0..n {
         let row = &mut x[i * nf..(i + 1) * nf];
         for (j, &lvl) in SIBLING_LEVELS.iter().enumerate() {
-            let a = tree.up(i, lvl);
-            if a < 0 {
+            let Some(a) = tree.up(i, lvl) else {
                 continue;
-            }
-            let id = kind_id[a as usize];
+            };
+            let id = kind_id[a];
             let c = C_SIB + 4 * j;
             row[c] = count[id].ln();
             row[c + 1] = mass[id] / total;
