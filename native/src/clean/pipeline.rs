@@ -304,7 +304,7 @@ pub(crate) fn verdicts(p: &Prepared, prob: &[f64], novel: bool, cut: Cut) -> Vec
     );
     let mut out = vec![None; p.view.elems.len()];
     for ((&e, ruling), &score) in p.pb.elem.iter().zip(rulings).zip(prob) {
-        out[p.view.preorder[e].index()] = Some(Verdict {
+        out[p.view.preorder[e]] = Some(Verdict {
             content: ruling.content,
             score,
             section: ruling.by,
@@ -432,8 +432,7 @@ pub(crate) fn comment_elements(
             || (matches!(pb.tags[e].as_str(), "a" | "button") && names(e).contains("reply"))
     };
     let in_control = pb.under(control);
-    let is_comment =
-        |e: ElemId| v[view.preorder[e].index()].is_some_and(|x| x.section == Some(COMMENTS));
+    let is_comment = |e: ElemId| v[view.preorder[e]].is_some_and(|x| x.section == Some(COMMENTS));
     let in_comment = pb.under(is_comment);
     let mut out = vec![Apart::Inherit; view.elems.len()];
     for e in pb.elems() {
@@ -457,10 +456,7 @@ pub(crate) fn confidence_features(
     cut: &Cut,
 ) -> Vec<f64> {
     let per_block: Vec<Option<Verdict>> =
-        p.pb.elem
-            .iter()
-            .map(|&e| v[p.view.preorder[e].index()])
-            .collect();
+        p.pb.elem.iter().map(|&e| v[p.view.preorder[e]]).collect();
     crate::clean::confidence::features(&p.pb, prob, &per_block, page_cuts(prob, cut).0, novel)
 }
 
@@ -519,7 +515,7 @@ mod tests {
             .view
             .preorder
             .iter()
-            .filter(|&&ve| marks[ve.index()] == Apart::Control)
+            .filter(|&&ve| marks[ve] == Apart::Control)
             .map(|&ve| p.view[ve].tag.clone())
             .collect();
         for (b, &e) in p.pb.elem.iter().enumerate() {

@@ -47,17 +47,17 @@ pub(crate) fn path(view: &View, v: Option<ViewId>, cache: &mut [Option<String>])
     let Some(v) = v else {
         return String::new();
     };
-    if let Some(p) = &cache[v.index()] {
+    if let Some(p) = &cache[v] {
         return p.clone();
     }
     let mut chain = vec![v];
     let mut up = view[v].parent;
-    while let Some(u) = up.filter(|u| cache[u.index()].is_none()) {
+    while let Some(u) = up.filter(|u| cache[*u].is_none()) {
         chain.push(u);
         up = view[u].parent;
     }
     let mut prefix = match up {
-        Some(u) => cache[u.index()].clone().unwrap(),
+        Some(u) => cache[u].clone().unwrap(),
         None => String::new(),
     };
     // (each address grown from its parent's in place, where a `format!` of the two made a
@@ -67,7 +67,7 @@ pub(crate) fn path(view: &View, v: Option<ViewId>, cache: &mut [Option<String>])
             prefix.push('/');
         }
         push_label(&mut prefix, &view[e]);
-        cache[e.index()] = Some(prefix.clone());
+        cache[e] = Some(prefix.clone());
     }
     prefix
 }
@@ -141,7 +141,7 @@ pub(crate) fn render(
             }
             Work::Node(e) => {
                 let el = &view[e];
-                let found = verdicts[e.index()];
+                let found = verdicts[e];
                 let is_block = is_block_tag(&el.tag);
                 if !parts.is_empty() && (found.is_some() || is_block) {
                     flush(
@@ -194,7 +194,7 @@ mod tests {
         let mut verdicts = vec![None; v.elems.len()];
         for (b, &e) in pb.elem.iter().enumerate() {
             let content = b == 1;
-            verdicts[v.preorder[e].index()] = Some(Verdict {
+            verdicts[v.preorder[e]] = Some(Verdict {
                 content,
                 score: 0.5,
                 section: None,

@@ -292,7 +292,7 @@ fn verdicts_for(
     Ok(p.pb
         .elem
         .iter()
-        .map(|&e| v[p.view.preorder[e].index()].is_some_and(|x| x.content))
+        .map(|&e| v[p.view.preorder[e]].is_some_and(|x| x.content))
         .collect())
 }
 
@@ -326,7 +326,7 @@ fn decide<'py>(
         p.pb.elem
             .iter()
             .map(|&e| {
-                let x = v[p.view.preorder[e].index()].expect("a block's element has a verdict");
+                let x = v[p.view.preorder[e]].expect("a block's element has a verdict");
                 PyDecision {
                     element: e.index(),
                     score: x.score,

@@ -240,6 +240,8 @@ pub(crate) struct View {
 }
 
 crate::ids::index_by!(ViewId => View, elems, Elem);
+// (and the arrays beside it: the verdicts, the renderer's caches and marks)
+crate::ids::index_slices_by!(ViewId);
 
 fn make_elem(a: &Arena, i: NodeId, parent: Option<ViewId>, depth: u32) -> Elem {
     let (tag, attrs) = match &a[i].data {
@@ -315,10 +317,10 @@ pub(crate) fn build_view(a: &Arena, body: NodeId) -> View {
     let mut stack = vec![ViewId::BODY];
     while let Some(e) = stack.pop() {
         preorder.push(e);
-        let Some(src) = source[e.index()] else {
+        let Some(src) = source[e] else {
             continue; // a #text wrapper or a formula: its one text child is already there
         };
-        let depth = elems[e.index()].depth;
+        let depth = elems[e].depth;
         let kids: Vec<Item> = if depth >= MAX_DEPTH {
             flat_text(a, src)
         } else {
@@ -389,7 +391,7 @@ pub(crate) fn build_view(a: &Arena, body: NodeId) -> View {
                 stack.push(*k);
             }
         }
-        elems[e.index()].children = kids;
+        elems[e].children = kids;
     }
     View { elems, preorder }
 }

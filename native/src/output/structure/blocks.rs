@@ -107,7 +107,7 @@ impl<'a> Md<'a> {
                 }
                 Item::Elem(c) => {
                     let cc = self.content(*c, content);
-                    if !is_block(self.tag(*c)) && !self.has_block[c.index()] {
+                    if !is_block(self.tag(*c)) && !self.has_block[*c] {
                         self.inline(*c, cc, &mut acc);
                     } else {
                         self.flush(&mut acc, out);
@@ -241,7 +241,7 @@ impl<'a> Md<'a> {
                     b.kind = Kind::List; // on the line after the item's text
                 }
                 items.last_mut().unwrap().extend(inner);
-            } else if !is_block(ctag) && !self.has_block[c.index()] {
+            } else if !is_block(ctag) && !self.has_block[c] {
                 self.inline(c, cc, &mut stray);
             } else {
                 next = self.emit_list(ordered, next, std::mem::take(&mut items), out);

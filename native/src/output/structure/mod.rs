@@ -206,11 +206,9 @@ impl<'a> Md<'a> {
         let (mut layout_cell, mut has_list, mut has_p) =
             (vec![false; n], vec![false; n], vec![false; n]);
         for &e in view.preorder.iter().rev() {
-            let children = &view[e].children;
-            let e = e.index();
-            for item in children {
-                if let Item::Elem(c) = item {
-                    let (tag, c) = (view[*c].tag.as_str(), c.index());
+            for item in &view[e].children {
+                if let Item::Elem(c) = *item {
+                    let tag = view[c].tag.as_str();
                     has_block[e] |= has_block[c] || is_block(tag);
                     has_structure[e] |= has_structure[c] || STRUCTURE_TAGS.contains(&tag);
                     layout_cell[e] |= layout_cell[c] || LAYOUT_CELL_TAGS.contains(&tag);

@@ -43,7 +43,7 @@ impl<'a> Md<'a> {
                                 .unwrap_or(1)
                         };
                         let (cs, rs) = (span("colspan"), span("rowspan"));
-                        if cs > MAX_SPAN || rs > MAX_SPAN || self.layout_cell[c.index()] {
+                        if cs > MAX_SPAN || rs > MAX_SPAN || self.layout_cell[*c] {
                             *irregular = true;
                         }
                         cells.push((
@@ -187,7 +187,7 @@ impl<'a> Md<'a> {
     /// (cells joined by " · "); cells with structure of their own become blocks.
     fn rows_of_text(&self, rows: &[Vec<(ViewId, bool)>], out: &mut Vec<Block>) {
         for r in rows {
-            if r.iter().all(|&(c, _)| !self.has_structure[c.index()]) {
+            if r.iter().all(|&(c, _)| !self.has_structure[c]) {
                 let cells: Vec<String> = r
                     .iter()
                     .map(|&(c, cc)| self.line(c, cc))
