@@ -232,8 +232,11 @@ pub(crate) fn context_features(
         }
     }
     // the blocks under each ancestor: sums in block order, as `np.bincount` adds them
-    let top = anc.iter().flatten().flatten().max();
-    let mut slot = vec![usize::MAX; top.map_or(0, |top| top.index() + 1)];
+    let n_slots = anc.iter().fold(0, |n, ids| {
+        ids.iter()
+            .fold(n, |n, id| id.map_or(n, |id| n.max(id.index() + 1)))
+    });
+    let mut slot = vec![usize::MAX; n_slots];
     let mut group = vec![usize::MAX; n];
     let (mut sw, mut spw, mut mx) = (Vec::new(), Vec::new(), Vec::new());
     for j in 0..CONTEXT_LEVELS.len() {

@@ -7,7 +7,7 @@ use std::sync::OnceLock;
 
 use regex::Regex;
 
-use crate::page::blocks::{ElemId, PageBlocks};
+use crate::page::blocks::PageBlocks;
 use crate::text::{is_word, lower};
 
 use super::columns::{C_SIB, C_STRUCT, N_FEATURES, SIBLING_LEVELS};
@@ -157,10 +157,13 @@ pub(super) fn structure(pb: &PageBlocks, tree: &Tree, x: &mut [f64], page: &Page
     }
     // alike siblings: same tag and class under one parent
     let m = pb.parent.len();
-    let mut ids: HashMap<(Option<ElemId>, &str), usize> = HashMap::with_capacity(m);
+    // (keyed by the parent's index, u64::MAX for <body>'s none: one word to hash, where an
+    // `Option` hashes its discriminant and its value)
+    let mut ids: HashMap<(u64, &str), usize> = HashMap::with_capacity(m);
     let mut kind_id = Vec::with_capacity(m);
     for (&up, kind) in pb.parent.iter().zip(&pb.kinds) {
         let next = ids.len();
+        let up = up.map_or(u64::MAX, |up| up.index() as u64);
         kind_id.push(*ids.entry((up, kind.as_str())).or_insert(next));
     }
     let k = ids.len();
