@@ -495,9 +495,9 @@ def _member_starts(data: bytes) -> list[int]:
     return [0, *_gzip_member_ends(data)[:-1]]
 
 
-@pytest.mark.parametrize("damage", ["flipped-bytes", "cut-member", "not-gzip-bytes"])
-def test_damaged_gzip_member_resumes_at_the_next_member(tmp_path: Path, damage: str) -> None:
-    path = tmp_path / "a.warc.gz"
+def damaged_member(path: Path, damage: str) -> tuple[list[bytes], int, bytes]:
+    """A gzip WARC of GOOD pages, a member damaged as `damage` says, GOOD pages; the good
+    bodies, the damaged member's offset and bytes."""
     bodies, offset = _hostile(path, GOOD_RECORD)
     data = path.read_bytes()
     member = data[offset : _member_starts(data)[GOOD + 1]]
@@ -505,8 +505,17 @@ def test_damaged_gzip_member_resumes_at_the_next_member(tmp_path: Path, damage: 
     broken = {"flipped-bytes": member[:mid] + bytes(b ^ 0x5A for b in member[mid : mid + 8])
                                + member[mid + 8 :],
               "cut-member": member[:mid],
-              "not-gzip-bytes": b"\0garbage between members" * 20}[damage]
+              "not-gzip-bytes": b"\0garbage between members" * 20,
+              "flipped-crc": member[:-8] + bytes(b ^ 0xFF for b in member[-8:-4])
+                             + member[-4:]}[damage]
     path.write_bytes(data[:offset] + broken + data[offset + len(member) :])
+    return bodies, offset, broken
+
+
+@pytest.mark.parametrize("damage", ["flipped-bytes", "cut-member", "not-gzip-bytes"])
+def test_damaged_gzip_member_resumes_at_the_next_member(tmp_path: Path, damage: str) -> None:
+    path = tmp_path / "a.warc.gz"
+    bodies, offset, broken = damaged_member(path, damage)
     items = read(path)
     assert kinds(items) == "P" * GOOD + "F" + "P" * GOOD
     assert [i.body for i in items if isinstance(i, PageRecord)] == bodies

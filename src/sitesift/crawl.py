@@ -74,7 +74,7 @@ from sitesift.io.sinks import (
 )
 from sitesift.io.sources import input_kind
 from sitesift.jobs.outcome import SiteDone
-from sitesift.jobs.run import LOCAL, RunSettings
+from sitesift.jobs.run import LOCAL, RunSettings, progress_bar
 from sitesift.language import SKIP_REASON
 from sitesift.sitework import CrawlConfig, crawl_records, spill_task
 
@@ -172,12 +172,6 @@ def _mismatch(out: Path, held: Any, job: dict[str, Any]) -> str:
             "use another --out, or delete it to start over")
 
 
-def _bar(total: int, enabled: bool, unit: str, desc: str) -> Any:
-    from tqdm import tqdm
-
-    return tqdm(total=total, unit=unit, desc=desc, disable=not enabled, dynamic_ncols=True)
-
-
 INGEST_BYTES_PER_PROCESS = 64 << 20
 """Input bytes (as stored: a WARC compressed) that one more process reading the inputs takes
 at least. A process costs about 0.15 s of CPU to start (interpreter, imports); a
@@ -201,7 +195,7 @@ def _ingest_all(paths: list[str], work: Path, cfg: CrawlConfig, workers: int,
     discard_partial(work)  # no ingest runs now: the lock is ours, old workers died with us
     pending = [i for i in range(len(paths)) if load_report(work, i) is None]
     readers = ingest_processes([paths[i] for i in pending], workers)
-    with _bar(len(pending), progress, "input", "reading") as bar:
+    with progress_bar(len(pending), progress, "input", "reading") as bar:
         if readers > 1:
             with ProcessPoolExecutor(readers,
                                      mp_context=mp.get_context("spawn"),
@@ -236,7 +230,7 @@ def _clean_all(reports: list[IngestReport], work: Path, cfg: CrawlConfig, run: R
     tasks = [spill_task(site, counts[site], tuple(spills[site]), cfg) for site in todo]
     tallies: dict[str, list[int]] = {}
     losses: list[Lost] = []
-    with _bar(sum(counts[s] for s in todo), run.progress, "page", "cleaning") as bar:
+    with progress_bar(sum(counts[s] for s in todo), run.progress, "page", "cleaning") as bar:
         records = crawl_records(tasks, cfg, run, lambda t, lost: losses.append(lost))
         try:
             for task, message in records:

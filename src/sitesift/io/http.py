@@ -111,6 +111,14 @@ def _dechunk(data: bytes) -> bytes:
     return bytes(out)  # cut short: keep what arrived, as browsers do
 
 
+def plain_payload(content_encoding: str | None, transfer_encoding: str | None) -> bool:
+    """Does `decode_payload` give the body itself, whatever it is (no coding to undo)?"""
+    if transfer_encoding and "chunked" in transfer_encoding.lower():
+        return False
+    return all(c.strip().lower() in ("identity", "none")
+               for c in (content_encoding or "").split(",") if c.strip())
+
+
 def decode_payload(body: bytes, content_encoding: str | None, transfer_encoding: str | None,
                    limit: int) -> bytes:
     """The body with its transfer and content codings undone."""

@@ -36,13 +36,14 @@ from sitesift.io.spill import SpillWriter
 from sitesift.jobs.grouping import site_key
 
 PARTIAL = ".part-"  # the mark of an uncommitted ingest folder
-LAYOUT = "5\n"
+LAYOUT = "6\n"
 """work/layout: one spill file per input (`inputs/`), batched parts (`parts/`); since 3 a
 spilled page's meta holds its WARC headers (`sitesift.io.spill`), and its records their
 provenance; since 4 a part holds its results' rows for the copy check (`part-<n>.dups.bin`,
-`sitesift.io.parts`); since 5 the spill files are LZ4 frames, zstd ones before. A work
-folder of an older layout is redone, so that no record of it lacks a field and no spill file
-is read as what it is not."""
+`sitesift.io.parts`); since 5 the spill files are LZ4 frames, zstd ones before; since 6 a
+spilled WARC page may be a reference to its payload in the input (`sitesift.io.warcref`). A
+work folder of an older layout is redone, so that no record of it lacks a field and no spill
+file is read as what it is not."""
 
 
 @dataclass(slots=True)
@@ -120,7 +121,7 @@ def _read_into(part: Path, index: int, path: str, grouping: str, max_bytes: int
     writer = SpillWriter(part / "pages.spill")
     errors = part / "errors.jsonl"
     with writing(errors), open(errors, "w", encoding="utf-8") as err:
-        for item in read_input(path, index, max_bytes):
+        for item in read_input(path, index, max_bytes, refs=True):
             report.records_in += 1
             if isinstance(item, PageRecord):
                 writer.add(item, site_key(item.url, grouping))

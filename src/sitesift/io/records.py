@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from sitesift.result import Result
 
 if TYPE_CHECKING:
+    from sitesift.io.warcref import Ref
     from sitesift.jobs.outcome import Outcome
     from sitesift.output import Output
 
@@ -89,6 +90,9 @@ class PageRecord:
     warc_record_id: str | None = None
     warc_date: str | None = None
     warc_payload_digest: str | None = None
+    # Where the body is in the input, when it is left there (`body` is then empty): the
+    # crawl's ingest refers to a WARC's payloads (`sitesift.io.warcref`)
+    ref: Ref | None = None
 
     @property
     def order(self) -> tuple[int, int]:

@@ -53,11 +53,13 @@ def input_kind(path: str | Path) -> str:
     return kind
 
 
-def read_input(path: str, input_index: int, max_bytes: int) -> Iterator[Item]:
-    """One item per record of the input, in input order."""
+def read_input(path: str, input_index: int, max_bytes: int, *, refs: bool = False
+               ) -> Iterator[Item]:
+    """One item per record of the input, in input order; `refs`: a WARC's pages may be
+    references to their payloads (`sitesift.io.warcref`)."""
     kind = input_kind(path)
     if kind == "warc":
-        yield from read_warc(path, input_index, max_bytes)
+        yield from read_warc(path, input_index, max_bytes, refs=refs)
     elif kind == "jsonl":
         yield from _read_jsonl(path, input_index, max_bytes)
     else:

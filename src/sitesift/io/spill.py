@@ -16,8 +16,10 @@ files twice as large (32 % of the pages' bytes, against 16 %).
 Unpacked, a frame is a run of records `<u32 meta length><u32 body length><meta JSON><body>`,
 the meta a JSON list: input index, position, input, url, content type, offset, site, and the
 record's WARC-Record-ID, WARC-Date and WARC-Payload-Digest (a list without them reads as
-nulls). A site's records are held as they came (a header with the meta, and the body itself:
-not copied) until they are compressed.
+nulls), and for a page left in its WARC (since layout 6) where its payload is there (a
+`sitesift.io.warcref.Ref`'s row; the body is then empty, and read from the WARC again).
+A site's records are held as they came (a header with the meta, and the body itself: not
+copied) until they are compressed.
 Appending never rewrites what is there.
 """
 
@@ -34,6 +36,7 @@ from fastwarc.stream_io import Lz4Reader, Lz4Writer
 
 from sitesift.errors import InputError, writing
 from sitesift.io.records import PageRecord
+from sitesift.io.warcref import Ref, RefReader
 
 _RECORD = struct.Struct("<II")
 _LZ4_END = b"\0\0\0\0"
@@ -86,9 +89,12 @@ class SpillWriter:
         """Spill `page` as a page of `site` (by default its own `site`)."""
         if site is None:
             site = page.site
-        meta = json.dumps([page.input_index, page.position, page.input, page.url,
-                           page.content_type, page.offset, site, page.warc_record_id,
-                           page.warc_date, page.warc_payload_digest]).encode("utf-8")
+        row = [page.input_index, page.position, page.input, page.url, page.content_type,
+               page.offset, site, page.warc_record_id, page.warc_date,
+               page.warc_payload_digest]
+        if page.ref is not None:
+            row.append(page.ref.row())
+        meta = json.dumps(row).encode("utf-8")
         body = page.body
         if type(body) is not bytes:  # FastWARC's writer takes bytes only
             body = bytes(body)
@@ -142,22 +148,26 @@ class SpillWriter:
 def read_spill(parts: Iterable[tuple[str | Path, Frames]]) -> Iterator[PageRecord]:
     """The pages in the given frames of spill files (per file, its path and the frames to
     read), in the order they were added."""
-    for path, frames in parts:
-        where = ""
-        try:
-            with open(path, "rb") as fh:
-                for offset, length in frames:
-                    where = f" (the frame at {offset:,})"
-                    fh.seek(offset)
-                    data = fh.read(length)
-                    if len(data) != length:
-                        raise ValueError(f"truncated: {len(data):,} of {length:,} bytes")
-                    _ends(data)
-                    yield from _records(Lz4Reader(io.BytesIO(data)))
-        except BaseException as exc:
-            if not _is_error(exc):
-                raise
-            raise InputError(f"{path}: unreadable spill file{where}: {exc}") from None
+    refs = RefReader()
+    try:
+        for path, frames in parts:
+            where = ""
+            try:
+                with open(path, "rb") as fh:
+                    for offset, length in frames:
+                        where = f" (the frame at {offset:,})"
+                        fh.seek(offset)
+                        data = fh.read(length)
+                        if len(data) != length:
+                            raise ValueError(f"truncated: {len(data):,} of {length:,} bytes")
+                        _ends(data)
+                        yield from _records(Lz4Reader(io.BytesIO(data)), refs)
+            except BaseException as exc:
+                if not _is_error(exc):
+                    raise
+                raise InputError(f"{path}: unreadable spill file{where}: {exc}") from None
+    finally:
+        refs.close()
 
 
 def _is_error(exc: BaseException) -> bool:
@@ -176,12 +186,14 @@ def _ends(frame: bytes) -> None:
         raise ValueError("not a whole LZ4 frame (no end mark)")
 
 
-def _records(reader: Lz4Reader) -> Iterator[PageRecord]:
+def _records(reader: Lz4Reader, refs: RefReader) -> Iterator[PageRecord]:
     while header := reader.read(_RECORD.size):
         meta_len, body_len = _RECORD.unpack(_exactly(reader, header, _RECORD.size))
         meta = json.loads(_exactly(reader, reader.read(meta_len), meta_len))
         index, position, source, url, ctype, offset, site, *warc = meta
         body = _exactly(reader, reader.read(body_len), body_len)
+        if len(warc) > 3:  # the payload left in the input: read it from there
+            body = refs.read(Ref.from_row(warc.pop()), source)
         yield PageRecord(index, position, source, url, ctype, body, offset, site, *warc)
 
 

@@ -39,6 +39,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import io
+import os
 import re
 from collections.abc import Generator, Iterable, Iterator
 from dataclasses import dataclass, replace
@@ -55,10 +56,20 @@ from sitesift.io.http import (
     is_http_head,
     looks_like_html,
     parse_head,
+    plain_payload,
     skip_reason,
 )
 from sitesift.io.records import Failed, Item, PageRecord, Skipped
-from sitesift.io.warcstream import Damaged, Source, Stream, open_source
+from sitesift.io.warcref import Ref
+from sitesift.io.warcstream import (
+    REWIND_LIMIT,
+    Damaged,
+    Gzip,
+    Plain,
+    Source,
+    Stream,
+    open_source,
+)
 
 WARC_HEAD_LIMIT = 64 * 1024
 """A WARC record header larger than this is not one (FastWARC allows 32 KiB)."""
@@ -100,10 +111,12 @@ PAGES = HtmlPages()
 
 
 def read_warc(path: str, input_index: int, max_bytes: int, *,
-              keep: ResponseFilter = PAGES) -> Iterator[Item]:
+              keep: ResponseFilter = PAGES, refs: bool = False) -> Iterator[Item]:
     """Every record of the WARC file at `path`, in file order (a local path, or a URL that
-    fsspec opens: s3://, hdfs://, ...); the responses `keep` keeps are `PageRecord`s."""
-    return _Reader(path, input_index, max_bytes, keep).items()
+    fsspec opens: s3://, hdfs://, ...); the responses `keep` keeps are `PageRecord`s.
+    `refs` (the crawl's ingest, with `PAGES`): a page whose payload can be read again as it
+    is in the file is one without its body, and with a `Ref` to it (`sitesift.io.warcref`)."""
+    return _Reader(path, input_index, max_bytes, keep, refs and keep is PAGES).items()
 
 
 class _BadRecord(Exception):
@@ -126,8 +139,11 @@ class _Reader:
     """One pass over one file: numbers the items, and holds the unreadable stretch being
     passed over until reading resumes (then it is one failed item)."""
 
-    def __init__(self, path: str, index: int, max_bytes: int, keep: ResponseFilter) -> None:
+    def __init__(self, path: str, index: int, max_bytes: int, keep: ResponseFilter,
+                 refs: bool) -> None:
         self.path, self.index, self.max_bytes, self.keep = path, index, max_bytes, keep
+        self.refs = refs and "://" not in path
+        self.stamp: tuple[str, int, int] | None = None  # for a Ref: the file, size, mtime
         self.count = 0
         self.url: str | None = None  # of the record being read
         self.warc = _UNKNOWN  # its WARC-Record-ID, WARC-Date, WARC-Payload-Digest
@@ -144,6 +160,9 @@ class _Reader:
         with fh:
             try:
                 source: Source | None = open_source(fh)
+                if self.refs and isinstance(source, (Plain, Gzip)):
+                    stat = os.fstat(fh.fileno())
+                    self.stamp = (os.path.abspath(self.path), stat.st_size, stat.st_mtime_ns)
             except (OSError, ValueError) as exc:
                 self._open(0, f"cannot read the WARC file ({exc})")
                 source = None
@@ -218,7 +237,7 @@ class _Reader:
         content = stream.pos
         stream.span = True  # a record may go on in the next gzip member
         try:
-            item = self._content(stream, fields, length, offset)
+            item = self._content(stream, fields, length, offset, start)
             stream.skip(content + length - stream.pos)
         finally:
             stream.span = False
@@ -235,9 +254,9 @@ class _Reader:
         return item
 
     def _content(self, stream: Stream, fields: dict[str, str], length: int,
-                 offset: int) -> Item:
-        """The item for a record's content (of `length` bytes from here); reads what it
-        needs of it."""
+                 offset: int, start: int) -> Item:
+        """The item for a record's content (of `length` bytes from here; the record starts
+        at `start`); reads what it needs of it."""
         kind = (fields.get("warc-type") or "").strip().lower()
         if kind != "response":
             return self._skipped(f"WARC {kind if kind in _TYPES else 'unknown'} record")
@@ -258,6 +277,22 @@ class _Reader:
         if size > self.max_bytes:
             return self._failed(offset, f"HTTP payload of {size:,} bytes exceeds the limit of "
                                         f"{self.max_bytes:,}")
+        if (base := self._base(stream, start, content_type, http)) is not None:
+            if not base[2]:  # an uncompressed file's payload: not even read
+                stream.skip(size)
+                return self._page(content_type, b"", offset, Ref(*self._stamp, *base[:2],
+                                                                 size, False))
+            stream.span = False  # inflated to check it, not kept: to the member's end
+            try:  # (the bytes held may go on into the next member: its offset says)
+                got = stream.skip(size)
+            finally:
+                stream.span = True
+            if got == size and stream.src.offset_of(stream.pos - 1) == base[0]:
+                return self._page(content_type, b"", offset, Ref(*self._stamp, *base[:2],
+                                                                 size, True))
+            # the payload goes on in the next member: its bytes, read again from its start
+            if not stream.rewind(stream.pos - got):
+                raise Damaged("the gzip member cannot be read again")
         body = stream.take(size)
         try:
             body = decode_payload(body, http.get("content-encoding"),
@@ -266,8 +301,38 @@ class _Reader:
             return self._failed(offset, str(exc))
         if (reason := self.keep.by_body(content_type, body)) is not None:
             return self._skipped(reason)
+        return self._page(content_type, body, offset, None)
+
+    def _page(self, content_type: str | None, body: bytes, offset: int,
+              ref: Ref | None) -> PageRecord:
         return PageRecord(self.index, 0, self.path, self.url, content_type, body, offset, "",
-                          *self.warc)
+                          *self.warc, ref)
+
+    @property
+    def _stamp(self) -> tuple[str, int, int]:
+        assert self.stamp is not None
+        return self.stamp
+
+    def _base(self, stream: Stream, start: int, content_type: str | None,
+              http: dict[str, str]) -> tuple[int, int, bool] | None:
+        """Where the payload here is to be read again (`warcref.Ref`'s offset, skip and
+        gzip), if it is to be referred to rather than spilled: a payload that `PAGES` keeps
+        by its header (a Content-Type) and that is as it is in the file (no coding to undo),
+        of an uncompressed file, or of a gzip member that the record starts (the payload is
+        then referred to if it ends in the member too: it is inflated to its end without
+        being kept, and read again as bytes if it goes on in the next member)."""
+        if (self.stamp is None or not content_type
+                or not plain_payload(http.get("content-encoding"),
+                                     http.get("transfer-encoding"))):
+            return None
+        src = stream.src
+        if isinstance(src, Plain):
+            return stream.pos, 0, False
+        if isinstance(src, Gzip):
+            at, member = src.member_at(start)
+            if at == start and stream.pos - start <= REWIND_LIMIT:
+                return member, stream.pos - start, True
+        return None
 
     def _skipped(self, reason: str) -> Skipped:
         return Skipped(self.index, 0, self.path, reason)

@@ -163,6 +163,10 @@ class Gzip(Source):
     def offset_of(self, pos: int) -> int:
         return self._parts[self._part(pos)][1]
 
+    def member_at(self, pos: int) -> tuple[int, int]:
+        """The position and file offset of the member `pos` is in."""
+        return self._parts[self._part(pos)]
+
     def forget(self, pos: int) -> None:
         del self._parts[: self._part(pos)]
 

@@ -58,10 +58,17 @@ class _NoBar:
     def close(self) -> None:
         pass
 
+    def __enter__(self) -> _NoBar:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        pass
+
 
 def progress_bar(total: int, enabled: bool, unit: str = "page", desc: str | None = None
                  ) -> Any:
-    """A tqdm bar on stderr, or one that shows nothing (tqdm not even imported)."""
+    """A tqdm bar on stderr, or one that shows nothing (tqdm not even imported: 0.04 s of
+    a quiet crawl's CPU); either is a context manager."""
     if not enabled:
         return _NoBar()
     from tqdm import tqdm
