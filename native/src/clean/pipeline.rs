@@ -518,7 +518,7 @@ mod tests {
             .filter(|&&ve| marks[ve] == Apart::Control)
             .map(|&ve| p.view[ve].tag.clone())
             .collect();
-        for (b, &e) in p.pb.elem.iter().enumerate() {
+        for (b, e) in p.pb.block_elems() {
             let ve = p.view.preorder[e].index();
             if marks[ve] == Apart::Comment {
                 comments.push(p.pb.text[b].clone());

@@ -192,8 +192,8 @@ mod tests {
         let pb = walk(&v, None, None);
         assert_eq!(pb.text, ["Home", "Story text"]);
         let mut verdicts = vec![None; v.elems.len()];
-        for (b, &e) in pb.elem.iter().enumerate() {
-            let content = b == 1;
+        for (b, e) in pb.block_elems() {
+            let content = b.index() == 1;
             verdicts[v.preorder[e]] = Some(Verdict {
                 content,
                 score: 0.5,

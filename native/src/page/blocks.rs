@@ -121,6 +121,15 @@ crate::ids::typed_id!(
 
 crate::ids::index_slices_by!(ElemId);
 
+crate::ids::typed_id!(
+    /// A block of a page: its place among `PageBlocks`'s blocks, in the order their text
+    /// starts in the document. The block arrays (`elem`, `text`, `tokens`, the feature rows,
+    /// the probabilities and the rules' `Vec<bool>`s over blocks) are indexed by it directly.
+    BlockId
+);
+
+crate::ids::index_slices_by!(BlockId);
+
 /// The blocks of one page and the element arrays behind them.
 ///
 /// Elements are in document (pre)order; `parent[e]` is element e's parent (none for
@@ -189,9 +198,24 @@ impl PageBlocks {
         self.parent.len()
     }
 
+    /// How many blocks the page has.
+    pub(crate) fn n_blocks(&self) -> usize {
+        self.elem.len()
+    }
+
+    /// Every block, in document order.
+    pub(crate) fn blocks(&self) -> impl DoubleEndedIterator<Item = BlockId> {
+        BlockId::all(self.n_blocks())
+    }
+
+    /// Every block with its element.
+    pub(crate) fn block_elems(&self) -> impl Iterator<Item = (BlockId, ElemId)> + '_ {
+        self.blocks().zip(self.elem.iter().copied())
+    }
+
     /// Every element, in preorder.
     pub(crate) fn elems(&self) -> impl DoubleEndedIterator<Item = ElemId> {
-        (0..self.parent.len()).map(ElemId::new)
+        ElemId::all(self.parent.len())
     }
 
     /// `e` and the elements above it, up to `<body>`.
@@ -201,9 +225,9 @@ impl PageBlocks {
 
     /// Per element, the sum of `per_block` over the blocks in its subtree (elements come in
     /// preorder: children after parents).
-    pub(crate) fn subtree_sums(&self, per_block: impl Fn(usize) -> usize) -> Vec<usize> {
+    pub(crate) fn subtree_sums(&self, per_block: impl Fn(BlockId) -> usize) -> Vec<usize> {
         let mut own = vec![0usize; self.n_elems()];
-        for (b, &e) in self.elem.iter().enumerate() {
+        for (b, e) in self.block_elems() {
             own[e] += per_block(b);
         }
         self.added_up(own)
@@ -233,7 +257,7 @@ impl PageBlocks {
     }
 
     /// Block `b`'s characters that are not space, counted as `link_chars` counts them.
-    pub(crate) fn text_chars(&self, b: usize) -> i64 {
+    pub(crate) fn text_chars(&self, b: BlockId) -> i64 {
         crate::text::split_ws(&self.text[b])
             .map(|w| w.chars().count() as i64)
             .sum()
@@ -937,6 +961,12 @@ mod tests {
         let end = pb.subtree_end(div);
         assert!((div.index()..end).all(|e| pb.subtree(div)[e]));
         assert!(!pb.subtree(div)[end]);
-        assert_eq!((pb.text_chars(0), pb.text_chars(2)), (2, 2));
+        assert_eq!(
+            (
+                pb.text_chars(BlockId::new(0)),
+                pb.text_chars(BlockId::new(2))
+            ),
+            (2, 2)
+        );
     }
 }

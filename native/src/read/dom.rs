@@ -197,11 +197,11 @@ crate::ids::typed_id!(
 
 impl ViewId {
     /// `<body>`, the tree's first element.
-    pub(crate) const BODY: ViewId = ViewId(0);
+    pub(crate) const BODY: ViewId = ViewId::FIRST;
 
     /// The Python tree's node id of the element (`py/` hands it out as an int).
     pub(crate) fn nid(self) -> u32 {
-        self.0 + 1
+        self.0.get()
     }
 }
 

@@ -19,28 +19,7 @@ crate::ids::typed_id!(
 
 impl NodeId {
     /// The document, the arena's first node.
-    pub(crate) const DOCUMENT: NodeId = NodeId(0);
-}
-
-/// A link between nodes as a node stores it: a node's index, or `u32::MAX` for none (as
-/// compact as the index; read as an `Option<NodeId>`).
-#[derive(Clone, Copy, PartialEq, Eq)]
-struct Link(u32);
-
-impl Link {
-    const NONE: Link = Link(u32::MAX);
-
-    #[inline]
-    fn get(self) -> Option<NodeId> {
-        (self != Link::NONE).then_some(NodeId(self.0))
-    }
-}
-
-impl From<Option<NodeId>> for Link {
-    #[inline]
-    fn from(id: Option<NodeId>) -> Link {
-        id.map_or(Link::NONE, |id| Link(id.0))
-    }
+    pub(crate) const DOCUMENT: NodeId = NodeId::FIRST;
 }
 
 pub(crate) enum Data {
@@ -57,29 +36,29 @@ pub(crate) enum Data {
 }
 
 pub(crate) struct Node {
-    parent: Link,
-    prev: Link,
-    next: Link,
-    first: Link,
-    last: Link,
+    parent: Option<NodeId>,
+    prev: Option<NodeId>,
+    next: Option<NodeId>,
+    first: Option<NodeId>,
+    last: Option<NodeId>,
     pub(crate) data: Data,
 }
 
 impl Node {
     pub(crate) fn parent(&self) -> Option<NodeId> {
-        self.parent.get()
+        self.parent
     }
     pub(crate) fn prev(&self) -> Option<NodeId> {
-        self.prev.get()
+        self.prev
     }
     pub(crate) fn next(&self) -> Option<NodeId> {
-        self.next.get()
+        self.next
     }
     pub(crate) fn first(&self) -> Option<NodeId> {
-        self.first.get()
+        self.first
     }
     pub(crate) fn last(&self) -> Option<NodeId> {
-        self.last.get()
+        self.last
     }
 }
 
@@ -93,11 +72,11 @@ crate::ids::index_by!(NodeId => Arena, nodes, Node);
 impl Arena {
     fn push(&mut self, data: Data) -> NodeId {
         self.nodes.push(Node {
-            parent: Link::NONE,
-            prev: Link::NONE,
-            next: Link::NONE,
-            first: Link::NONE,
-            last: Link::NONE,
+            parent: None,
+            prev: None,
+            next: None,
+            first: None,
+            last: None,
             data,
         });
         NodeId::new(self.nodes.len() - 1)
@@ -114,19 +93,19 @@ impl Arena {
             (n.parent(), n.prev(), n.next())
         };
         if let Some(next) = next {
-            self[next].prev = prev.into();
+            self[next].prev = prev;
         } else if let Some(parent) = parent {
-            self[parent].last = prev.into();
+            self[parent].last = prev;
         }
         if let Some(prev) = prev {
-            self[prev].next = next.into();
+            self[prev].next = next;
         } else if let Some(parent) = parent {
-            self[parent].first = next.into();
+            self[parent].first = next;
         }
         let n = &mut self[i];
-        n.parent = Link::NONE;
-        n.prev = Link::NONE;
-        n.next = Link::NONE;
+        n.parent = None;
+        n.prev = None;
+        n.next = None;
     }
 
     pub(crate) fn append(&mut self, parent: NodeId, child: NodeId) {
@@ -134,15 +113,15 @@ impl Arena {
         let last = self[parent].last();
         {
             let c = &mut self[child];
-            c.parent = Some(parent).into();
-            c.prev = last.into();
+            c.parent = Some(parent);
+            c.prev = last;
         }
         if let Some(last) = last {
-            self[last].next = Some(child).into();
+            self[last].next = Some(child);
         } else {
-            self[parent].first = Some(child).into();
+            self[parent].first = Some(child);
         }
-        self[parent].last = Some(child).into();
+        self[parent].last = Some(child);
     }
 
     pub(crate) fn insert_before(&mut self, sibling: NodeId, new: NodeId) {
@@ -153,16 +132,16 @@ impl Arena {
         };
         {
             let n = &mut self[new];
-            n.parent = parent.into();
-            n.next = Some(sibling).into();
-            n.prev = prev.into();
+            n.parent = parent;
+            n.next = Some(sibling);
+            n.prev = prev;
         }
         if let Some(prev) = prev {
-            self[prev].next = Some(new).into();
+            self[prev].next = Some(new);
         } else if let Some(parent) = parent {
-            self[parent].first = Some(new).into();
+            self[parent].first = Some(new);
         }
-        self[sibling].prev = Some(new).into();
+        self[sibling].prev = Some(new);
     }
 
     /// Replace an element by its children (`<noscript>` unwrapped).

@@ -50,7 +50,7 @@ pub(super) fn prose(pb: &PageBlocks, likely: &[bool], prob: &[f64]) -> Vec<bool>
         return out;
     };
     let inside = pb.subtree(article);
-    for (b, &e) in pb.elem.iter().enumerate() {
+    for (b, e) in pb.block_elems() {
         if inside[e]
             && pb.tokens[b] >= PROSE_TOKENS
             && pb.link_chars[b] as f64 <= MAX_LINK_SHARE * pb.text_chars(b) as f64

@@ -30,7 +30,7 @@ use std::sync::OnceLock;
 use regex::Regex;
 
 use super::{Context, Setting};
-use crate::page::blocks::{attr_flag, ElemId, PageBlocks};
+use crate::page::blocks::{attr_flag, BlockId, ElemId, PageBlocks};
 use crate::read::dom::View;
 
 /// A likely block of at least this many tokens is main text (where it starts, and what
@@ -97,10 +97,10 @@ fn names(view: &View, e: ElemId) -> String {
 fn sections(cx: &Context, setting: Setting, section: impl Fn(ElemId) -> bool) -> Option<Vec<bool>> {
     let (pb, likely, prob) = (cx.pb, cx.kept, cx.prob);
     let n_el = pb.parent.len();
-    let main: Vec<usize> = (0..likely.len())
+    let main: Vec<BlockId> = BlockId::all(likely.len())
         .filter(|&b| likely[b] && pb.tokens[b] >= MAIN_START_TOKENS)
         .collect();
-    let first_likely = (0..likely.len()).find(|&b| likely[b]);
+    let first_likely = BlockId::all(likely.len()).find(|&b| likely[b]);
     let start = main.first().copied().or(first_likely);
     // no section holds where the main text starts, nor its surest block of main-text
     // length (the first on a tie): a story's body in a wrapper named "tone-comment" holds
@@ -127,7 +127,7 @@ fn sections(cx: &Context, setting: Setting, section: impl Fn(ElemId) -> bool) ->
 
 /// The lowest element that holds every main-text block and is not one of them (None
 /// without one).
-fn main_container(pb: &PageBlocks, main: &[usize]) -> Option<ElemId> {
+fn main_container(pb: &PageBlocks, main: &[BlockId]) -> Option<ElemId> {
     let lowest = pb.lowest_common(main.iter().map(|&b| pb.elem[b]))?;
     // one main block: its own element holds nothing beside it, so its parent contains
     if main.iter().any(|&b| pb.elem[b] == lowest) {

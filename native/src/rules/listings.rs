@@ -39,7 +39,7 @@ use super::toolkit::{
     runs, MIN_RECORDS,
 };
 use super::{Context, Setting};
-use crate::page::blocks::{ElemId, PageBlocks};
+use crate::page::blocks::{BlockId, ElemId, PageBlocks};
 
 /// A listing's run holds at least this many times the tokens the model kept (a short
 /// story's "more stories" grid holds fewer)...
@@ -67,7 +67,7 @@ fn wrappers(pb: &PageBlocks) -> HashSet<ElemId> {
 fn listing_records(
     pb: &PageBlocks,
     records: &[ElemId],
-    by_elem: &[Vec<usize>],
+    by_elem: &[Vec<BlockId>],
     main_in: Option<usize>,
 ) -> Vec<ElemId> {
     let placed = placements(pb, records, by_elem);
@@ -195,7 +195,7 @@ pub(super) fn listing(
     {
         return out;
     }
-    for (b, &e) in pb.elem.iter().enumerate() {
+    for (b, e) in pb.block_elems() {
         out[b] |= in_listing[e];
     }
     out
@@ -232,7 +232,7 @@ fn listed_beside_an_intro(
         return true;
     }
     let (mut link, mut all) = (0i64, 0i64);
-    for (b, &e) in pb.elem.iter().enumerate() {
+    for (b, e) in pb.block_elems() {
         if in_listing[e] {
             link += pb.link_chars[b];
             all += pb.text_chars(b);

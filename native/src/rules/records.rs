@@ -29,7 +29,7 @@ use super::toolkit::{
     MIN_RECORD_BLOCKS,
 };
 use super::{Context, Setting};
-use crate::page::blocks::{ElemId, PageBlocks};
+use crate::page::blocks::{BlockId, ElemId, PageBlocks};
 
 /// The rule: the blocks `propagate` brings in to what the model's cut kept.
 pub(super) fn run(cx: &Context, _: Setting) -> Option<Vec<bool>> {
@@ -81,7 +81,7 @@ fn spread(
     pb: &PageBlocks,
     likely: &[bool],
     records: &[ElemId],
-    by_elem: &[Vec<usize>],
+    by_elem: &[Vec<BlockId>],
     out: &mut [bool],
 ) {
     let placed = placements(pb, records, by_elem);

@@ -5,7 +5,7 @@
 
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
-use crate::page::blocks::{attr_flag, tag_bits, ElemId, PageBlocks};
+use crate::page::blocks::{attr_flag, tag_bits, BlockId, ElemId, PageBlocks};
 use crate::read::dom::View;
 
 /// Records of one kind under one parent before they are a run.
@@ -35,8 +35,8 @@ pub(super) fn record_kind(pb: &PageBlocks, e: ElemId) -> String {
 }
 
 /// The page's main block: the likely block of most tokens x probability.
-pub(super) fn main_block(pb: &PageBlocks, likely: &[bool], prob: &[f64]) -> Option<usize> {
-    (0..likely.len())
+pub(super) fn main_block(pb: &PageBlocks, likely: &[bool], prob: &[f64]) -> Option<BlockId> {
+    BlockId::all(likely.len())
         .filter(|&b| likely[b])
         .map(|b| (b, pb.tokens[b] as f64 * prob[b]))
         .filter(|&(_, weight)| weight > 0.0)
@@ -62,16 +62,16 @@ pub(super) fn runs(pb: &PageBlocks) -> HashMap<(ElemId, String), Vec<ElemId>> {
 }
 
 /// The elements holding block `b`: its element and every ancestor.
-pub(super) fn holding(pb: &PageBlocks, b: usize) -> HashSet<ElemId> {
+pub(super) fn holding(pb: &PageBlocks, b: BlockId) -> HashSet<ElemId> {
     let mut out = HashSet::new();
     out.extend(pb.self_and_ancestors(pb.elem[b]));
     out
 }
 
 /// Each element's blocks.
-pub(super) fn blocks_by_elem(pb: &PageBlocks) -> Vec<Vec<usize>> {
-    let mut by_elem: Vec<Vec<usize>> = vec![Vec::new(); pb.parent.len()];
-    for (b, &e) in pb.elem.iter().enumerate() {
+pub(super) fn blocks_by_elem(pb: &PageBlocks) -> Vec<Vec<BlockId>> {
+    let mut by_elem: Vec<Vec<BlockId>> = vec![Vec::new(); pb.parent.len()];
+    for (b, e) in pb.block_elems() {
         by_elem[e].push(b);
     }
     by_elem
@@ -82,8 +82,8 @@ pub(super) fn blocks_by_elem(pb: &PageBlocks) -> Vec<Vec<usize>> {
 pub(super) fn placements(
     pb: &PageBlocks,
     records: &[ElemId],
-    by_elem: &[Vec<usize>],
-) -> Vec<(usize, usize, String)> {
+    by_elem: &[Vec<BlockId>],
+) -> Vec<(usize, BlockId, String)> {
     let record_of: HashMap<ElemId, usize> =
         records.iter().enumerate().map(|(i, &r)| (r, i)).collect();
     // (a block under no record of the run has no place: its walk up would reach the root
@@ -140,12 +140,12 @@ pub(super) fn beside_main(pb: &PageBlocks, holds_main: &HashSet<ElemId>, e: Elem
 
 /// Does the kept text hold prose (a likely block of `PROSE_TOKENS` or more)?
 pub(super) fn keeps_prose(pb: &PageBlocks, likely: &[bool]) -> bool {
-    (0..likely.len()).any(|b| likely[b] && pb.tokens[b] >= PROSE_TOKENS)
+    BlockId::all(likely.len()).any(|b| likely[b] && pb.tokens[b] >= PROSE_TOKENS)
 }
 
 /// The kept text's tokens, and how many of its blocks are prose (`PROSE_TOKENS` or more).
 pub(super) fn kept_text(pb: &PageBlocks, likely: &[bool]) -> (usize, usize) {
-    let kept: Vec<usize> = (0..likely.len())
+    let kept: Vec<usize> = BlockId::all(likely.len())
         .filter(|&b| likely[b])
         .map(|b| pb.tokens[b])
         .collect();
@@ -202,7 +202,7 @@ pub(super) fn inside_sections(
     never_main: Option<&[bool]>,
 ) -> Vec<bool> {
     let never = |e: ElemId| never_main.is_some_and(|n| n[e]);
-    let candidates: Vec<bool> = (0..likely.len())
+    let candidates: Vec<bool> = BlockId::all(likely.len())
         .map(|b| likely[b] && !never(pb.elem[b]))
         .collect();
     let holds_main: HashSet<ElemId> =
