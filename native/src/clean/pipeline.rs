@@ -187,7 +187,7 @@ impl Model {
         let left_out: Vec<bool> = if folds.is_empty() {
             Vec::new()
         } else {
-            r.sites
+            r.sites()
                 .iter()
                 .map(|s| folds.iter().any(|(of, f)| of.get(s.as_str()) == Some(f)))
                 .collect()

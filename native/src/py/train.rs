@@ -11,7 +11,7 @@ use super::read::PyPage;
 use super::{bytes_f64, detached, f64_bytes};
 use crate::clean::pipeline;
 use crate::model::forest::Forest;
-use crate::model::novelty::{descriptor, Reference};
+use crate::model::novelty::{descriptor, Parts, Reference};
 use crate::model::page_type;
 use crate::page::blocks::ElemId;
 use crate::page::context::context_features;
@@ -163,9 +163,17 @@ impl PyNovelty {
             .chunks_exact(4)
             .map(|c| u32::from_le_bytes(c.try_into().unwrap()) as usize)
             .collect();
-        Reference::new(mean, scale, points, site, sites, k, cut)
-            .map(|inner| PyNovelty { inner })
-            .map_err(PyValueError::new_err)
+        Reference::new(Parts {
+            mean,
+            scale,
+            points,
+            site,
+            sites,
+            k,
+            cut,
+        })
+        .map(|inner| PyNovelty { inner })
+        .map_err(PyValueError::new_err)
     }
 
     /// Each descriptor's distance to its k nearest points (`Reference::distance`), leaving
@@ -199,7 +207,7 @@ impl PyNovelty {
 
     #[getter]
     fn cut(&self) -> f64 {
-        self.inner.cut
+        self.inner.cut()
     }
 }
 
