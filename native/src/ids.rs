@@ -17,7 +17,8 @@
 /// Declare a typed id: a `u32` index with `new` (from a `usize` index) and `index`. It holds
 /// the index plus one in a `NonZeroU32`, so `Option<Id>` is the same 4 bytes as the id
 /// (none is the 0 no id holds) and an array of them as dense as of `u32`; `index` is one
-/// subtraction, no branch.
+/// subtraction, no branch. (Tried and dearer, callgrind on `core_loop.py 1`: `2i + 1` with
+/// `index` a shift, +10 M instructions; the subtraction done in `usize`, +15 M.)
 macro_rules! typed_id {
     ($(#[$meta:meta])* $name:ident) => {
         $(#[$meta])*
