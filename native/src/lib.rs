@@ -21,7 +21,9 @@ mod page;
 mod read;
 mod rules;
 
-// What every stage reads: Python's string semantics (`text`) and its URLs (`urls`).
+// What every stage reads: Python's string semantics (`text`) and its URLs (`urls`), and the
+// typed ids of nodes, elements and blocks (`ids`).
+mod ids;
 mod text;
 mod urls;
 

@@ -8,7 +8,7 @@ use crate::model::forest::Forest;
 use crate::model::novelty::{descriptor, Reference};
 use crate::output::render::{render, OutBlock, Verdict};
 use crate::output::structure::{Format, Options};
-use crate::page::blocks::{tag_bits, walk, PageBlocks};
+use crate::page::blocks::{tag_bits, walk, ElemId, PageBlocks};
 use crate::page::context::context_features;
 use crate::page::features::{ancestors, block_features, N_FEATURES};
 use crate::read::dom::{base_href, build_view, title, View};
@@ -187,7 +187,7 @@ impl Model {
         let left_out: Vec<bool> = if folds.is_empty() {
             Vec::new()
         } else {
-            r.sites
+            r.sites()
                 .iter()
                 .map(|s| folds.iter().any(|(of, f)| of.get(s.as_str()) == Some(f)))
                 .collect()
@@ -199,7 +199,7 @@ impl Model {
 pub(crate) fn features(
     p: &mut Prepared,
     evidence: Option<&Evidence>,
-) -> (Vec<f64>, Vec<f64>, Vec<[i64; 6]>) {
+) -> (Vec<f64>, Vec<f64>, Vec<[Option<ElemId>; 6]>) {
     features_marked(p, evidence, &mut |_| {})
 }
 
@@ -208,7 +208,7 @@ fn features_marked(
     p: &mut Prepared,
     evidence: Option<&Evidence>,
     mark: &mut dyn FnMut(&'static str),
-) -> (Vec<f64>, Vec<f64>, Vec<[i64; 6]>) {
+) -> (Vec<f64>, Vec<f64>, Vec<[Option<ElemId>; 6]>) {
     let site = match evidence {
         Some(ev) => {
             let digest = p.digest.clone();
@@ -232,7 +232,7 @@ pub(crate) fn probabilities(
     cv: Option<&str>,
     x: &[f64],
     ntok: &[f64],
-    anc: &[[i64; 6]],
+    anc: &[[Option<ElemId>; 6]],
 ) -> Vec<f64> {
     let n = ntok.len();
     let mut p = vec![0.0; n];
@@ -304,7 +304,7 @@ pub(crate) fn verdicts(p: &Prepared, prob: &[f64], novel: bool, cut: Cut) -> Vec
     );
     let mut out = vec![None; p.view.elems.len()];
     for ((&e, ruling), &score) in p.pb.elem.iter().zip(rulings).zip(prob) {
-        out[p.view.preorder[e] as usize] = Some(Verdict {
+        out[p.view.preorder[e]] = Some(Verdict {
             content: ruling.content,
             score,
             section: ruling.by,
@@ -414,8 +414,8 @@ pub(crate) fn comment_elements(
         return Vec::new();
     }
     let (pb, view) = (&p.pb, &p.view);
-    let names = |e: usize| {
-        let el = &view.elems[view.preorder[e] as usize];
+    let names = |e: ElemId| {
+        let el = &view[view.preorder[e]];
         let mut names = String::new();
         if el.has_attrs {
             for a in ["class", "id"] {
@@ -426,18 +426,17 @@ pub(crate) fn comment_elements(
         names.to_ascii_lowercase()
     };
     let form = tag_bits("form");
-    let control = |e: usize| {
+    let control = |e: ElemId| {
         pb.tag_flags[e] & form != 0
             || reply_form_name().is_match(&names(e))
             || (matches!(pb.tags[e].as_str(), "a" | "button") && names(e).contains("reply"))
     };
     let in_control = pb.under(control);
-    let is_comment =
-        |e: usize| v[view.preorder[e] as usize].is_some_and(|x| x.section == Some(COMMENTS));
+    let is_comment = |e: ElemId| v[view.preorder[e]].is_some_and(|x| x.section == Some(COMMENTS));
     let in_comment = pb.under(is_comment);
     let mut out = vec![Apart::Inherit; view.elems.len()];
-    for e in 0..pb.tags.len() {
-        let ve = view.preorder[e] as usize;
+    for e in pb.elems() {
+        let ve = view.preorder[e].index();
         if in_comment[e] && in_control[e] {
             out[ve] = Apart::Control;
         } else if is_comment(e) {
@@ -457,10 +456,7 @@ pub(crate) fn confidence_features(
     cut: &Cut,
 ) -> Vec<f64> {
     let per_block: Vec<Option<Verdict>> =
-        p.pb.elem
-            .iter()
-            .map(|&e| v[p.view.preorder[e] as usize])
-            .collect();
+        p.pb.elem.iter().map(|&e| v[p.view.preorder[e]]).collect();
     crate::clean::confidence::features(&p.pb, prob, &per_block, page_cuts(prob, cut).0, novel)
 }
 
@@ -519,11 +515,11 @@ mod tests {
             .view
             .preorder
             .iter()
-            .filter(|&&ve| marks[ve as usize] == Apart::Control)
-            .map(|&ve| p.view.elems[ve as usize].tag.clone())
+            .filter(|&&ve| marks[ve] == Apart::Control)
+            .map(|&ve| p.view[ve].tag.clone())
             .collect();
-        for (b, &e) in p.pb.elem.iter().enumerate() {
-            let ve = p.view.preorder[e] as usize;
+        for (b, e) in p.pb.block_elems() {
+            let ve = p.view.preorder[e].index();
             if marks[ve] == Apart::Comment {
                 comments.push(p.pb.text[b].clone());
             }

@@ -7,7 +7,7 @@ use std::sync::OnceLock;
 
 use regex::Regex;
 
-use crate::page::blocks::{PageBlocks, SiteShares};
+use crate::page::blocks::{ElemId, PageBlocks, SiteShares};
 use crate::read::dom::{View, STYLE_ATTRS};
 use crate::text::{is_space, lower, split_ws, strip};
 
@@ -83,11 +83,11 @@ pub(crate) fn style_key(tag: &str, get: impl Fn(&str) -> Option<String>) -> Stri
 /// Per block: the keys of its normalised text, of that text with digits folded, and of
 /// its layout position (style keys of its element, parent and grandparent).
 pub(crate) fn block_keys(pb: &PageBlocks, view: &View) -> [Vec<u64>; 3] {
-    let mut keys: HashMap<usize, String> = HashMap::new();
-    let mut style_of = |e: usize| -> String {
+    let mut keys: HashMap<ElemId, String> = HashMap::new();
+    let mut style_of = |e: ElemId| -> String {
         keys.entry(e)
             .or_insert_with(|| {
-                let el = &view.elems[view.preorder[e] as usize];
+                let el = &view[view.preorder[e]];
                 if el.has_attrs {
                     style_key(&el.tag, |k| el.get(k).map(str::to_string))
                 } else {
@@ -115,13 +115,8 @@ pub(crate) fn block_keys(pb: &PageBlocks, view: &View) -> [Vec<u64>; 3] {
         t.push(key64(&norm));
         f.push(key64(&digits().replace_all(&norm, "0")));
         let mut parts = Vec::with_capacity(3);
-        let mut e = pb.elem[b] as i64;
-        for _ in 0..3 {
-            if e < 0 {
-                break;
-            }
-            parts.push(style_of(e as usize));
-            e = pb.parent[e as usize];
+        for e in pb.self_and_ancestors(pb.elem[b]).take(3) {
+            parts.push(style_of(e));
         }
         p.push(key64(&parts.join("/")));
     }

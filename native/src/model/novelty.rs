@@ -100,60 +100,63 @@ pub(crate) fn descriptor(x: &[f64], ntok: &[f64]) -> Vec<f64> {
     out
 }
 
-/// The training pages' descriptors, standardized, with each page's site, and the distance
-/// beyond which a page is unlike them (`cut`).
+/// What a reference is made of, as a model file holds it; `Reference::new` checks it.
 #[derive(Clone)]
-pub(crate) struct Reference {
-    mean: Vec<f64>,
-    scale: Vec<f64>,
+pub(crate) struct Parts {
+    /// the descriptors' means and scales (`WIDTH` each), that standardize them
+    pub(crate) mean: Vec<f64>,
+    pub(crate) scale: Vec<f64>,
     /// rows of `WIDTH`, standardized
-    points: Vec<f64>,
+    pub(crate) points: Vec<f64>,
     /// each point's site, an index into `sites`
-    site: Vec<usize>,
+    pub(crate) site: Vec<usize>,
     pub(crate) sites: Vec<String>,
-    k: usize,
+    /// how many nearest points a distance is the mean of
+    pub(crate) k: usize,
+    /// the distance beyond which a page is unlike the points
     pub(crate) cut: f64,
 }
 
+/// The training pages' descriptors, standardized, with each page's site, and the distance
+/// beyond which a page is unlike them (`cut`): `Parts` that were checked.
+#[derive(Clone)]
+pub(crate) struct Reference(Parts);
+
 impl Reference {
-    pub(crate) fn new(
-        mean: Vec<f64>,
-        scale: Vec<f64>,
-        points: Vec<f64>,
-        site: Vec<usize>,
-        sites: Vec<String>,
-        k: usize,
-        cut: f64,
-    ) -> Result<Self, String> {
-        if mean.len() != WIDTH || scale.len() != WIDTH {
+    pub(crate) fn new(p: Parts) -> Result<Self, String> {
+        if p.mean.len() != WIDTH || p.scale.len() != WIDTH {
             return Err(format!("novelty: {WIDTH} columns expected"));
         }
-        if points.len() != site.len() * WIDTH || site.is_empty() {
+        if p.points.len() != p.site.len() * WIDTH || p.site.is_empty() {
             return Err("novelty: one site per point, and a point or more".into());
         }
-        if site.iter().any(|&s| s >= sites.len()) {
+        if p.site.iter().any(|&s| s >= p.sites.len()) {
             return Err("novelty: a point's site is out of range".into());
         }
-        if k == 0 || k > site.len() {
+        if p.k == 0 || p.k > p.site.len() {
             return Err("novelty: k must be 1 to the number of points".into());
         }
         let finite = |v: &[f64]| v.iter().all(|x| x.is_finite());
-        if !finite(&mean) || !finite(&points) || scale.iter().any(|&s| !(s > 0.0 && s.is_finite()))
+        if !finite(&p.mean)
+            || !finite(&p.points)
+            || p.scale.iter().any(|&s| !(s > 0.0 && s.is_finite()))
         {
             return Err("novelty: means and points must be finite, scales positive".into());
         }
-        if cut.is_nan() {
+        if p.cut.is_nan() {
             return Err("novelty: the cut is not a number".into());
         }
-        Ok(Reference {
-            mean,
-            scale,
-            points,
-            site,
-            sites,
-            k,
-            cut,
-        })
+        Ok(Reference(p))
+    }
+
+    /// The training pages' sites (a point's site is an index into them).
+    pub(crate) fn sites(&self) -> &[String] {
+        &self.0.sites
+    }
+
+    /// The distance beyond which a page is unlike the points.
+    pub(crate) fn cut(&self) -> f64 {
+        self.0.cut
     }
 
     /// The mean distance from descriptor `d` to its `k` nearest points (standardized
@@ -161,30 +164,30 @@ impl Reference {
     /// `k` remain.
     pub(crate) fn distance(&self, d: &[f64], skip: &dyn Fn(usize) -> bool) -> f64 {
         let q: Vec<f64> = (0..WIDTH)
-            .map(|j| (d.get(j).copied().unwrap_or(0.0) - self.mean[j]) / self.scale[j])
+            .map(|j| (d.get(j).copied().unwrap_or(0.0) - self.0.mean[j]) / self.0.scale[j])
             .collect();
         // the k smallest squared distances, kept sorted (k is small)
-        let mut best: Vec<f64> = Vec::with_capacity(self.k + 1);
-        for (i, row) in self.points.chunks_exact(WIDTH).enumerate() {
-            if skip(self.site[i]) {
+        let mut best: Vec<f64> = Vec::with_capacity(self.0.k + 1);
+        for (i, row) in self.0.points.chunks_exact(WIDTH).enumerate() {
+            if skip(self.0.site[i]) {
                 continue;
             }
             let d2: f64 = row.iter().zip(&q).map(|(a, b)| (a - b) * (a - b)).sum();
-            if best.len() < self.k || d2 < best[best.len() - 1] {
+            if best.len() < self.0.k || d2 < best[best.len() - 1] {
                 let at = best.partition_point(|&x| x <= d2);
                 best.insert(at, d2);
-                best.truncate(self.k);
+                best.truncate(self.0.k);
             }
         }
-        if best.len() < self.k {
+        if best.len() < self.0.k {
             return f64::INFINITY;
         }
-        best.iter().map(|x| x.sqrt()).sum::<f64>() / self.k as f64
+        best.iter().map(|x| x.sqrt()).sum::<f64>() / self.0.k as f64
     }
 
     /// Is the page of descriptor `d` unlike the points `skip` leaves?
     pub(crate) fn novel(&self, d: &[f64], skip: &dyn Fn(usize) -> bool) -> bool {
-        self.distance(d, skip) > self.cut
+        self.distance(d, skip) > self.0.cut
     }
 }
 
@@ -201,15 +204,15 @@ mod tests {
             flat.extend(row);
         }
         let n_sites = sites.iter().max().map_or(0, |m| m + 1);
-        Reference::new(
-            vec![0.0; WIDTH],
-            vec![1.0; WIDTH],
-            flat,
-            sites.to_vec(),
-            (0..n_sites).map(|s| format!("site{s}")).collect(),
+        Reference::new(Parts {
+            mean: vec![0.0; WIDTH],
+            scale: vec![1.0; WIDTH],
+            points: flat,
+            site: sites.to_vec(),
+            sites: (0..n_sites).map(|s| format!("site{s}")).collect(),
             k,
             cut,
-        )
+        })
         .unwrap()
     }
 
@@ -233,15 +236,15 @@ mod tests {
         let points: Vec<f64> = (0..n * WIDTH).map(|_| next()).collect();
         let sites: Vec<usize> = (0..n).map(|i| i % 7).collect();
         for k in [1, 5, 12] {
-            let r = Reference::new(
-                vec![0.1; WIDTH],
-                vec![0.9; WIDTH],
-                points.clone(),
-                sites.clone(),
-                (0..7).map(|s| format!("site{s}")).collect(),
+            let r = Reference::new(Parts {
+                mean: vec![0.1; WIDTH],
+                scale: vec![0.9; WIDTH],
+                points: points.clone(),
+                site: sites.clone(),
+                sites: (0..7).map(|s| format!("site{s}")).collect(),
                 k,
-                1.0,
-            )
+                cut: 1.0,
+            })
             .unwrap();
             for t in 0..20 {
                 let d: Vec<f64> = (0..WIDTH).map(|_| next()).collect();
@@ -307,29 +310,29 @@ mod tests {
     #[test]
     fn bad_references_are_refused() {
         let ok = |k, cut| {
-            Reference::new(
-                vec![0.0; WIDTH],
-                vec![1.0; WIDTH],
-                vec![0.0; WIDTH],
-                vec![0],
-                vec!["a".into()],
+            Reference::new(Parts {
+                mean: vec![0.0; WIDTH],
+                scale: vec![1.0; WIDTH],
+                points: vec![0.0; WIDTH],
+                site: vec![0],
+                sites: vec!["a".into()],
                 k,
                 cut,
-            )
+            })
         };
         assert!(ok(1, 1.0).is_ok());
         assert!(ok(2, 1.0).is_err());
         assert!(ok(0, 1.0).is_err());
         assert!(ok(1, f64::NAN).is_err());
-        let zero_scale = Reference::new(
-            vec![0.0; WIDTH],
-            vec![0.0; WIDTH],
-            vec![0.0; WIDTH],
-            vec![0],
-            vec!["a".into()],
-            1,
-            1.0,
-        );
+        let zero_scale = Reference::new(Parts {
+            mean: vec![0.0; WIDTH],
+            scale: vec![0.0; WIDTH],
+            points: vec![0.0; WIDTH],
+            site: vec![0],
+            sites: vec!["a".into()],
+            k: 1,
+            cut: 1.0,
+        });
         assert!(zero_scale.is_err());
     }
 }

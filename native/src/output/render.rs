@@ -2,8 +2,7 @@
 //! (`sitesift.verdicts.render_blocks`, for the verdicts the default cleaner gives: one per
 //! block element, none final).
 
-use crate::read::dom::{is_block_tag, Item, View};
-use crate::read::parse::NONE;
+use crate::read::dom::{is_block_tag, Item, View, ViewId};
 use crate::rules::RuleId;
 use crate::text::{all_space, fold_ws, split_ws};
 
@@ -20,7 +19,8 @@ pub(crate) struct OutBlock {
     pub(crate) text: String,
     pub(crate) tag: String,
     pub(crate) verdict: Option<Verdict>, // None: no verdict above (kept)
-    pub(crate) nid: u32,
+    /// the element whose verdict decided it (none: the virtual root)
+    pub(crate) elem: Option<ViewId>,
     pub(crate) path: String,
 }
 
@@ -43,23 +43,22 @@ fn push_label(s: &mut String, el: &crate::read::dom::Elem) {
 }
 
 /// `body/div#main/p`: an element's readable address.
-pub(crate) fn path(view: &View, v: u32, cache: &mut [Option<String>]) -> String {
-    if v == NONE {
+pub(crate) fn path(view: &View, v: Option<ViewId>, cache: &mut [Option<String>]) -> String {
+    let Some(v) = v else {
         return String::new();
-    }
-    if let Some(p) = &cache[v as usize] {
+    };
+    if let Some(p) = &cache[v] {
         return p.clone();
     }
     let mut chain = vec![v];
-    let mut up = view.elems[v as usize].parent;
-    while up != NONE && cache[up as usize].is_none() {
-        chain.push(up);
-        up = view.elems[up as usize].parent;
+    let mut up = view[v].parent;
+    while let Some(u) = up.filter(|u| cache[*u].is_none()) {
+        chain.push(u);
+        up = view[u].parent;
     }
-    let mut prefix = if up == NONE {
-        String::new()
-    } else {
-        cache[up as usize].clone().unwrap()
+    let mut prefix = match up {
+        Some(u) => cache[u].clone().unwrap(),
+        None => String::new(),
     };
     // (each address grown from its parent's in place, where a `format!` of the two made a
     // new string per element)
@@ -67,8 +66,8 @@ pub(crate) fn path(view: &View, v: u32, cache: &mut [Option<String>]) -> String 
         if !prefix.is_empty() {
             prefix.push('/');
         }
-        push_label(&mut prefix, &view.elems[e as usize]);
-        cache[e as usize] = Some(prefix.clone());
+        push_label(&mut prefix, &view[e]);
+        cache[e] = Some(prefix.clone());
     }
     prefix
 }
@@ -83,22 +82,22 @@ pub(crate) fn render(
     with_paths: bool,
 ) -> (Vec<OutBlock>, usize) {
     enum Work<'a> {
-        Node(u32),
+        Node(ViewId),
         Text(&'a str),
-        Leave(Option<Verdict>, u32, &'a str),
+        Leave(Option<Verdict>, Option<ViewId>, &'a str),
     }
     let mut out = Vec::new();
     let mut count = 0usize;
     let mut cache: Vec<Option<String>> = vec![None; view.elems.len()];
     let mut parts = String::new();
     let mut verdict: Option<Verdict> = None;
-    let mut decider: u32 = NONE; // NONE: the virtual root
+    let mut decider: Option<ViewId> = None; // None: the virtual root
     let mut tag: &str = "body";
-    let mut stack: Vec<Work> = vec![Work::Node(0)];
+    let mut stack: Vec<Work> = vec![Work::Node(ViewId::BODY)];
 
     let flush = |parts: &mut String,
                  verdict: Option<Verdict>,
-                 decider: u32,
+                 decider: Option<ViewId>,
                  tag: &str,
                  out: &mut Vec<OutBlock>,
                  count: &mut usize,
@@ -113,12 +112,11 @@ pub(crate) fn render(
             } else {
                 String::new()
             };
-            let nid = if decider == NONE { 0 } else { decider + 1 };
             out.push(OutBlock {
                 text,
                 tag: tag.to_string(),
                 verdict,
-                nid,
+                elem: decider,
                 path: p,
             });
         }
@@ -142,8 +140,8 @@ pub(crate) fn render(
                 tag = t;
             }
             Work::Node(e) => {
-                let el = &view.elems[e as usize];
-                let found = verdicts[e as usize];
+                let el = &view[e];
+                let found = verdicts[e];
                 let is_block = is_block_tag(&el.tag);
                 if !parts.is_empty() && (found.is_some() || is_block) {
                     flush(
@@ -154,7 +152,7 @@ pub(crate) fn render(
                     stack.push(Work::Leave(verdict, decider, tag));
                     if found.is_some() {
                         verdict = found;
-                        decider = e;
+                        decider = Some(e);
                     }
                     if is_block {
                         tag = el.tag.as_str();
@@ -194,9 +192,9 @@ mod tests {
         let pb = walk(&v, None, None);
         assert_eq!(pb.text, ["Home", "Story text"]);
         let mut verdicts = vec![None; v.elems.len()];
-        for (b, &e) in pb.elem.iter().enumerate() {
-            let content = b == 1;
-            verdicts[v.preorder[e] as usize] = Some(Verdict {
+        for (b, e) in pb.block_elems() {
+            let content = b.index() == 1;
+            verdicts[v.preorder[e]] = Some(Verdict {
                 content,
                 score: 0.5,
                 section: None,
@@ -222,9 +220,10 @@ mod tests {
         );
         let v2 = build_view(&a, a.html_child("body").unwrap());
         let mut cache = vec![None; v2.elems.len()];
-        let paths: Vec<String> = (0..v2.elems.len() as u32)
-            .filter(|&e| v2.elems[e as usize].tag == "p")
-            .map(|e| path(&v2, e, &mut cache))
+        let paths: Vec<String> = (0..v2.elems.len())
+            .map(ViewId::new)
+            .filter(|&e| v2[e].tag == "p")
+            .map(|e| path(&v2, Some(e), &mut cache))
             .collect();
         assert_eq!(paths, ["body/div./p", "body/div.a.b/p", "body/div#x/p"]);
         let (content_only, found) = render(&v, &verdicts, false, false);

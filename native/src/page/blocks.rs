@@ -112,15 +112,33 @@ pub(crate) const N_ATTR: usize = 20;
 const N_TAG: usize = 20;
 pub(crate) const N_NEAR: usize = N_ATTR + N_TAG;
 
+crate::ids::typed_id!(
+    /// An element of a page's blocks: its place in the walk, the visible tree's preorder
+    /// (`View::preorder` names its element of the tree). The element arrays (`tags`,
+    /// `flags`, the rules' `Vec<bool>`s over elements) are indexed by it directly.
+    ElemId
+);
+
+crate::ids::index_slices_by!(ElemId);
+
+crate::ids::typed_id!(
+    /// A block of a page: its place among `PageBlocks`'s blocks, in the order their text
+    /// starts in the document. The block arrays (`elem`, `text`, `tokens`, the feature rows,
+    /// the probabilities and the rules' `Vec<bool>`s over blocks) are indexed by it directly.
+    BlockId
+);
+
+crate::ids::index_slices_by!(BlockId);
+
 /// The blocks of one page and the element arrays behind them.
 ///
-/// Elements are in document (pre)order; `parent[i]` is the index of element i's parent
-/// (-1 for `<body>`). Blocks are in the order their text starts in the document.
+/// Elements are in document (pre)order; `parent[e]` is element e's parent (none for
+/// `<body>`). Blocks are in the order their text starts in the document.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct PageBlocks {
     // elements
     pub(crate) tags: Vec<String>,
-    pub(crate) parent: Vec<i64>,
+    pub(crate) parent: Vec<Option<ElemId>>,
     pub(crate) depth: Vec<i64>,
     /// own keyword-group bits (ATTR_GROUPS)
     pub(crate) flags: Vec<u32>,
@@ -132,7 +150,7 @@ pub(crate) struct PageBlocks {
     pub(crate) consent: Vec<ConsentName>,
     // blocks
     /// the block's element
-    pub(crate) elem: Vec<usize>,
+    pub(crate) elem: Vec<ElemId>,
     /// its own text, whitespace folded ("\n" where a line breaks)
     pub(crate) text: Vec<String>,
     /// its tokens (`text::count_tokens`: runs of word characters), counted once for every
@@ -160,64 +178,86 @@ pub(crate) struct PageBlocks {
 impl PageBlocks {
     /// The lowest element holding every one of `elems` (one of them, if it holds the
     /// others; None for none): the deeper of two walks up until they meet.
-    pub(crate) fn lowest_common(&self, elems: impl IntoIterator<Item = usize>) -> Option<usize> {
+    pub(crate) fn lowest_common(&self, elems: impl IntoIterator<Item = ElemId>) -> Option<ElemId> {
         let mut elems = elems.into_iter();
-        let mut a = elems.next()? as i64;
-        for e in elems {
-            let mut b = e as i64;
+        let mut a = elems.next()?;
+        for mut b in elems {
             while a != b {
-                if a < 0 || b < 0 {
-                    return None;
-                }
-                if self.depth[a as usize] >= self.depth[b as usize] {
-                    a = self.parent[a as usize];
+                if self.depth[a] >= self.depth[b] {
+                    a = self.parent[a]?;
                 } else {
-                    b = self.parent[b as usize];
+                    b = self.parent[b]?;
                 }
             }
         }
-        (a >= 0).then_some(a as usize)
+        Some(a)
+    }
+
+    /// How many elements the page has.
+    pub(crate) fn n_elems(&self) -> usize {
+        self.parent.len()
+    }
+
+    /// How many blocks the page has.
+    pub(crate) fn n_blocks(&self) -> usize {
+        self.elem.len()
+    }
+
+    /// Every block, in document order.
+    pub(crate) fn blocks(&self) -> impl DoubleEndedIterator<Item = BlockId> {
+        BlockId::all(self.n_blocks())
+    }
+
+    /// Every block with its element.
+    pub(crate) fn block_elems(&self) -> impl Iterator<Item = (BlockId, ElemId)> + '_ {
+        self.blocks().zip(self.elem.iter().copied())
+    }
+
+    /// Every element, in preorder.
+    pub(crate) fn elems(&self) -> impl DoubleEndedIterator<Item = ElemId> {
+        ElemId::all(self.parent.len())
+    }
+
+    /// `e` and the elements above it, up to `<body>`.
+    pub(crate) fn self_and_ancestors(&self, e: ElemId) -> impl Iterator<Item = ElemId> + '_ {
+        std::iter::successors(Some(e), |&x| self.parent[x])
     }
 
     /// Per element, the sum of `per_block` over the blocks in its subtree (elements come in
     /// preorder: children after parents).
-    pub(crate) fn subtree_sums(&self, per_block: impl Fn(usize) -> usize) -> Vec<usize> {
-        let mut own = vec![0usize; self.parent.len()];
-        for (b, &e) in self.elem.iter().enumerate() {
+    pub(crate) fn subtree_sums(&self, per_block: impl Fn(BlockId) -> usize) -> Vec<usize> {
+        let mut own = vec![0usize; self.n_elems()];
+        for (b, e) in self.block_elems() {
             own[e] += per_block(b);
         }
         self.added_up(own)
     }
 
     /// Per element, how many elements of its subtree (itself included) `pick` picks.
-    pub(crate) fn element_sums(&self, pick: impl Fn(usize) -> bool) -> Vec<usize> {
-        self.added_up(
-            (0..self.parent.len())
-                .map(|e| usize::from(pick(e)))
-                .collect(),
-        )
+    pub(crate) fn element_sums(&self, pick: impl Fn(ElemId) -> bool) -> Vec<usize> {
+        self.added_up(self.elems().map(|e| usize::from(pick(e))).collect())
     }
 
     /// Each element's own figure plus its descendants' (children come after their parent
     /// in preorder, so one backward pass).
     fn added_up(&self, mut sum: Vec<usize>) -> Vec<usize> {
-        for e in (0..sum.len()).rev() {
-            if self.parent[e] >= 0 {
-                sum[self.parent[e] as usize] += sum[e];
+        for e in self.elems().rev() {
+            if let Some(up) = self.parent[e] {
+                sum[up] += sum[e];
             }
         }
         sum
     }
 
     /// Where the subtree of element `root` ends: in preorder it is `root..end`.
-    pub(crate) fn subtree_end(&self, root: usize) -> usize {
-        (root + 1..self.parent.len())
+    pub(crate) fn subtree_end(&self, root: ElemId) -> usize {
+        (root.index() + 1..self.n_elems())
             .find(|&e| self.depth[e] <= self.depth[root])
-            .unwrap_or(self.parent.len())
+            .unwrap_or(self.n_elems())
     }
 
     /// Block `b`'s characters that are not space, counted as `link_chars` counts them.
-    pub(crate) fn text_chars(&self, b: usize) -> i64 {
+    pub(crate) fn text_chars(&self, b: BlockId) -> i64 {
         crate::text::split_ws(&self.text[b])
             .map(|w| w.chars().count() as i64)
             .sum()
@@ -225,22 +265,20 @@ impl PageBlocks {
 
     /// Per element, whether it or an ancestor is one `own` holds (elements come in preorder,
     /// parents first).
-    pub(crate) fn under(&self, own: impl Fn(usize) -> bool) -> Vec<bool> {
-        let mut inside = vec![false; self.parent.len()];
-        for e in 0..self.parent.len() {
-            let up = self.parent[e];
-            inside[e] = (up >= 0 && inside[up as usize]) || own(e);
+    pub(crate) fn under(&self, own: impl Fn(ElemId) -> bool) -> Vec<bool> {
+        let mut inside = vec![false; self.n_elems()];
+        for e in self.elems() {
+            inside[e] = self.parent[e].is_some_and(|up| inside[up]) || own(e);
         }
         inside
     }
 
     /// Per element, whether it is `root` or lies under it (elements come in preorder,
     /// parents first).
-    pub(crate) fn subtree(&self, root: usize) -> Vec<bool> {
-        let mut inside = vec![false; self.parent.len()];
-        for e in root..self.parent.len() {
-            let up = self.parent[e];
-            inside[e] = e == root || (up >= 0 && inside[up as usize]);
+    pub(crate) fn subtree(&self, root: ElemId) -> Vec<bool> {
+        let mut inside = vec![false; self.n_elems()];
+        for e in self.elems().skip(root.index()) {
+            inside[e] = e == root || self.parent[e].is_some_and(|up| inside[up]);
         }
         inside
     }
@@ -264,7 +302,7 @@ use std::sync::OnceLock;
 
 use regex::{Regex, RegexSet};
 
-use crate::read::dom::{is_block_tag, Item, View};
+use crate::read::dom::{is_block_tag, Item, View, ViewId};
 use crate::text::WordHasher;
 use crate::text::{all_space, lower, split_ws};
 
@@ -514,7 +552,7 @@ pub(crate) fn walk(view: &View, title: Option<&str>, url: Option<&str>) -> PageB
         url: url.map(str::to_string),
         ..Default::default()
     };
-    let mut owner_of: Vec<usize> = Vec::with_capacity(n_el);
+    let mut owner_of: Vec<ElemId> = Vec::with_capacity(n_el);
     let mut in_link: Vec<bool> = Vec::with_capacity(n_el);
     let mut away: Vec<bool> = Vec::with_capacity(n_el);
     let mut b_away: Vec<i64> = Vec::new();
@@ -522,7 +560,7 @@ pub(crate) fn walk(view: &View, title: Option<&str>, url: Option<&str>) -> PageB
     let mut nearest_of: Vec<[i64; N_NEAR]> = Vec::with_capacity(n_el);
     // owner element (walk index) -> its block; usize::MAX: none yet
     let mut block_of: Vec<usize> = vec![usize::MAX; n_el];
-    let mut b_elem: Vec<usize> = Vec::new();
+    let mut b_elem: Vec<ElemId> = Vec::new();
     let mut b_parts: Vec<String> = Vec::new();
     let mut b_link: Vec<i64> = Vec::new();
     let mut b_links: Vec<i64> = Vec::new();
@@ -531,7 +569,7 @@ pub(crate) fn walk(view: &View, title: Option<&str>, url: Option<&str>) -> PageB
 
     macro_rules! block {
         ($owner:expr) => {{
-            let owner: usize = $owner;
+            let owner: ElemId = $owner;
             match block_of[owner] {
                 b if b != usize::MAX => b,
                 _ => {
@@ -551,10 +589,10 @@ pub(crate) fn walk(view: &View, title: Option<&str>, url: Option<&str>) -> PageB
     }
 
     enum Work<'a> {
-        Node(u32, i64),
-        Text(&'a str, usize),
+        Node(ViewId, Option<ElemId>),
+        Text(&'a str, ElemId),
     }
-    let mut stack: Vec<Work> = vec![Work::Node(0, -1)];
+    let mut stack: Vec<Work> = vec![Work::Node(ViewId::BODY, None)];
     while let Some(item) = stack.pop() {
         match item {
             Work::Text(text, up) => {
@@ -580,16 +618,12 @@ pub(crate) fn walk(view: &View, title: Option<&str>, url: Option<&str>) -> PageB
                 }
             }
             Work::Node(v, up) => {
-                let el = &view.elems[v as usize];
+                let el = &view[v];
                 let tag = el.tag.as_str();
-                let i = pb.tags.len();
+                let i = ElemId::new(pb.tags.len());
                 pb.tags.push(el.tag.clone());
                 pb.parent.push(up);
-                let d = if up >= 0 {
-                    pb.depth[up as usize] + 1
-                } else {
-                    0
-                };
+                let d = up.map_or(0, |up| pb.depth[up] + 1);
                 pb.depth.push(d);
                 let mut own = if el.has_attrs {
                     attr_flags(|k| el.get(k))
@@ -616,7 +650,7 @@ pub(crate) fn walk(view: &View, title: Option<&str>, url: Option<&str>) -> PageB
                 } else {
                     el.tag.clone()
                 });
-                let link = tag == "a" || (up >= 0 && in_link[up as usize]);
+                let link = tag == "a" || up.is_some_and(|up| in_link[up]);
                 in_link.push(link);
                 away.push(if tag == "a" {
                     // (a relative link stays on the page's host)
@@ -626,13 +660,9 @@ pub(crate) fn walk(view: &View, title: Option<&str>, url: Option<&str>) -> PageB
                             .is_some_and(|h| h != *page)
                     })
                 } else {
-                    up >= 0 && away[up as usize]
+                    up.is_some_and(|up| away[up])
                 });
-                let mut near = if up >= 0 {
-                    nearest_of[up as usize]
-                } else {
-                    [-1; N_NEAR]
-                };
+                let mut near = up.map_or([-1; N_NEAR], |up| nearest_of[up]);
                 let bits = (own as u64) | ((tbits as u64) << N_ATTR);
                 for (k, slot) in near.iter_mut().enumerate() {
                     if bits >> k & 1 == 1 {
@@ -642,14 +672,14 @@ pub(crate) fn walk(view: &View, title: Option<&str>, url: Option<&str>) -> PageB
                 nearest_of.push(near);
                 if is_block_tag(tag) && tag != "br" && tag != "hr" {
                     owner_of.push(i);
-                    if up >= 0 {
-                        let b = block_of[owner_of[up as usize]];
+                    if let Some(up) = up {
+                        let b = block_of[owner_of[up]];
                         if b != usize::MAX {
                             b_parts[b].push('\n');
                         }
                     }
                 } else {
-                    let owner = if up >= 0 { owner_of[up as usize] } else { i };
+                    let owner = up.map_or(i, |up| owner_of[up]);
                     owner_of.push(owner);
                     if tag == "br"
                         || tag == "hr"
@@ -668,7 +698,7 @@ pub(crate) fn walk(view: &View, title: Option<&str>, url: Option<&str>) -> PageB
                 }
                 for child in el.children.iter().rev() {
                     match child {
-                        Item::Elem(k) => stack.push(Work::Node(*k, i as i64)),
+                        Item::Elem(k) => stack.push(Work::Node(*k, Some(i))),
                         Item::Text(t) => stack.push(Work::Text(t.as_str(), i)),
                     }
                 }
@@ -810,7 +840,7 @@ mod tests {
             .iter()
             .map(|t| {
                 let b = pb.text.iter().position(|x| x == t).unwrap();
-                pb.flags[pb.parent[pb.elem[b]] as usize] & attr_flag("sidebar") != 0
+                pb.flags[pb.parent[pb.elem[b]].unwrap()] & attr_flag("sidebar") != 0
             })
             .collect()
     }
@@ -926,11 +956,17 @@ mod tests {
         let a = crate::read::parse::parse(html);
         let view = crate::read::dom::build_view(&a, a.html_child("body").unwrap());
         let pb = walk(&view, None, None);
-        let div = pb.elem[0] - 1;
+        let div = pb.parent[pb.elem[0]].unwrap();
         assert_eq!(pb.tags[div], "div");
         let end = pb.subtree_end(div);
-        assert!((div..end).all(|e| pb.subtree(div)[e]));
+        assert!((div.index()..end).all(|e| pb.subtree(div)[e]));
         assert!(!pb.subtree(div)[end]);
-        assert_eq!((pb.text_chars(0), pb.text_chars(2)), (2, 2));
+        assert_eq!(
+            (
+                pb.text_chars(BlockId::new(0)),
+                pb.text_chars(BlockId::new(2))
+            ),
+            (2, 2)
+        );
     }
 }

@@ -11,7 +11,7 @@
 
 use std::sync::OnceLock;
 
-use crate::page::blocks::ATTR_GROUPS;
+use crate::page::blocks::{ElemId, ATTR_GROUPS};
 use crate::page::features::{feature_index, pairwise_sum, CONTEXT_LEVELS, N_FEATURES};
 
 const OFFSETS: [isize; 6] = [-3, -2, -1, 1, 2, 3];
@@ -184,7 +184,12 @@ fn stable_rank(p: &[f64]) -> Vec<usize> {
 /// (blocks x [`N_CONTEXT`], row-major) for one page: `p` the first stage's probabilities,
 /// `ntok` tokens per block, `anc` the ancestor element ids (`features::ancestors`), `x` the
 /// blocks' features (blocks x `N_FEATURES`, row-major).
-pub(crate) fn context_features(p: &[f64], ntok: &[f64], anc: &[[i64; 6]], x: &[f64]) -> Vec<f64> {
+pub(crate) fn context_features(
+    p: &[f64],
+    ntok: &[f64],
+    anc: &[[Option<ElemId>; 6]],
+    x: &[f64],
+) -> Vec<f64> {
     let n = p.len();
     let nc = N_CONTEXT;
     assert!(
@@ -227,13 +232,11 @@ pub(crate) fn context_features(p: &[f64], ntok: &[f64], anc: &[[i64; 6]], x: &[f
         }
     }
     // the blocks under each ancestor: sums in block order, as `np.bincount` adds them
-    let top = anc
-        .iter()
-        .flat_map(|a| a.iter())
-        .copied()
-        .max()
-        .unwrap_or(-1);
-    let mut slot = vec![usize::MAX; (top + 1).max(0) as usize];
+    let n_slots = anc.iter().fold(0, |n, ids| {
+        ids.iter()
+            .fold(n, |n, id| id.map_or(n, |id| n.max(id.index() + 1)))
+    });
+    let mut slot = vec![usize::MAX; n_slots];
     let mut group = vec![usize::MAX; n];
     let (mut sw, mut spw, mut mx) = (Vec::new(), Vec::new(), Vec::new());
     for j in 0..CONTEXT_LEVELS.len() {
@@ -242,10 +245,10 @@ pub(crate) fn context_features(p: &[f64], ntok: &[f64], anc: &[[i64; 6]], x: &[f
         mx.clear();
         for (i, (ids, g)) in anc.iter().zip(group.iter_mut()).enumerate() {
             *g = usize::MAX;
-            if ids[j] < 0 {
+            let Some(id) = ids[j] else {
                 continue;
-            }
-            let s = &mut slot[ids[j] as usize];
+            };
+            let s = &mut slot[id];
             if *s == usize::MAX {
                 *s = sw.len();
                 sw.push(0.0);
@@ -270,10 +273,8 @@ pub(crate) fn context_features(p: &[f64], ntok: &[f64], anc: &[[i64; 6]], x: &[f
                 row[c + 2] = sw[g] / total;
             }
         }
-        for ids in anc {
-            if ids[j] >= 0 {
-                slot[ids[j] as usize] = usize::MAX;
-            }
+        for id in anc.iter().filter_map(|ids| ids[j]) {
+            slot[id] = usize::MAX;
         }
     }
     // the page: its level, each block's rank, gaps to likely content and runs

@@ -14,7 +14,7 @@ use std::sync::OnceLock;
 
 use regex::Regex;
 
-use crate::read::parse::{attr, Arena, Data, NONE};
+use crate::read::parse::{attr, Arena, Data, NodeId};
 
 /// The page's declarations, as written (type names without a `schema.org/` prefix).
 #[derive(Default, Debug, Clone, PartialEq, Eq)]
@@ -56,7 +56,7 @@ impl Declared {
     /// The declarations anywhere in the document (JSON-LD sits in the head or the body).
     pub(crate) fn read(a: &Arena) -> Declared {
         let mut out = Declared::default();
-        for i in a.descendants(0) {
+        for i in a.descendants(NodeId::DOCUMENT) {
             match a.tag(i) {
                 Some("meta") => {
                     let attrs = a.attrs(i);
@@ -121,14 +121,12 @@ impl Declared {
 }
 
 /// A script element's text (its text children, as the parser left them).
-fn script_text(a: &Arena, i: u32) -> String {
+fn script_text(a: &Arena, i: NodeId) -> String {
     let mut text = String::new();
-    let mut c = a.nodes[i as usize].first;
-    while c != NONE {
-        if let Data::Text(t) = &a.nodes[c as usize].data {
+    for c in a.children(i) {
+        if let Data::Text(t) = &a[c].data {
             text.push_str(t);
         }
-        c = a.nodes[c as usize].next;
     }
     text
 }

@@ -16,6 +16,7 @@ use super::train::{forest, ForestArrays, PyNovelty};
 use crate::clean::pipeline::{self, Apart, Cut, Member, Model};
 use crate::page::context::N_CONTEXT;
 use crate::page::features::N_FEATURES;
+use crate::read::dom::ViewId;
 use crate::rules::{decided_by, Settings, RULES};
 
 /// The forests of a model: its members (`MemberArrays`), each forest as the arrays of its
@@ -153,7 +154,7 @@ fn clean<'py>(
             score,
             content,
             section,
-            nid: b.nid,
+            nid: b.elem.map_or(0, ViewId::nid),
             path: b.path,
         }
     });
@@ -291,7 +292,7 @@ fn verdicts_for(
     Ok(p.pb
         .elem
         .iter()
-        .map(|&e| v[p.view.preorder[e] as usize].is_some_and(|x| x.content))
+        .map(|&e| v[p.view.preorder[e]].is_some_and(|x| x.content))
         .collect())
 }
 
@@ -325,9 +326,9 @@ fn decide<'py>(
         p.pb.elem
             .iter()
             .map(|&e| {
-                let x = v[p.view.preorder[e] as usize].expect("a block's element has a verdict");
+                let x = v[p.view.preorder[e]].expect("a block's element has a verdict");
                 PyDecision {
-                    element: e,
+                    element: e.index(),
                     score: x.score,
                     content: x.content,
                     section: x.section.map(decided_by),

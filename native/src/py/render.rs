@@ -145,10 +145,7 @@ fn render_html(
         let positions = tags.is_some();
         if let Some(tags) = &tags {
             // tags[0] is the method's virtual root; the rest must be this tree's preorder
-            let ours = view
-                .preorder
-                .iter()
-                .map(|&e| view.elems[e as usize].tag.as_str());
+            let ours = view.preorder.iter().map(|&e| view[e].tag.as_str());
             if tags.len() != view.preorder.len() + 1
                 || !ours.zip(&tags[1..]).all(|(a, b)| a == &**b)
             {
@@ -160,7 +157,7 @@ fn render_html(
             // a node id, or with `positions` the node's place in preorder (0: the root)
             let index = (nid as usize).checked_sub(1).and_then(|i| {
                 if positions {
-                    view.preorder.get(i).map(|&e| e as usize)
+                    view.preorder.get(i).map(|&e| e.index())
                 } else {
                     Some(i)
                 }

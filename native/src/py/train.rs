@@ -11,8 +11,9 @@ use super::read::PyPage;
 use super::{bytes_f64, detached, f64_bytes};
 use crate::clean::pipeline;
 use crate::model::forest::Forest;
-use crate::model::novelty::{descriptor, Reference};
+use crate::model::novelty::{descriptor, Parts, Reference};
 use crate::model::page_type;
+use crate::page::blocks::ElemId;
 use crate::page::context::context_features;
 use crate::page::features::N_FEATURES;
 
@@ -162,9 +163,17 @@ impl PyNovelty {
             .chunks_exact(4)
             .map(|c| u32::from_le_bytes(c.try_into().unwrap()) as usize)
             .collect();
-        Reference::new(mean, scale, points, site, sites, k, cut)
-            .map(|inner| PyNovelty { inner })
-            .map_err(PyValueError::new_err)
+        Reference::new(Parts {
+            mean,
+            scale,
+            points,
+            site,
+            sites,
+            k,
+            cut,
+        })
+        .map(|inner| PyNovelty { inner })
+        .map_err(PyValueError::new_err)
     }
 
     /// Each descriptor's distance to its k nearest points (`Reference::distance`), leaving
@@ -198,7 +207,7 @@ impl PyNovelty {
 
     #[getter]
     fn cut(&self) -> f64 {
-        self.inner.cut
+        self.inner.cut()
     }
 }
 
@@ -245,10 +254,12 @@ fn features<'py>(
     let ev = evidence.as_ref().map(|e| &e.inner);
     let p = &mut page.inner;
     let (x, ntok, anc) = detached(py, || pipeline::features(p, ev))?;
+    // (int64s for Python, -1 where a block has no ancestor at that level)
     let mut a = Vec::with_capacity(anc.len() * 48);
     for row in &anc {
         for v in row {
-            a.extend_from_slice(&v.to_le_bytes());
+            let id = v.map_or(-1, |e| e.index() as i64);
+            a.extend_from_slice(&id.to_le_bytes());
         }
     }
     Ok(PyFeatures {
@@ -276,10 +287,14 @@ fn context<'py>(
             "context: arrays of different numbers of blocks",
         ));
     }
-    let anc: Vec<[i64; 6]> = anc
+    // (-1, or any id below 0: no ancestor at that level)
+    let anc: Vec<[Option<ElemId>; 6]> = anc
         .chunks_exact(48)
         .map(|c| {
-            std::array::from_fn(|j| i64::from_le_bytes(c[j * 8..j * 8 + 8].try_into().unwrap()))
+            std::array::from_fn(|j| {
+                let id = i64::from_le_bytes(c[j * 8..j * 8 + 8].try_into().unwrap());
+                usize::try_from(id).ok().map(ElemId::new)
+            })
         })
         .collect();
     let out = detached(py, || context_features(&p, &ntok, &anc, &x))?;

@@ -13,7 +13,7 @@ use html5ever::Attribute;
 use regex::Regex;
 
 use crate::read::math::{Formula, Found};
-use crate::read::parse::{attr, Arena, Data, NONE};
+use crate::read::parse::{attr, Arena, Data, NodeId};
 use crate::text::all_space;
 use crate::text::WordHasher;
 
@@ -175,8 +175,8 @@ fn object_shows_fallback(attrs: &[Attribute]) -> bool {
 }
 
 /// Whether an arena node is a visible element (`dom._visible`).
-pub(crate) fn visible(a: &Arena, i: u32) -> bool {
-    let Data::Element { name, attrs, .. } = &a.nodes[i as usize].data else {
+pub(crate) fn visible(a: &Arena, i: NodeId) -> bool {
+    let Data::Element { name, attrs, .. } = &a[i].data else {
         return false;
     };
     let tag = &*name.local;
@@ -189,8 +189,24 @@ pub(crate) fn visible(a: &Arena, i: u32) -> bool {
     !is_hidden(attrs)
 }
 
+crate::ids::typed_id!(
+    /// An element of the visible tree: its index in `View::elems`, numbered as the Python
+    /// tree numbers its nodes (`nid`, the virtual root being 0) less 1.
+    ViewId
+);
+
+impl ViewId {
+    /// `<body>`, the tree's first element.
+    pub(crate) const BODY: ViewId = ViewId::FIRST;
+
+    /// The Python tree's node id of the element (`py/` hands it out as an int).
+    pub(crate) fn nid(self) -> u32 {
+        self.0.get()
+    }
+}
+
 pub(crate) enum Item {
-    Elem(u32),
+    Elem(ViewId),
     Text(String),
 }
 
@@ -200,8 +216,8 @@ pub(crate) struct Elem {
     pub(crate) attrs: Vec<(String, String)>,
     /// whether the element has any attribute at all
     pub(crate) has_attrs: bool,
-    /// view index of the parent; NONE for `<body>`
-    pub(crate) parent: u32,
+    /// the parent; none for `<body>`
+    pub(crate) parent: Option<ViewId>,
     /// DomNode depth: `<body>` is 1 (below the virtual root)
     pub(crate) depth: u32,
     pub(crate) children: Vec<Item>,
@@ -219,12 +235,16 @@ impl Elem {
 /// The visible tree; element `i` has node id `i + 1` (the virtual root is 0).
 pub(crate) struct View {
     pub(crate) elems: Vec<Elem>,
-    /// element indices in document preorder
-    pub(crate) preorder: Vec<u32>,
+    /// the elements in document preorder
+    pub(crate) preorder: Vec<ViewId>,
 }
 
-fn make_elem(a: &Arena, i: u32, parent: u32, depth: u32) -> Elem {
-    let (tag, attrs) = match &a.nodes[i as usize].data {
+crate::ids::index_by!(ViewId => View, elems, Elem);
+// (and the arrays beside it: the verdicts, the renderer's caches and marks)
+crate::ids::index_slices_by!(ViewId);
+
+fn make_elem(a: &Arena, i: NodeId, parent: Option<ViewId>, depth: u32) -> Elem {
+    let (tag, attrs) = match &a[i].data {
         Data::Element { name, attrs, .. } => (name.local.to_string(), attrs.as_slice()),
         _ => (String::new(), &[][..]),
     };
@@ -253,7 +273,7 @@ fn make_elem(a: &Arena, i: u32, parent: u32, depth: u32) -> Elem {
 /// stays in the block around it, as the model read the page before formulas were read: a
 /// formula alone is a block of few words, which the model takes for noise more often than
 /// the paragraph it stands in. Its markup below is not in the tree.
-fn math_elem(f: Formula, parent: u32, depth: u32) -> Elem {
+fn math_elem(f: Formula, parent: ViewId, depth: u32) -> Elem {
     let text = if f.display {
         format!("\n{}\n", f.delimited())
     } else {
@@ -267,19 +287,19 @@ fn math_elem(f: Formula, parent: u32, depth: u32) -> Elem {
             ("tex".to_string(), f.tex),
         ],
         has_attrs: false,
-        parent,
+        parent: Some(parent),
         depth,
         children: vec![Item::Text(text)],
     }
 }
 
 /// The text below a node at MAX_DEPTH, in order, as `expand` would show it.
-fn flat_text(a: &Arena, i: u32) -> Vec<Item> {
+fn flat_text(a: &Arena, i: NodeId) -> Vec<Item> {
     let mut out = Vec::new();
     let mut stack = Vec::new();
     a.push_children(&mut stack, i);
     while let Some(k) = stack.pop() {
-        match &a.nodes[k as usize].data {
+        match &a[k].data {
             Data::Text(t) if !t.is_empty() => out.push(Item::Text(t.to_string())),
             Data::Element { .. } if visible(a, k) => a.push_children(&mut stack, k),
             _ => {}
@@ -289,26 +309,25 @@ fn flat_text(a: &Arena, i: u32) -> Vec<Item> {
 }
 
 /// The visible tree below `body` (an arena element).
-pub(crate) fn build_view(a: &Arena, body: u32) -> View {
-    let mut elems = vec![make_elem(a, body, NONE, 1)];
-    let mut source = vec![body]; // arena node of each element (NONE for #text)
+pub(crate) fn build_view(a: &Arena, body: NodeId) -> View {
+    let mut elems = vec![make_elem(a, body, None, 1)];
+    // the arena node of each element (none for a #text wrapper or a formula)
+    let mut source = vec![Some(body)];
     let mut preorder = Vec::new();
-    let mut stack = vec![0u32];
+    let mut stack = vec![ViewId::BODY];
     while let Some(e) = stack.pop() {
         preorder.push(e);
-        let src = source[e as usize];
-        if src == NONE {
+        let Some(src) = source[e] else {
             continue; // a #text wrapper or a formula: its one text child is already there
-        }
-        let depth = elems[e as usize].depth;
+        };
+        let depth = elems[e].depth;
         let kids: Vec<Item> = if depth >= MAX_DEPTH {
             flat_text(a, src)
         } else {
             let mut kids = Vec::new();
             let (mut has_elems, mut has_texts) = (false, false);
-            let mut c = a.nodes[src as usize].first;
-            while c != NONE {
-                match &a.nodes[c as usize].data {
+            for c in a.children(src) {
+                match &a[c].data {
                     Data::Text(t) if !t.is_empty() => {
                         has_texts = has_texts || !all_space(t);
                         kids.push(Item::Text(t.to_string()));
@@ -321,46 +340,45 @@ pub(crate) fn build_view(a: &Arena, body: u32) -> View {
                         } else {
                             crate::read::math::detect(a, c)
                         };
-                        let id = elems.len() as u32;
+                        let id = ViewId::new(elems.len());
                         match math {
                             Some(Found::Formula(f)) => {
                                 // (made whole here: nothing of the page below it is read)
                                 elems.push(math_elem(f, e, depth + 1));
-                                source.push(NONE);
+                                source.push(None);
                             }
                             Some(Found::Skip) => {}
                             None if visible(a, c) => {
-                                elems.push(make_elem(a, c, e, depth + 1));
-                                source.push(c);
+                                elems.push(make_elem(a, c, Some(e), depth + 1));
+                                source.push(Some(c));
                             }
                             None => {}
                         }
-                        if elems.len() as u32 > id {
+                        if elems.len() > id.index() {
                             kids.push(Item::Elem(id));
                             has_elems = true;
                         }
                     }
                     _ => {}
                 }
-                c = a.nodes[c as usize].next;
             }
             if has_elems && has_texts {
                 // text runs beside elements become `#text` elements
                 for item in kids.iter_mut() {
                     if let Item::Text(t) = item {
                         if !all_space(t) {
-                            let id = elems.len() as u32;
+                            let id = ViewId::new(elems.len());
                             let mut w = Elem {
                                 tag: "#text".to_string(),
                                 attrs: Vec::new(),
                                 has_attrs: false,
-                                parent: e,
+                                parent: Some(e),
                                 depth: depth + 1,
                                 children: Vec::new(),
                             };
                             w.children.push(Item::Text(std::mem::take(t)));
                             elems.push(w);
-                            source.push(NONE);
+                            source.push(None);
                             *item = Item::Elem(id);
                         }
                     }
@@ -373,14 +391,14 @@ pub(crate) fn build_view(a: &Arena, body: u32) -> View {
                 stack.push(*k);
             }
         }
-        elems[e as usize].children = kids;
+        elems[e].children = kids;
     }
     View { elems, preorder }
 }
 
 /// The page's title: the text of its first `<title>`, stripped (`None` when empty).
 pub(crate) fn title(a: &Arena) -> Option<String> {
-    let mut stack = vec![0u32];
+    let mut stack = vec![NodeId::DOCUMENT];
     while let Some(i) = stack.pop() {
         if a.tag(i) == Some("title") {
             let t = a.text_of(i, "");
@@ -391,10 +409,7 @@ pub(crate) fn title(a: &Arena) -> Option<String> {
                 Some(t.to_string())
             };
         }
-        if matches!(
-            a.nodes[i as usize].data,
-            Data::Element { .. } | Data::Document
-        ) {
+        if matches!(a[i].data, Data::Element { .. } | Data::Document) {
             a.push_children(&mut stack, i);
         }
     }
@@ -425,10 +440,7 @@ mod tests {
     }
 
     fn tags(v: &View) -> Vec<&str> {
-        v.preorder
-            .iter()
-            .map(|&e| v.elems[e as usize].tag.as_str())
-            .collect()
+        v.preorder.iter().map(|&e| v[e].tag.as_str()).collect()
     }
 
     #[test]
@@ -452,7 +464,7 @@ mod tests {
             .children
             .iter()
             .map(|c| match c {
-                Item::Elem(e) => v.elems[*e as usize].tag.as_str(),
+                Item::Elem(e) => v[*e].tag.as_str(),
                 Item::Text(_) => "str",
             })
             .collect();

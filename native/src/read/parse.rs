@@ -12,7 +12,15 @@ use html5ever::tendril::{StrTendril, TendrilSink};
 use html5ever::tree_builder::TreeBuilderOpts;
 use html5ever::{parse_document, Attribute, LocalName, Namespace, ParseOpts, QualName};
 
-pub(crate) const NONE: u32 = u32::MAX;
+crate::ids::typed_id!(
+    /// A node of the arena: its index in `Arena::nodes` (0 is the document).
+    NodeId
+);
+
+impl NodeId {
+    /// The document, the arena's first node.
+    pub(crate) const DOCUMENT: NodeId = NodeId::FIRST;
+}
 
 pub(crate) enum Data {
     Document,
@@ -22,152 +30,171 @@ pub(crate) enum Data {
     Element {
         name: QualName,
         attrs: Vec<Attribute>,
-        template: u32,
+        /// a `<template>`'s contents (a document node of their own)
+        template: Option<NodeId>,
     },
 }
 
 pub(crate) struct Node {
-    pub(crate) parent: u32,
-    pub(crate) prev: u32,
-    pub(crate) next: u32,
-    pub(crate) first: u32,
-    pub(crate) last: u32,
+    parent: Option<NodeId>,
+    prev: Option<NodeId>,
+    next: Option<NodeId>,
+    first: Option<NodeId>,
+    last: Option<NodeId>,
     pub(crate) data: Data,
+}
+
+impl Node {
+    pub(crate) fn parent(&self) -> Option<NodeId> {
+        self.parent
+    }
+    pub(crate) fn prev(&self) -> Option<NodeId> {
+        self.prev
+    }
+    pub(crate) fn next(&self) -> Option<NodeId> {
+        self.next
+    }
+    pub(crate) fn first(&self) -> Option<NodeId> {
+        self.first
+    }
+    pub(crate) fn last(&self) -> Option<NodeId> {
+        self.last
+    }
 }
 
 #[derive(Default)]
 pub(crate) struct Arena {
-    pub(crate) nodes: Vec<Node>,
+    nodes: Vec<Node>,
 }
 
+crate::ids::index_by!(NodeId => Arena, nodes, Node);
+
 impl Arena {
-    fn push(&mut self, data: Data) -> u32 {
+    fn push(&mut self, data: Data) -> NodeId {
         self.nodes.push(Node {
-            parent: NONE,
-            prev: NONE,
-            next: NONE,
-            first: NONE,
-            last: NONE,
+            parent: None,
+            prev: None,
+            next: None,
+            first: None,
+            last: None,
             data,
         });
-        (self.nodes.len() - 1) as u32
+        NodeId::new(self.nodes.len() - 1)
     }
 
-    pub(crate) fn detach(&mut self, i: u32) {
+    /// Every node, in the order they were made.
+    pub(crate) fn nodes(&self) -> &[Node] {
+        &self.nodes
+    }
+
+    pub(crate) fn detach(&mut self, i: NodeId) {
         let (parent, prev, next) = {
-            let n = &self.nodes[i as usize];
-            (n.parent, n.prev, n.next)
+            let n = &self[i];
+            (n.parent(), n.prev(), n.next())
         };
-        if next != NONE {
-            self.nodes[next as usize].prev = prev;
-        } else if parent != NONE {
-            self.nodes[parent as usize].last = prev;
+        if let Some(next) = next {
+            self[next].prev = prev;
+        } else if let Some(parent) = parent {
+            self[parent].last = prev;
         }
-        if prev != NONE {
-            self.nodes[prev as usize].next = next;
-        } else if parent != NONE {
-            self.nodes[parent as usize].first = next;
+        if let Some(prev) = prev {
+            self[prev].next = next;
+        } else if let Some(parent) = parent {
+            self[parent].first = next;
         }
-        let n = &mut self.nodes[i as usize];
-        n.parent = NONE;
-        n.prev = NONE;
-        n.next = NONE;
+        let n = &mut self[i];
+        n.parent = None;
+        n.prev = None;
+        n.next = None;
     }
 
-    pub(crate) fn append(&mut self, parent: u32, child: u32) {
+    pub(crate) fn append(&mut self, parent: NodeId, child: NodeId) {
         self.detach(child);
-        let last = self.nodes[parent as usize].last;
+        let last = self[parent].last();
         {
-            let c = &mut self.nodes[child as usize];
-            c.parent = parent;
+            let c = &mut self[child];
+            c.parent = Some(parent);
             c.prev = last;
         }
-        if last != NONE {
-            self.nodes[last as usize].next = child;
+        if let Some(last) = last {
+            self[last].next = Some(child);
         } else {
-            self.nodes[parent as usize].first = child;
+            self[parent].first = Some(child);
         }
-        self.nodes[parent as usize].last = child;
+        self[parent].last = Some(child);
     }
 
-    pub(crate) fn insert_before(&mut self, sibling: u32, new: u32) {
+    pub(crate) fn insert_before(&mut self, sibling: NodeId, new: NodeId) {
         self.detach(new);
         let (parent, prev) = {
-            let s = &self.nodes[sibling as usize];
-            (s.parent, s.prev)
+            let s = &self[sibling];
+            (s.parent(), s.prev())
         };
         {
-            let n = &mut self.nodes[new as usize];
+            let n = &mut self[new];
             n.parent = parent;
-            n.next = sibling;
+            n.next = Some(sibling);
             n.prev = prev;
         }
-        if prev != NONE {
-            self.nodes[prev as usize].next = new;
-        } else if parent != NONE {
-            self.nodes[parent as usize].first = new;
+        if let Some(prev) = prev {
+            self[prev].next = Some(new);
+        } else if let Some(parent) = parent {
+            self[parent].first = Some(new);
         }
-        self.nodes[sibling as usize].prev = new;
+        self[sibling].prev = Some(new);
     }
 
     /// Replace an element by its children (`<noscript>` unwrapped).
-    pub(crate) fn unwrap(&mut self, i: u32) {
-        let mut child = self.nodes[i as usize].first;
-        while child != NONE {
-            let next = self.nodes[child as usize].next;
-            self.insert_before(i, child);
-            child = next;
+    pub(crate) fn unwrap(&mut self, i: NodeId) {
+        let mut child = self[i].first();
+        while let Some(c) = child {
+            child = self[c].next();
+            self.insert_before(i, c);
         }
         self.detach(i);
     }
 
-    pub(crate) fn tag(&self, i: u32) -> Option<&str> {
-        match &self.nodes[i as usize].data {
+    /// A node's children in order.
+    pub(crate) fn children(&self, i: NodeId) -> impl Iterator<Item = NodeId> + '_ {
+        std::iter::successors(self[i].first(), |&c| self[c].next())
+    }
+
+    pub(crate) fn tag(&self, i: NodeId) -> Option<&str> {
+        match &self[i].data {
             Data::Element { name, .. } => Some(&name.local),
             _ => None,
         }
     }
 
-    pub(crate) fn attrs(&self, i: u32) -> &[Attribute] {
-        match &self.nodes[i as usize].data {
+    pub(crate) fn attrs(&self, i: NodeId) -> &[Attribute] {
+        match &self[i].data {
             Data::Element { attrs, .. } => attrs,
             _ => &[],
         }
     }
 
-    pub(crate) fn attrs_mut(&mut self, i: u32) -> Option<&mut Vec<Attribute>> {
-        match &mut self.nodes[i as usize].data {
+    pub(crate) fn attrs_mut(&mut self, i: NodeId) -> Option<&mut Vec<Attribute>> {
+        match &mut self[i].data {
             Data::Element { attrs, .. } => Some(attrs),
             _ => None,
         }
     }
 
     /// The first element child of the document's `<html>` named `name` (`body`).
-    pub(crate) fn html_child(&self, name: &str) -> Option<u32> {
-        let mut c = self.nodes[0].first;
-        while c != NONE {
-            if self.tag(c) == Some("html") {
-                let mut k = self.nodes[c as usize].first;
-                while k != NONE {
-                    if self.tag(k) == Some(name) {
-                        return Some(k);
-                    }
-                    k = self.nodes[k as usize].next;
-                }
-                return None;
-            }
-            c = self.nodes[c as usize].next;
-        }
-        None
+    pub(crate) fn html_child(&self, name: &str) -> Option<NodeId> {
+        let html = self
+            .children(NodeId::DOCUMENT)
+            .find(|&c| self.tag(c) == Some("html"))?;
+        self.children(html).find(|&k| self.tag(k) == Some(name))
     }
 
     /// Element nodes below `root` in document order (not `root` itself), without recursion.
-    pub(crate) fn descendants(&self, root: u32) -> Vec<u32> {
+    pub(crate) fn descendants(&self, root: NodeId) -> Vec<NodeId> {
         let mut out = Vec::new();
         let mut stack = Vec::new();
         self.push_children(&mut stack, root);
         while let Some(i) = stack.pop() {
-            if matches!(self.nodes[i as usize].data, Data::Element { .. }) {
+            if matches!(self[i].data, Data::Element { .. }) {
                 out.push(i);
                 self.push_children(&mut stack, i);
             }
@@ -176,23 +203,23 @@ impl Arena {
     }
 
     /// Push a node's children so that popping visits them in document order.
-    pub(crate) fn push_children(&self, stack: &mut Vec<u32>, i: u32) {
-        let mut c = self.nodes[i as usize].last;
-        while c != NONE {
-            stack.push(c);
-            c = self.nodes[c as usize].prev;
+    pub(crate) fn push_children(&self, stack: &mut Vec<NodeId>, i: NodeId) {
+        let mut c = self[i].last();
+        while let Some(k) = c {
+            stack.push(k);
+            c = self[k].prev();
         }
     }
 
     /// Every text below `root`, joined by `sep` (selectolax's `node.text(separator=...)`:
     /// script and style text included).
-    pub(crate) fn text_of(&self, root: u32, sep: &str) -> String {
+    pub(crate) fn text_of(&self, root: NodeId, sep: &str) -> String {
         let mut out = String::new();
         let mut first = true;
         let mut stack = Vec::new();
         self.push_children(&mut stack, root);
         while let Some(i) = stack.pop() {
-            match &self.nodes[i as usize].data {
+            match &self[i].data {
                 Data::Text(t) => {
                     if !first {
                         out.push_str(sep);
@@ -242,15 +269,15 @@ impl ElemName for Name {
 impl Sink {
     fn append_text_or_node(
         &self,
-        child: NodeOrText<u32>,
-        previous: u32,
-        put: impl FnOnce(&mut Arena, u32),
+        child: NodeOrText<NodeId>,
+        previous: Option<NodeId>,
+        put: impl FnOnce(&mut Arena, NodeId),
     ) {
         let mut a = self.arena.borrow_mut();
         let node = match child {
             NodeOrText::AppendText(text) => {
-                if previous != NONE {
-                    if let Data::Text(t) = &mut a.nodes[previous as usize].data {
+                if let Some(previous) = previous {
+                    if let Data::Text(t) = &mut a[previous].data {
                         t.push_tendril(&text);
                         return;
                     }
@@ -264,7 +291,7 @@ impl Sink {
 }
 
 impl TreeSink for Sink {
-    type Handle = u32;
+    type Handle = NodeId;
     type Output = Arena;
     type ElemName<'a> = Name;
 
@@ -274,12 +301,12 @@ impl TreeSink for Sink {
 
     fn parse_error(&self, _msg: Cow<'static, str>) {}
 
-    fn get_document(&self) -> u32 {
-        0
+    fn get_document(&self) -> NodeId {
+        NodeId::DOCUMENT
     }
 
-    fn elem_name<'a>(&'a self, target: &'a u32) -> Name {
-        match &self.arena.borrow().nodes[*target as usize].data {
+    fn elem_name<'a>(&'a self, target: &'a NodeId) -> Name {
+        match &self.arena.borrow()[*target].data {
             Data::Element { name, .. } => Name {
                 ns: name.ns.clone(),
                 local: name.local.clone(),
@@ -291,13 +318,9 @@ impl TreeSink for Sink {
         }
     }
 
-    fn create_element(&self, name: QualName, attrs: Vec<Attribute>, flags: ElementFlags) -> u32 {
+    fn create_element(&self, name: QualName, attrs: Vec<Attribute>, flags: ElementFlags) -> NodeId {
         let mut a = self.arena.borrow_mut();
-        let template = if flags.template {
-            a.push(Data::Document)
-        } else {
-            NONE
-        };
+        let template = flags.template.then(|| a.push(Data::Document));
         a.push(Data::Element {
             name,
             attrs,
@@ -305,27 +328,27 @@ impl TreeSink for Sink {
         })
     }
 
-    fn create_comment(&self, _text: StrTendril) -> u32 {
+    fn create_comment(&self, _text: StrTendril) -> NodeId {
         self.arena.borrow_mut().push(Data::Other)
     }
 
-    fn create_pi(&self, _target: StrTendril, _data: StrTendril) -> u32 {
+    fn create_pi(&self, _target: StrTendril, _data: StrTendril) -> NodeId {
         self.arena.borrow_mut().push(Data::Other)
     }
 
-    fn append(&self, parent: &u32, child: NodeOrText<u32>) {
-        let previous = self.arena.borrow().nodes[*parent as usize].last;
+    fn append(&self, parent: &NodeId, child: NodeOrText<NodeId>) {
+        let previous = self.arena.borrow()[*parent].last();
         let parent = *parent;
         self.append_text_or_node(child, previous, |a, n| a.append(parent, n));
     }
 
     fn append_based_on_parent_node(
         &self,
-        element: &u32,
-        prev_element: &u32,
-        child: NodeOrText<u32>,
+        element: &NodeId,
+        prev_element: &NodeId,
+        child: NodeOrText<NodeId>,
     ) {
-        let has_parent = self.arena.borrow().nodes[*element as usize].parent != NONE;
+        let has_parent = self.arena.borrow()[*element].parent().is_some();
         if has_parent {
             self.append_before_sibling(element, child)
         } else {
@@ -341,33 +364,36 @@ impl TreeSink for Sink {
     ) {
         let mut a = self.arena.borrow_mut();
         let n = a.push(Data::Other);
-        a.append(0, n);
+        a.append(NodeId::DOCUMENT, n);
     }
 
-    fn get_template_contents(&self, target: &u32) -> u32 {
-        match &self.arena.borrow().nodes[*target as usize].data {
-            Data::Element { template, .. } if *template != NONE => *template,
+    fn get_template_contents(&self, target: &NodeId) -> NodeId {
+        match &self.arena.borrow()[*target].data {
+            Data::Element {
+                template: Some(contents),
+                ..
+            } => *contents,
             _ => *target,
         }
     }
 
-    fn same_node(&self, x: &u32, y: &u32) -> bool {
+    fn same_node(&self, x: &NodeId, y: &NodeId) -> bool {
         x == y
     }
 
     fn set_quirks_mode(&self, _mode: QuirksMode) {}
 
-    fn append_before_sibling(&self, sibling: &u32, child: NodeOrText<u32>) {
-        let previous = self.arena.borrow().nodes[*sibling as usize].prev;
+    fn append_before_sibling(&self, sibling: &NodeId, child: NodeOrText<NodeId>) {
+        let previous = self.arena.borrow()[*sibling].prev();
         let sibling = *sibling;
         self.append_text_or_node(child, previous, |a, n| a.insert_before(sibling, n));
     }
 
-    fn add_attrs_if_missing(&self, target: &u32, attrs: Vec<Attribute>) {
+    fn add_attrs_if_missing(&self, target: &NodeId, attrs: Vec<Attribute>) {
         let mut a = self.arena.borrow_mut();
         if let Data::Element {
             attrs: existing, ..
-        } = &mut a.nodes[*target as usize].data
+        } = &mut a[*target].data
         {
             for attr in attrs {
                 if !existing.iter().any(|e| e.name == attr.name) {
@@ -377,17 +403,16 @@ impl TreeSink for Sink {
         }
     }
 
-    fn remove_from_parent(&self, target: &u32) {
+    fn remove_from_parent(&self, target: &NodeId) {
         self.arena.borrow_mut().detach(*target);
     }
 
-    fn reparent_children(&self, node: &u32, new_parent: &u32) {
+    fn reparent_children(&self, node: &NodeId, new_parent: &NodeId) {
         let mut a = self.arena.borrow_mut();
-        let mut child = a.nodes[*node as usize].first;
-        while child != NONE {
-            let next = a.nodes[child as usize].next;
-            a.append(*new_parent, child);
-            child = next;
+        let mut child = a[*node].first();
+        while let Some(c) = child {
+            child = a[c].next();
+            a.append(*new_parent, c);
         }
     }
 }

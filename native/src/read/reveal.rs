@@ -11,7 +11,7 @@ use std::sync::OnceLock;
 use regex::Regex;
 
 use crate::read::dom::{hidden_style_re, is_hidden};
-use crate::read::parse::{attr, Arena, NONE};
+use crate::read::parse::{attr, Arena, NodeId};
 use crate::text::{count_tokens, fold_ws, lower};
 
 const MAX_VISIBLE_TOKENS: usize = 400;
@@ -64,7 +64,7 @@ fn res() -> &'static Res {
     })
 }
 
-fn words(a: &Arena, i: u32) -> String {
+fn words(a: &Arena, i: NodeId) -> String {
     let at = a.attrs(i);
     format!(
         "{} {}",
@@ -75,19 +75,19 @@ fn words(a: &Arena, i: u32) -> String {
 
 /// `root` and the elements below it, in document order (selectolax's `css` includes the
 /// node it is called on when it matches).
-fn self_and_descendants(a: &Arena, root: u32) -> Vec<u32> {
+fn self_and_descendants(a: &Arena, root: NodeId) -> Vec<NodeId> {
     let mut out = vec![root];
     out.extend(a.descendants(root));
     out
 }
 
 /// Whether a node has an ancestor (below `<body>`/`<html>`) passing `test`, memoised.
-struct Ancestry<F: Fn(&Arena, u32) -> bool> {
+struct Ancestry<F: Fn(&Arena, NodeId) -> bool> {
     test: F,
-    memo: HashMap<u32, bool>,
+    memo: HashMap<NodeId, bool>,
 }
 
-impl<F: Fn(&Arena, u32) -> bool> Ancestry<F> {
+impl<F: Fn(&Arena, NodeId) -> bool> Ancestry<F> {
     fn new(test: F) -> Self {
         Ancestry {
             test,
@@ -95,11 +95,11 @@ impl<F: Fn(&Arena, u32) -> bool> Ancestry<F> {
         }
     }
 
-    fn above(&mut self, a: &Arena, node: u32) -> bool {
+    fn above(&mut self, a: &Arena, node: NodeId) -> bool {
         let mut chain = Vec::new();
         let mut result = false;
-        let mut p = a.nodes[node as usize].parent;
-        while p != NONE {
+        let mut up = a[node].parent();
+        while let Some(p) = up {
             match a.tag(p) {
                 None | Some("body") | Some("html") => break,
                 _ => {}
@@ -114,7 +114,7 @@ impl<F: Fn(&Arena, u32) -> bool> Ancestry<F> {
                 break;
             }
             chain.push(p);
-            p = a.nodes[p as usize].parent;
+            up = a[p].parent();
         }
         for c in chain {
             self.memo.insert(c, result);
@@ -123,21 +123,21 @@ impl<F: Fn(&Arena, u32) -> bool> Ancestry<F> {
     }
 }
 
-fn hidden_node(a: &Arena, i: u32) -> bool {
+fn hidden_node(a: &Arena, i: NodeId) -> bool {
     is_hidden(a.attrs(i))
 }
 
-fn chrome_node(a: &Arena, i: u32) -> bool {
+fn chrome_node(a: &Arena, i: NodeId) -> bool {
     a.tag(i).is_some_and(|t| CHROME_TAGS.contains(&t))
         || CHROME_ROLES.contains(&lower(attr(a.attrs(i), "role").unwrap_or("")).as_str())
 }
 
-fn tokens_of(a: &Arena, i: u32) -> usize {
+fn tokens_of(a: &Arena, i: NodeId) -> usize {
     count_tokens(&a.text_of(i, " "))
 }
 
 /// Drop the element's own hiding (its hidden descendants stay hidden).
-fn show(a: &mut Arena, i: u32) {
+fn show(a: &mut Arena, i: NodeId) {
     if let Some(attrs) = a.attrs_mut(i) {
         attrs.retain(|x| {
             &*x.name.local != "hidden" && !(&*x.name.local == "aria-hidden" && &*x.value == "true")
@@ -151,11 +151,11 @@ fn show(a: &mut Arena, i: u32) {
     }
 }
 
-fn has_attr(a: &Arena, i: u32, name: &str) -> bool {
+fn has_attr(a: &Arena, i: NodeId, name: &str) -> bool {
     attr(a.attrs(i), name).is_some()
 }
 
-fn outermost_hidden(a: &Arena, body: u32) -> Vec<u32> {
+fn outermost_hidden(a: &Arena, body: NodeId) -> Vec<NodeId> {
     let mut hidden = Ancestry::new(hidden_node);
     self_and_descendants(a, body)
         .into_iter()
@@ -169,7 +169,7 @@ fn outermost_hidden(a: &Arena, body: u32) -> Vec<u32> {
 
 fn move_segments(a: &mut Arena) -> usize {
     let mut moved = 0;
-    let all = self_and_descendants(a, 0);
+    let all = self_and_descendants(a, NodeId::DOCUMENT);
     for seg in all {
         let id = match attr(a.attrs(seg), "id") {
             Some(id) if id.starts_with("S:") && has_attr(a, seg, "hidden") => id.to_string(),
@@ -182,7 +182,7 @@ fn move_segments(a: &mut Arena) -> usize {
         if let Some(attrs) = a.attrs_mut(seg) {
             attrs.retain(|x| &*x.name.local != "hidden");
         }
-        let slot = a.descendants(0).into_iter().find(|&i| {
+        let slot = a.descendants(NodeId::DOCUMENT).into_iter().find(|&i| {
             a.tag(i) == Some("template") && attr(a.attrs(i), "id") == Some(slot_id.as_str())
         });
         if let Some(slot) = slot {
@@ -194,7 +194,11 @@ fn move_segments(a: &mut Arena) -> usize {
     moved
 }
 
-fn is_disclosure<F: Fn(&Arena, u32) -> bool>(a: &Arena, i: u32, chrome: &mut Ancestry<F>) -> bool {
+fn is_disclosure<F: Fn(&Arena, NodeId) -> bool>(
+    a: &Arena,
+    i: NodeId,
+    chrome: &mut Ancestry<F>,
+) -> bool {
     let at = a.attrs(i);
     let role = lower(attr(at, "role").unwrap_or(""));
     let w = words(a, i);
@@ -210,7 +214,7 @@ fn is_disclosure<F: Fn(&Arena, u32) -> bool>(a: &Arena, i: u32, chrome: &mut Anc
     !chrome.above(a, i)
 }
 
-fn shown_tokens(a: &Arena, i: u32) -> i64 {
+fn shown_tokens(a: &Arena, i: NodeId) -> i64 {
     let mut n = tokens_of(a, i) as i64;
     for k in self_and_descendants(a, i) {
         if matches!(a.tag(k), Some("script" | "style" | "template")) {
@@ -220,9 +224,9 @@ fn shown_tokens(a: &Arena, i: u32) -> i64 {
     n
 }
 
-fn curtain(a: &mut Arena, body: u32) -> usize {
+fn curtain(a: &mut Arena, body: NodeId) -> usize {
     let mut total = shown_tokens(a, body);
-    let mut best: Option<(i64, u32)> = None;
+    let mut best: Option<(i64, NodeId)> = None;
     for i in outermost_hidden(a, body) {
         let n = shown_tokens(a, i);
         if res().curtain_chrome.is_match(&words(a, i)) {
@@ -242,17 +246,17 @@ fn curtain(a: &mut Arena, body: u32) -> usize {
     }
 }
 
-fn gate(a: &mut Arena, body: u32, visible_tokens: usize) -> usize {
+fn gate(a: &mut Arena, body: NodeId, visible_tokens: usize) -> usize {
     if visible_tokens >= MAX_VISIBLE_TOKENS {
         return 0;
     }
     let all = self_and_descendants(a, body);
-    let noscripts: Vec<u32> = all
+    let noscripts: Vec<NodeId> = all
         .iter()
         .copied()
         .filter(|&i| a.tag(i) == Some("noscript"))
         .collect();
-    let hidden: Vec<u32> = all
+    let hidden: Vec<NodeId> = all
         .iter()
         .copied()
         .filter(|&i| has_attr(a, i, "hidden"))

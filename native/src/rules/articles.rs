@@ -43,15 +43,14 @@ pub(super) fn prose(pb: &PageBlocks, likely: &[bool], prob: &[f64]) -> Vec<bool>
     let Some(main) = main_block(pb, likely, prob) else {
         return out;
     };
-    let mut article = pb.elem[main] as i64;
-    while article >= 0 && pb.tags[article as usize] != "article" {
-        article = pb.parent[article as usize];
-    }
-    let Ok(article) = usize::try_from(article) else {
+    let Some(article) = pb
+        .self_and_ancestors(pb.elem[main])
+        .find(|&e| pb.tags[e] == "article")
+    else {
         return out;
     };
     let inside = pb.subtree(article);
-    for (b, &e) in pb.elem.iter().enumerate() {
+    for (b, e) in pb.block_elems() {
         if inside[e]
             && pb.tokens[b] >= PROSE_TOKENS
             && pb.link_chars[b] as f64 <= MAX_LINK_SHARE * pb.text_chars(b) as f64
@@ -100,7 +99,7 @@ mod tests {
                 .iter()
                 .map(|t| if t == "A heading" { 0.9 } else { 0.05 })
                 .collect();
-        let lorem = p.view.preorder[p.pb.elem[1]] as usize;
+        let lorem = p.view.preorder[p.pb.elem[1]].index();
         let cut = |articles| Cut {
             threshold: 0.5,
             balanced: 0.5,

@@ -16,7 +16,7 @@
 //! **Switch.** `consent=drop`, the default; `consent=auto` leaves it to the model.
 
 use super::{Context, Setting};
-use crate::page::blocks::{ConsentName, PageBlocks};
+use crate::page::blocks::{ConsentName, ElemId, PageBlocks};
 
 /// The rule: the page's consent dialogs.
 pub(super) fn run(cx: &Context, _: Setting) -> Option<Vec<bool>> {
@@ -36,9 +36,9 @@ pub(super) fn in_consent_dialog(pb: &PageBlocks) -> Vec<bool> {
     }
     let tokens = pb.subtree_sums(|b| pb.tokens[b]);
     let total: usize = pb.tokens.iter().sum();
-    let landmark = |e: usize| matches!(pb.tags[e].as_str(), "main" | "article" | "h1");
+    let landmark = |e: ElemId| matches!(pb.tags[e].as_str(), "main" | "article" | "h1");
     let landmarks = pb.element_sums(landmark);
-    let all_landmarks = (0..pb.parent.len()).filter(|&e| landmark(e)).count();
+    let all_landmarks = pb.elems().filter(|&e| landmark(e)).count();
     let inside = pb.under(|e| match pb.consent[e] {
         ConsentName::No => false,
         ConsentName::Named => 2 * tokens[e] < total,

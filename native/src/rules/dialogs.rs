@@ -60,7 +60,8 @@ pub(super) fn modal_dialogs(
     prob: &[f64],
 ) -> Vec<bool> {
     let named = dialog_name();
-    let dialog: Vec<bool> = (0..pb.parent.len())
+    let dialog: Vec<bool> = pb
+        .elems()
         .map(|e| named.is_match(&section_names(view, e)))
         .collect();
     let chrome = pb.under(|e| matches!(pb.tags[e].as_str(), "header" | "footer"));

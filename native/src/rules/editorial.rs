@@ -30,7 +30,7 @@ use std::sync::OnceLock;
 use regex::Regex;
 
 use super::{Context, Setting};
-use crate::page::blocks::{attr_flag, PageBlocks};
+use crate::page::blocks::{attr_flag, BlockId, ElemId, PageBlocks};
 use crate::read::dom::View;
 
 /// A likely block of at least this many tokens is main text (where it starts, and what
@@ -46,7 +46,7 @@ pub(super) fn comments(cx: &Context, setting: Setting) -> Option<Vec<bool>> {
 /// `captions`: a `<figcaption>`, or an element named for a caption or a credit.
 pub(super) fn captions(cx: &Context, setting: Setting) -> Option<Vec<bool>> {
     sections(cx, setting, |e| {
-        cx.view.elems[cx.view.preorder[e] as usize].tag == "figcaption"
+        cx.view[cx.view.preorder[e]].tag == "figcaption"
             || caption_name().is_match(&names(cx.view, e))
     })
 }
@@ -81,8 +81,8 @@ fn date_name() -> &'static Regex {
 }
 
 /// An element's names as the kinds read them: class, id, itemprop and rel, lowercased.
-fn names(view: &View, e: usize) -> String {
-    let el = &view.elems[view.preorder[e] as usize];
+fn names(view: &View, e: ElemId) -> String {
+    let el = &view[view.preorder[e]];
     ["class", "id", "itemprop", "rel"]
         .iter()
         .filter_map(|a| el.get(a))
@@ -94,13 +94,13 @@ fn names(view: &View, e: usize) -> String {
 /// The blocks `setting` decides in the sections of one kind (`section`: is element `e`
 /// named for it?) on the kept text `cx.kept`: with `drop` every block of a section, with
 /// `keep` those in the main text's container. (`cx.prob` picks the surest block.)
-fn sections(cx: &Context, setting: Setting, section: impl Fn(usize) -> bool) -> Option<Vec<bool>> {
+fn sections(cx: &Context, setting: Setting, section: impl Fn(ElemId) -> bool) -> Option<Vec<bool>> {
     let (pb, likely, prob) = (cx.pb, cx.kept, cx.prob);
     let n_el = pb.parent.len();
-    let main: Vec<usize> = (0..likely.len())
+    let main: Vec<BlockId> = BlockId::all(likely.len())
         .filter(|&b| likely[b] && pb.tokens[b] >= MAIN_START_TOKENS)
         .collect();
-    let first_likely = (0..likely.len()).find(|&b| likely[b]);
+    let first_likely = BlockId::all(likely.len()).find(|&b| likely[b]);
     let start = main.first().copied().or(first_likely);
     // no section holds where the main text starts, nor its surest block of main-text
     // length (the first on a tie): a story's body in a wrapper named "tone-comment" holds
@@ -111,10 +111,8 @@ fn sections(cx: &Context, setting: Setting, section: impl Fn(usize) -> bool) -> 
         .max_by(|&a, &b| prob[a].total_cmp(&prob[b]).then(b.cmp(&a)));
     let mut holds = vec![false; n_el];
     for b in start.into_iter().chain(surest) {
-        let mut e = pb.elem[b] as i64;
-        while e >= 0 {
-            holds[e as usize] = true;
-            e = pb.parent[e as usize];
+        for e in pb.self_and_ancestors(pb.elem[b]) {
+            holds[e] = true;
         }
     }
     let inside = pb.under(|e| !holds[e] && section(e));
@@ -129,14 +127,15 @@ fn sections(cx: &Context, setting: Setting, section: impl Fn(usize) -> bool) -> 
 
 /// The lowest element that holds every main-text block and is not one of them (None
 /// without one).
-fn main_container(pb: &PageBlocks, main: &[usize]) -> Option<usize> {
+fn main_container(pb: &PageBlocks, main: &[BlockId]) -> Option<ElemId> {
     let lowest = pb.lowest_common(main.iter().map(|&b| pb.elem[b]))?;
     // one main block: its own element holds nothing beside it, so its parent contains
-    if main.iter().any(|&b| pb.elem[b] == lowest) && pb.parent[lowest] >= 0 {
-        Some(pb.parent[lowest] as usize)
-    } else {
-        Some(lowest)
+    if main.iter().any(|&b| pb.elem[b] == lowest) {
+        if let Some(up) = pb.parent[lowest] {
+            return Some(up);
+        }
     }
+    Some(lowest)
 }
 
 #[cfg(test)]

@@ -18,7 +18,7 @@
 
 use super::toolkit::inside_sections;
 use super::{Context, Setting};
-use crate::page::blocks::PageBlocks;
+use crate::page::blocks::{ElemId, PageBlocks};
 use crate::read::dom::View;
 
 /// The rule: what a class hides, but for what holds the main block of the model's cut.
@@ -60,8 +60,8 @@ pub(super) fn hidden_by_class(
     likely: &[bool],
     prob: &[f64],
 ) -> Vec<bool> {
-    let hidden = |e: usize| {
-        let el = &view.elems[view.preorder[e] as usize];
+    let hidden = |e: ElemId| {
+        let el = &view[view.preorder[e]];
         el.has_attrs && el.get("class").is_some_and(hides)
     };
     inside_sections(pb, likely, prob, hidden, None)

@@ -39,7 +39,7 @@ use super::toolkit::{
     runs, MIN_RECORDS,
 };
 use super::{Context, Setting};
-use crate::page::blocks::PageBlocks;
+use crate::page::blocks::{BlockId, ElemId, PageBlocks};
 
 /// A listing's run holds at least this many times the tokens the model kept (a short
 /// story's "more stories" grid holds fewer)...
@@ -56,22 +56,20 @@ pub(super) const INTRO_COMPACT: f64 = 0.4;
 pub(super) const INTRO_LINK_SHARE: f64 = 0.3;
 
 /// The elements holding over half the page's tokens: its wrappers.
-fn wrappers(pb: &PageBlocks) -> HashSet<usize> {
+fn wrappers(pb: &PageBlocks) -> HashSet<ElemId> {
     let tokens = pb.subtree_sums(|b| pb.tokens[b]);
     let total: usize = pb.tokens.iter().sum();
-    (0..pb.parent.len())
-        .filter(|&e| 2 * tokens[e] > total)
-        .collect()
+    pb.elems().filter(|&e| 2 * tokens[e] > total).collect()
 }
 
 /// The records of one run that make a listing: those alike (in layout) to the record the
 /// main block is in, or else to the record alike to most of the run.
 fn listing_records(
     pb: &PageBlocks,
-    records: &[usize],
-    by_elem: &[Vec<usize>],
+    records: &[ElemId],
+    by_elem: &[Vec<BlockId>],
     main_in: Option<usize>,
-) -> Vec<usize> {
+) -> Vec<ElemId> {
     let placed = placements(pb, records, by_elem);
     let mut layout: Vec<HashSet<&str>> = vec![HashSet::new(); records.len()];
     for (i, _, key) in &placed {
@@ -96,9 +94,9 @@ fn listing_records(
 /// A listing: its records, their tokens and the parents of its runs.
 #[derive(Default)]
 struct Listing {
-    records: Vec<usize>,
+    records: Vec<ElemId>,
     tokens: usize,
-    parents: Vec<usize>,
+    parents: Vec<ElemId>,
 }
 
 /// The rule: the records `listing` brings in (none on a page cut at infinity, which is
@@ -161,7 +159,7 @@ pub(super) fn listing(
     // listing: (its records, their tokens, the runs' parents). Below an intro a listing is
     // one run: the columns of a page are runs of one kind too, and their records a short
     // post's sidebars.
-    let mut listings: HashMap<(String, Option<usize>), Listing> = HashMap::new();
+    let mut listings: HashMap<(String, Option<ElemId>), Listing> = HashMap::new();
     for ((up, kind), records) in runs {
         if !big_kinds.contains(&kind) || beside_main(pb, &holds_main, up) {
             continue;
@@ -197,7 +195,7 @@ pub(super) fn listing(
     {
         return out;
     }
-    for (b, &e) in pb.elem.iter().enumerate() {
+    for (b, e) in pb.block_elems() {
         out[b] |= in_listing[e];
     }
     out
@@ -212,20 +210,18 @@ pub(super) fn listing(
 ///   comments are unlinked prose (on a forum, the posts are the page, linked or not).
 fn listed_beside_an_intro(
     pb: &PageBlocks,
-    holds_main: &HashSet<usize>,
+    holds_main: &HashSet<ElemId>,
     tokens: &[usize],
     in_listing: &[bool],
-    parents: &[usize],
+    parents: &[ElemId],
     listed: usize,
 ) -> bool {
     let around = parents
         .iter()
         .filter_map(|&up| {
-            let mut x = up as i64;
-            while x >= 0 && !holds_main.contains(&(x as usize)) {
-                x = pb.parent[x as usize];
-            }
-            usize::try_from(x).ok().map(|x| tokens[x])
+            pb.self_and_ancestors(up)
+                .find(|x| holds_main.contains(x))
+                .map(|x| tokens[x])
         })
         .max()
         .unwrap_or(0);
@@ -236,7 +232,7 @@ fn listed_beside_an_intro(
         return true;
     }
     let (mut link, mut all) = (0i64, 0i64);
-    for (b, &e) in pb.elem.iter().enumerate() {
+    for (b, e) in pb.block_elems() {
         if in_listing[e] {
             link += pb.link_chars[b];
             all += pb.text_chars(b);

@@ -34,7 +34,7 @@ mod unseen;
 use table::TABLE;
 pub(crate) use table::{N_RULES, RULES};
 
-use crate::page::blocks::PageBlocks;
+use crate::page::blocks::{BlockId, PageBlocks};
 use crate::read::dom::View;
 use Phase::{Bar, BringIn, Editorial, TakeOut};
 use Report::{Always, Brought, OverCut, OverCutOrBrought};
@@ -333,7 +333,7 @@ pub(crate) fn decide(
         marks[id.index()] = run(id, &base);
     }
     let barred = marked(&marks, Bar, n);
-    let sure: Vec<bool> = (0..n).map(|b| over[b] && !barred[b]).collect();
+    let sure: Vec<bool> = BlockId::all(n).map(|b| over[b] && !barred[b]).collect();
     // each bring-in rule reads what the model and the ones before it kept
     let mut kept = sure.clone();
     for id in on(BringIn) {
@@ -359,7 +359,7 @@ pub(crate) fn decide(
         marks[id.index()] = run(id, &cx);
     }
     let taken = marked(&marks, TakeOut, n);
-    let likely: Vec<bool> = (0..n)
+    let likely: Vec<bool> = BlockId::all(n)
         .map(|b| brought[b] && !taken[b] && !barred[b])
         .collect();
     let cx = Context {
@@ -369,7 +369,7 @@ pub(crate) fn decide(
     for id in on(Editorial) {
         marks[id.index()] = run(id, &cx);
     }
-    (0..n)
+    BlockId::all(n)
         .map(|b| {
             // the first rule in the table that marks the block decides it
             let first = RuleId::all().find(|id| marks[id.index()].as_ref().is_some_and(|m| m[b]));

@@ -29,7 +29,7 @@ use super::toolkit::{
     MIN_RECORD_BLOCKS,
 };
 use super::{Context, Setting};
-use crate::page::blocks::PageBlocks;
+use crate::page::blocks::{BlockId, ElemId, PageBlocks};
 
 /// The rule: the blocks `propagate` brings in to what the model's cut kept.
 pub(super) fn run(cx: &Context, _: Setting) -> Option<Vec<bool>> {
@@ -46,18 +46,17 @@ pub(super) fn propagate(pb: &PageBlocks, likely: &[bool], prob: &[f64]) -> Vec<b
     let n_blocks = pb.subtree_sums(|_| 1);
     // A run the main block is in has one of its ancestors as record: each ancestor with
     // blocks enough gives the record kind of a possible run among its parent's children.
-    let mut kind_under: HashMap<usize, String> = HashMap::new();
+    let mut kind_under: HashMap<ElemId, String> = HashMap::new();
     let mut x = pb.elem[main];
-    while pb.parent[x] >= 0 {
-        let up = pb.parent[x] as usize;
+    while let Some(up) = pb.parent[x] {
         if n_blocks[x] >= MIN_RECORD_BLOCKS {
             kind_under.insert(up, record_kind(pb, x));
         }
         x = up;
     }
-    let mut runs: HashMap<usize, Vec<usize>> = HashMap::new();
-    for (e, &blocks) in n_blocks.iter().enumerate() {
-        let Ok(up) = usize::try_from(pb.parent[e]) else {
+    let mut runs: HashMap<ElemId, Vec<ElemId>> = HashMap::new();
+    for (e, &blocks) in pb.elems().zip(&n_blocks) {
+        let Some(up) = pb.parent[e] else {
             continue;
         };
         if blocks >= MIN_RECORD_BLOCKS
@@ -81,8 +80,8 @@ pub(super) fn propagate(pb: &PageBlocks, likely: &[bool], prob: &[f64]) -> Vec<b
 fn spread(
     pb: &PageBlocks,
     likely: &[bool],
-    records: &[usize],
-    by_elem: &[Vec<usize>],
+    records: &[ElemId],
+    by_elem: &[Vec<BlockId>],
     out: &mut [bool],
 ) {
     let placed = placements(pb, records, by_elem);

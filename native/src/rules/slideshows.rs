@@ -21,7 +21,7 @@
 //! **Switch.** `slideshows=drop`, the default; `slideshows=auto` leaves it to the model.
 
 use super::{Context, Setting};
-use crate::page::blocks::PageBlocks;
+use crate::page::blocks::{BlockId, PageBlocks};
 
 /// A slideshow states at least this many slides (product carousels and a story's own few
 /// photos state fewer).
@@ -74,11 +74,11 @@ fn number(s: &str) -> Option<(u32, usize)> {
 
 /// The runs of counters in block order: one N, k rising by one, `MIN_COUNTERS` or more, of
 /// a slideshow of `MIN_SLIDES` or more (the blocks of each run's counters).
-fn counter_runs(pb: &PageBlocks) -> Vec<Vec<usize>> {
+fn counter_runs(pb: &PageBlocks) -> Vec<Vec<BlockId>> {
     let mut runs = Vec::new();
-    let mut run: Vec<usize> = Vec::new();
+    let mut run: Vec<BlockId> = Vec::new();
     let mut last: Option<(u32, u32)> = None;
-    for (b, text) in pb.text.iter().enumerate() {
+    for (b, text) in pb.blocks().zip(&pb.text) {
         let Some((k, n)) = counter(text).filter(|&(_, n)| n >= MIN_SLIDES) else {
             continue;
         };
@@ -113,7 +113,7 @@ pub(super) fn beside_main(pb: &PageBlocks, likely: &[bool]) -> Vec<bool> {
         };
         let in_show = pb.subtree(show);
         let inside: Vec<bool> = pb.elem.iter().map(|&e| in_show[e]).collect();
-        let own: usize = (0..likely.len())
+        let own: usize = BlockId::all(likely.len())
             .filter(|&b| likely[b] && !inside[b])
             .map(|b| pb.tokens[b])
             .filter(|&n| n >= SENTENCE_TOKENS)

@@ -27,7 +27,7 @@
 
 use super::toolkit::{blocks_by_elem, holding, keeps_prose, main_block, runs};
 use super::{Context, Setting};
-use crate::page::blocks::PageBlocks;
+use crate::page::blocks::{BlockId, PageBlocks};
 
 /// Records a run holds at least before it is a stream.
 pub(super) const MIN_TEASERS: usize = 4;
@@ -54,9 +54,9 @@ pub(super) fn beside_story(pb: &PageBlocks, likely: &[bool], prob: &[f64]) -> Ve
     };
     let holds_main = holding(pb, main);
     let by_elem = blocks_by_elem(pb);
-    let chars = |b: usize| pb.text_chars(b).max(1) as f64;
-    let links = |b: usize| pb.link_chars[b] as f64;
-    let home_links = |b: usize| (pb.link_chars[b] - pb.away_chars[b]) as f64;
+    let chars = |b: BlockId| pb.text_chars(b).max(1) as f64;
+    let links = |b: BlockId| pb.link_chars[b] as f64;
+    let home_links = |b: BlockId| (pb.link_chars[b] - pb.away_chars[b]) as f64;
     for ((up, _), records) in runs(pb) {
         if records.len() < MIN_TEASERS
             || holds_main.contains(&up)
@@ -65,10 +65,10 @@ pub(super) fn beside_story(pb: &PageBlocks, likely: &[bool], prob: &[f64]) -> Ve
             continue;
         }
         // each record's text blocks and their tokens, in page order (a record's subtree)
-        let blocks_of: Vec<Vec<(usize, usize)>> = records
+        let blocks_of: Vec<Vec<(BlockId, usize)>> = records
             .iter()
             .map(|&r| {
-                by_elem[r..pb.subtree_end(r)]
+                by_elem[r.index()..pb.subtree_end(r)]
                     .iter()
                     .flatten()
                     .map(|&b| (b, pb.tokens[b]))

@@ -5,7 +5,7 @@
 
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
-use crate::page::blocks::{attr_flag, tag_bits, PageBlocks};
+use crate::page::blocks::{attr_flag, tag_bits, BlockId, ElemId, PageBlocks};
 use crate::read::dom::View;
 
 /// Records of one kind under one parent before they are a run.
@@ -20,7 +20,7 @@ pub(super) const PROSE_TOKENS: usize = 40;
 
 /// An element's kind as a record: its tag and first class name without digits (`li`,
 /// `div.post`), so `post odd` and `post even` are one kind and `post-123` no kind's own.
-pub(super) fn record_kind(pb: &PageBlocks, e: usize) -> String {
+pub(super) fn record_kind(pb: &PageBlocks, e: ElemId) -> String {
     let k = pb.kinds[e].as_str();
     match k.split_once('.') {
         None => k.to_string(),
@@ -35,8 +35,8 @@ pub(super) fn record_kind(pb: &PageBlocks, e: usize) -> String {
 }
 
 /// The page's main block: the likely block of most tokens x probability.
-pub(super) fn main_block(pb: &PageBlocks, likely: &[bool], prob: &[f64]) -> Option<usize> {
-    (0..likely.len())
+pub(super) fn main_block(pb: &PageBlocks, likely: &[bool], prob: &[f64]) -> Option<BlockId> {
+    BlockId::all(likely.len())
         .filter(|&b| likely[b])
         .map(|b| (b, pb.tokens[b] as f64 * prob[b]))
         .filter(|&(_, weight)| weight > 0.0)
@@ -46,11 +46,11 @@ pub(super) fn main_block(pb: &PageBlocks, likely: &[bool], prob: &[f64]) -> Opti
 
 /// The page's runs of records: `MIN_RECORDS` or more elements of one record kind under one
 /// parent, each of `MIN_RECORD_BLOCKS` or more blocks, by (parent, kind).
-pub(super) fn runs(pb: &PageBlocks) -> HashMap<(usize, String), Vec<usize>> {
+pub(super) fn runs(pb: &PageBlocks) -> HashMap<(ElemId, String), Vec<ElemId>> {
     let n_blocks = pb.subtree_sums(|_| 1);
-    let mut runs: HashMap<(usize, String), Vec<usize>> = HashMap::new();
-    for (e, &blocks) in n_blocks.iter().enumerate() {
-        let Ok(up) = usize::try_from(pb.parent[e]) else {
+    let mut runs: HashMap<(ElemId, String), Vec<ElemId>> = HashMap::new();
+    for (e, &blocks) in pb.elems().zip(&n_blocks) {
+        let Some(up) = pb.parent[e] else {
             continue;
         };
         if blocks >= MIN_RECORD_BLOCKS {
@@ -62,20 +62,16 @@ pub(super) fn runs(pb: &PageBlocks) -> HashMap<(usize, String), Vec<usize>> {
 }
 
 /// The elements holding block `b`: its element and every ancestor.
-pub(super) fn holding(pb: &PageBlocks, b: usize) -> HashSet<usize> {
+pub(super) fn holding(pb: &PageBlocks, b: BlockId) -> HashSet<ElemId> {
     let mut out = HashSet::new();
-    let mut x = pb.elem[b] as i64;
-    while x >= 0 {
-        out.insert(x as usize);
-        x = pb.parent[x as usize];
-    }
+    out.extend(pb.self_and_ancestors(pb.elem[b]));
     out
 }
 
 /// Each element's blocks.
-pub(super) fn blocks_by_elem(pb: &PageBlocks) -> Vec<Vec<usize>> {
-    let mut by_elem: Vec<Vec<usize>> = vec![Vec::new(); pb.parent.len()];
-    for (b, &e) in pb.elem.iter().enumerate() {
+pub(super) fn blocks_by_elem(pb: &PageBlocks) -> Vec<Vec<BlockId>> {
+    let mut by_elem: Vec<Vec<BlockId>> = vec![Vec::new(); pb.parent.len()];
+    for (b, e) in pb.block_elems() {
         by_elem[e].push(b);
     }
     by_elem
@@ -85,30 +81,28 @@ pub(super) fn blocks_by_elem(pb: &PageBlocks) -> Vec<Vec<usize>> {
 /// in `records` and the block's path below it (record kinds, the record's child first).
 pub(super) fn placements(
     pb: &PageBlocks,
-    records: &[usize],
-    by_elem: &[Vec<usize>],
-) -> Vec<(usize, usize, String)> {
-    let record_of: HashMap<usize, usize> =
+    records: &[ElemId],
+    by_elem: &[Vec<BlockId>],
+) -> Vec<(usize, BlockId, String)> {
+    let record_of: HashMap<ElemId, usize> =
         records.iter().enumerate().map(|(i, &r)| (r, i)).collect();
     // (a block under no record of the run has no place: its walk up would reach the root
     // for nothing, a record kind made at every step)
     let in_record = pb.under(|x| record_of.contains_key(&x));
     let mut placed = Vec::new();
-    for (e, blocks) in by_elem.iter().enumerate() {
+    for (e, blocks) in pb.elems().zip(by_elem) {
         if blocks.is_empty() || !in_record[e] {
             continue;
         }
         let mut path: Vec<String> = Vec::new();
-        let mut x = e as i64;
-        while x >= 0 {
-            if let Some(&i) = record_of.get(&(x as usize)) {
+        for x in pb.self_and_ancestors(e) {
+            if let Some(&i) = record_of.get(&x) {
                 path.reverse();
                 let key = path.join(">");
                 placed.extend(blocks.iter().map(|&b| (i, b, key.clone())));
                 break;
             }
-            path.push(record_kind(pb, x as usize));
-            x = pb.parent[x as usize];
+            path.push(record_kind(pb, x));
         }
     }
     placed
@@ -127,7 +121,7 @@ pub(super) fn alike(a: &HashSet<&str>, b: &HashSet<&str>) -> bool {
 /// say nothing of where the run is: they wrap the main text whatever they are called (a body
 /// class `sidebar-nav`). (Class words naming a layout, a look or a page builder's block,
 /// `has-sidebar`, `text-secondary`, `elementor-widget`, give no `sidebar` keyword: `walk`.)
-pub(super) fn beside_main(pb: &PageBlocks, holds_main: &HashSet<usize>, e: usize) -> bool {
+pub(super) fn beside_main(pb: &PageBlocks, holds_main: &HashSet<ElemId>, e: ElemId) -> bool {
     let mut names = [
         "nav", "header", "footer", "sidebar", "comment", "share", "related",
     ]
@@ -139,25 +133,19 @@ pub(super) fn beside_main(pb: &PageBlocks, holds_main: &HashSet<usize>, e: usize
     let tags = ["nav", "header", "footer", "aside"]
         .iter()
         .fold(0u32, |bits, t| bits | tag_bits(t));
-    let mut x = e as i64;
-    while x >= 0 {
-        let u = x as usize;
-        if pb.tag_flags[u] & tags != 0 || (!holds_main.contains(&u) && pb.flags[u] & names != 0) {
-            return true;
-        }
-        x = pb.parent[u];
-    }
-    false
+    pb.self_and_ancestors(e).any(|u| {
+        pb.tag_flags[u] & tags != 0 || (!holds_main.contains(&u) && pb.flags[u] & names != 0)
+    })
 }
 
 /// Does the kept text hold prose (a likely block of `PROSE_TOKENS` or more)?
 pub(super) fn keeps_prose(pb: &PageBlocks, likely: &[bool]) -> bool {
-    (0..likely.len()).any(|b| likely[b] && pb.tokens[b] >= PROSE_TOKENS)
+    BlockId::all(likely.len()).any(|b| likely[b] && pb.tokens[b] >= PROSE_TOKENS)
 }
 
 /// The kept text's tokens, and how many of its blocks are prose (`PROSE_TOKENS` or more).
 pub(super) fn kept_text(pb: &PageBlocks, likely: &[bool]) -> (usize, usize) {
-    let kept: Vec<usize> = (0..likely.len())
+    let kept: Vec<usize> = BlockId::all(likely.len())
         .filter(|&b| likely[b])
         .map(|b| pb.tokens[b])
         .collect();
@@ -179,8 +167,8 @@ pub(super) fn brought_in(kept: &[bool], more: Vec<bool>) -> Vec<bool> {
 
 /// An element's names as the named sections read them (`reviews`, `dialogs`): class, id and
 /// itemprop, lowercased, and `role-` its role.
-pub(super) fn section_names(view: &View, pb_elem: usize) -> String {
-    let el = &view.elems[view.preorder[pb_elem] as usize];
+pub(super) fn section_names(view: &View, pb_elem: ElemId) -> String {
+    let el = &view[view.preorder[pb_elem]];
     if !el.has_attrs {
         // (most elements: no name to read, and no string built for them)
         return String::new();
@@ -210,14 +198,14 @@ pub(super) fn inside_sections(
     pb: &PageBlocks,
     likely: &[bool],
     prob: &[f64],
-    section: impl Fn(usize) -> bool,
+    section: impl Fn(ElemId) -> bool,
     never_main: Option<&[bool]>,
 ) -> Vec<bool> {
-    let never = |e: usize| never_main.is_some_and(|n| n[e]);
-    let candidates: Vec<bool> = (0..likely.len())
+    let never = |e: ElemId| never_main.is_some_and(|n| n[e]);
+    let candidates: Vec<bool> = BlockId::all(likely.len())
         .map(|b| likely[b] && !never(pb.elem[b]))
         .collect();
-    let holds_main: HashSet<usize> =
+    let holds_main: HashSet<ElemId> =
         main_block(pb, &candidates, prob).map_or_else(HashSet::new, |m| holding(pb, m));
     let inside = pb.under(|e| never(e) || (!holds_main.contains(&e) && section(e)));
     pb.elem.iter().map(|&e| inside[e]).collect()
@@ -232,7 +220,7 @@ mod tests {
     fn record_kinds_fold_numbered_and_state_classes() {
         let html = "<div class='post-17 post'><p>a</p></div><li>b</li><div class='x1'>c</div>";
         let (pb, _, _) = page(html, &[]);
-        let kinds: Vec<String> = (0..pb.parent.len()).map(|e| record_kind(&pb, e)).collect();
+        let kinds: Vec<String> = pb.elems().map(|e| record_kind(&pb, e)).collect();
         assert!(kinds.iter().any(|k| k == "div.post"));
         assert!(kinds.iter().any(|k| k == "li"));
         assert!(kinds.iter().any(|k| k == "div"));

@@ -51,7 +51,7 @@ use foldhash::{HashSet, HashSetExt};
 use super::listings::INTRO_TOKENS;
 use super::toolkit::{beside_main, brought_in, holding, kept_text, main_block};
 use super::{Context, Setting};
-use crate::page::blocks::PageBlocks;
+use crate::page::blocks::{BlockId, ElemId, PageBlocks};
 
 /// The kept text's token-weighted median probability under this: the model is unsure even
 /// of what it keeps (a news story's paragraphs sit at 0.95 and over).
@@ -99,13 +99,13 @@ pub(super) fn fill(
     balanced: f64,
 ) -> Vec<bool> {
     let mut out = likely.to_vec();
-    let kept: Vec<usize> = (0..sure.len()).filter(|&b| sure[b]).collect();
+    let kept: Vec<BlockId> = BlockId::all(sure.len()).filter(|&b| sure[b]).collect();
     let (Some(&first), Some(&last)) = (kept.first(), kept.last()) else {
         return out;
     };
     // (read at the balanced cut too: a stricter preset's smaller text is no scant page
     // where the balanced one is not, so the presets' fills nest)
-    let read: Vec<bool> = (0..likely.len())
+    let read: Vec<bool> = BlockId::all(likely.len())
         .map(|b| likely[b] || prob[b] >= balanced)
         .collect();
     let (kept_tokens, prose) = kept_text(pb, &read);
@@ -114,7 +114,7 @@ pub(super) fn fill(
     if !scant && median(weighted) >= UNSURE_MEDIAN {
         return out;
     }
-    let holds_main: HashSet<usize> =
+    let holds_main: HashSet<ElemId> =
         main_block(pb, sure, prob).map_or_else(HashSet::new, |m| holding(pb, m));
     let floor = if scant {
         SCANT_FLOOR
@@ -124,11 +124,11 @@ pub(super) fn fill(
         HALF_BELIEF
     } * cut;
     let span = if pb.kind.story {
-        first..=last
+        first.index()..=last.index()
     } else {
         0..=sure.len() - 1
     };
-    for b in span {
+    for b in span.map(BlockId::new) {
         if !out[b] && prob[b] >= floor && !beside_main(pb, &holds_main, pb.elem[b]) {
             out[b] = true;
         }
@@ -142,12 +142,12 @@ pub(super) fn fill(
 /// listing's intro? (Read at the balanced cut, as the scant page is, so the presets' fills
 /// nest.)
 fn found_little(pb: &PageBlocks, read: &[bool], prob: &[f64], kept_tokens: usize) -> bool {
-    if (0..read.len()).any(|b| read[b] && pb.tokens[b] > INTRO_TOKENS) {
+    if BlockId::all(read.len()).any(|b| read[b] && pb.tokens[b] > INTRO_TOKENS) {
         return false;
     }
-    let holds_main: HashSet<usize> =
+    let holds_main: HashSet<ElemId> =
         main_block(pb, read, prob).map_or_else(HashSet::new, |m| holding(pb, m));
-    let outside_template: usize = (0..read.len())
+    let outside_template: usize = BlockId::all(read.len())
         .filter(|&b| !beside_main(pb, &holds_main, pb.elem[b]))
         .map(|b| pb.tokens[b])
         .sum();
@@ -381,7 +381,7 @@ mod tests {
         use crate::clean::pipeline::{prepare, verdicts, Cut};
         use crate::rules::Settings;
         let p = prepare(&html, None, false, true).unwrap();
-        let at = p.view.preorder[p.pb.elem[card]] as usize;
+        let at = p.view.preorder[p.pb.elem[card]].index();
         let cut = |threshold, balanced| Cut {
             threshold,
             balanced,
@@ -454,7 +454,7 @@ mod tests {
                     _ => 0.0,
                 })
                 .collect();
-        let at = p.view.preorder[p.pb.elem[tile]] as usize;
+        let at = p.view.preorder[p.pb.elem[tile]].index();
         let cut = |unseen| Cut {
             threshold: 0.35,
             balanced: 0.35,

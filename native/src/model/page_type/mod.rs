@@ -325,7 +325,7 @@ fn document_features(a: &Arena, out: &mut Vec<f64>) {
     let mut elements = 0;
     let mut platform = false;
     let ac = attr_marks();
-    for node in &a.nodes {
+    for node in a.nodes() {
         let Data::Element { name, attrs, .. } = &node.data else {
             continue;
         };

@@ -3,7 +3,7 @@
 use super::escape::{class_language, fence, html_attr, indent, push_escaped_html};
 use super::inline::Inline;
 use super::{is_block, Block, Format, Kind, Md, LIST_TAGS};
-use crate::read::dom::Item;
+use crate::read::dom::{Item, ViewId};
 use crate::text::is_space;
 
 fn heading_level(tag: &str) -> Option<usize> {
@@ -96,7 +96,7 @@ impl<'a> Md<'a> {
     }
 
     /// The children of `e` as blocks: runs of inline content become paragraphs.
-    pub(super) fn blocks(&self, e: u32, content: bool, out: &mut Vec<Block>) {
+    pub(super) fn blocks(&self, e: ViewId, content: bool, out: &mut Vec<Block>) {
         let mut acc = self.inline_acc();
         for item in self.children(e) {
             match item {
@@ -107,7 +107,7 @@ impl<'a> Md<'a> {
                 }
                 Item::Elem(c) => {
                     let cc = self.content(*c, content);
-                    if !is_block(self.tag(*c)) && !self.has_block[*c as usize] {
+                    if !is_block(self.tag(*c)) && !self.has_block[*c] {
                         self.inline(*c, cc, &mut acc);
                     } else {
                         self.flush(&mut acc, out);
@@ -119,7 +119,7 @@ impl<'a> Md<'a> {
         self.flush(&mut acc, out);
     }
 
-    pub(super) fn block(&self, e: u32, content: bool, out: &mut Vec<Block>) {
+    pub(super) fn block(&self, e: ViewId, content: bool, out: &mut Vec<Block>) {
         if !content {
             if self.tag(e) == "table" && self.has_content_cell(e) {
                 // a table of content cells under a noise verdict is still a table
@@ -203,7 +203,7 @@ impl<'a> Md<'a> {
     /// A list. What stands in it outside any item (a lead-in text, a heading, a quote)
     /// stays where it is: the items before it are one list, those after it another, whose
     /// numbering goes on.
-    fn list(&self, e: u32, content: bool, out: &mut Vec<Block>) {
+    fn list(&self, e: ViewId, content: bool, out: &mut Vec<Block>) {
         let ordered = self.tag(e) == "ol";
         let mut next: i64 = self
             .attr(e, "start")
@@ -241,7 +241,7 @@ impl<'a> Md<'a> {
                     b.kind = Kind::List; // on the line after the item's text
                 }
                 items.last_mut().unwrap().extend(inner);
-            } else if !is_block(ctag) && !self.has_block[c as usize] {
+            } else if !is_block(ctag) && !self.has_block[c] {
                 self.inline(c, cc, &mut stray);
             } else {
                 next = self.emit_list(ordered, next, std::mem::take(&mut items), out);
@@ -297,7 +297,7 @@ impl<'a> Md<'a> {
         n
     }
 
-    fn pre(&self, e: u32, content: bool, out: &mut Vec<Block>) {
+    fn pre(&self, e: ViewId, content: bool, out: &mut Vec<Block>) {
         let mut code = String::new();
         self.raw_text(e, content, &mut code);
         let code = code.trim_end_matches(['\n', '\r']);

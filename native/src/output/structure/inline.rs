@@ -6,7 +6,7 @@ use super::escape::{
     code_span, escape_line_start, html_attr, inert_tex, looks_like_entity, push_escaped_html,
 };
 use super::{is_block, Format, Md};
-use crate::read::dom::Item;
+use crate::read::dom::{Item, ViewId};
 use crate::text::{is_space, split_ws};
 
 /// A run of inline content with whitespace folded as a browser folds it.
@@ -171,7 +171,7 @@ impl Inline {
 
 impl<'a> Md<'a> {
     /// The text below `e` as it is (content parts only), `<br>` as a line break.
-    pub(super) fn raw_text(&self, e: u32, content: bool, out: &mut String) {
+    pub(super) fn raw_text(&self, e: ViewId, content: bool, out: &mut String) {
         for item in self.children(e) {
             match item {
                 Item::Text(t) if content => out.push_str(t),
@@ -191,7 +191,7 @@ impl<'a> Md<'a> {
     }
 
     /// The inline content of `e` on one line (headings, table cells).
-    pub(super) fn line(&self, e: u32, content: bool) -> String {
+    pub(super) fn line(&self, e: ViewId, content: bool) -> String {
         let mut acc = self.inline_acc();
         self.inline_children(e, content, &mut acc);
         let br = self.fmt.br();
@@ -201,7 +201,7 @@ impl<'a> Md<'a> {
             .replace('\n', " ")
     }
 
-    fn inline_children(&self, e: u32, content: bool, acc: &mut Inline) {
+    fn inline_children(&self, e: ViewId, content: bool, acc: &mut Inline) {
         for item in self.children(e) {
             match item {
                 Item::Text(t) if content => acc.text(t),
@@ -211,7 +211,7 @@ impl<'a> Md<'a> {
         }
     }
 
-    fn image(&self, e: u32, acc: &mut Inline) {
+    fn image(&self, e: ViewId, acc: &mut Inline) {
         let alt = self.attr(e, "alt").unwrap_or("");
         if self.fmt == Format::Text {
             return acc.text(alt);
@@ -236,7 +236,7 @@ impl<'a> Md<'a> {
     /// between `$` (display math `$$`), never escaped (markdown: made inert, `inert_tex`); HTML writes it as pandoc
     /// does, for MathJax or KaTeX to typeset: `<span class="math inline">\(...\)</span>`,
     /// display math `<span class="math display">\[...\]</span>`, the TeX escaped as text.
-    fn formula(&self, e: u32, acc: &mut Inline) {
+    fn formula(&self, e: ViewId, acc: &mut Inline) {
         let tex = self.attr(e, "tex").unwrap_or("");
         if tex.is_empty() {
             return;
@@ -262,7 +262,7 @@ impl<'a> Md<'a> {
         }
     }
 
-    pub(super) fn inline(&self, e: u32, content: bool, acc: &mut Inline) {
+    pub(super) fn inline(&self, e: ViewId, content: bool, acc: &mut Inline) {
         let tag = self.tag(e);
         match tag {
             "br" => {

@@ -53,7 +53,7 @@ use std::cell::Cell;
 
 use url::Url;
 
-use crate::read::dom::{is_block_tag, Item, View};
+use crate::read::dom::{is_block_tag, Item, View, ViewId};
 
 pub(crate) use self::address::base_url;
 use self::address::safe_address;
@@ -206,10 +206,9 @@ impl<'a> Md<'a> {
         let (mut layout_cell, mut has_list, mut has_p) =
             (vec![false; n], vec![false; n], vec![false; n]);
         for &e in view.preorder.iter().rev() {
-            let e = e as usize;
-            for item in &view.elems[e].children {
-                if let Item::Elem(c) = item {
-                    let (c, tag) = (*c as usize, view.elems[*c as usize].tag.as_str());
+            for item in &view[e].children {
+                if let Item::Elem(c) = *item {
+                    let tag = view[c].tag.as_str();
                     has_block[e] |= has_block[c] || is_block(tag);
                     has_structure[e] |= has_structure[c] || STRUCTURE_TAGS.contains(&tag);
                     layout_cell[e] |= layout_cell[c] || LAYOUT_CELL_TAGS.contains(&tag);
@@ -236,21 +235,21 @@ impl<'a> Md<'a> {
         Inline::new(self.fmt)
     }
 
-    fn tag(&self, e: u32) -> &'a str {
-        self.view.elems[e as usize].tag.as_str()
+    fn tag(&self, e: ViewId) -> &'a str {
+        self.view[e].tag.as_str()
     }
 
-    fn attr(&self, e: u32, name: &str) -> Option<&'a str> {
-        self.view.elems[e as usize].get(name)
+    fn attr(&self, e: ViewId, name: &str) -> Option<&'a str> {
+        self.view[e].get(name)
     }
 
-    fn children(&self, e: u32) -> &'a [Item] {
-        &self.view.elems[e as usize].children
+    fn children(&self, e: ViewId) -> &'a [Item] {
+        &self.view[e].children
     }
 
-    fn content(&self, e: u32, parent: bool) -> bool {
+    fn content(&self, e: ViewId, parent: bool) -> bool {
         self.kept
-            .get(e as usize)
+            .get(e.index())
             .copied()
             .flatten()
             .unwrap_or(parent)
@@ -280,10 +279,10 @@ pub(crate) fn render(view: &View, kept: &[Option<bool>], opts: &Options) -> Stri
     }
     let md = Md::new(view, kept, opts);
     let mut out = Vec::new();
-    if !md.content(0, true) {
-        md.blocks(0, false, &mut out);
+    if !md.content(ViewId::BODY, true) {
+        md.blocks(ViewId::BODY, false, &mut out);
     } else {
-        md.block(0, true, &mut out);
+        md.block(ViewId::BODY, true, &mut out);
     }
     for b in &mut out {
         if b.kind == Kind::List {

@@ -2,13 +2,13 @@
 //! the page's cells with their spans (HTML); an irregular or layout one as rows of text.
 use super::escape::escape_line_start;
 use super::{Block, Format, Kind, Md};
-use crate::read::dom::Item;
+use crate::read::dom::{Item, ViewId};
 use crate::text::is_space;
 
 impl<'a> Md<'a> {
     /// Whether a cell of table `t`'s own rows is content, by its own verdict or its row's.
-    pub(super) fn has_content_cell(&self, t: u32) -> bool {
-        let row = |tr: u32, trc: bool| {
+    pub(super) fn has_content_cell(&self, t: ViewId) -> bool {
+        let row = |tr: ViewId, trc: bool| {
             self.children(tr).iter().any(|k| {
                 matches!(k, Item::Elem(c) if matches!(self.tag(*c), "td" | "th")
                     && self.content(*c, trc))
@@ -27,12 +27,12 @@ impl<'a> Md<'a> {
         })
     }
 
-    pub(super) fn table(&self, t: u32, content: bool, out: &mut Vec<Block>) {
+    pub(super) fn table(&self, t: ViewId, content: bool, out: &mut Vec<Block>) {
         // rows of (cell, content, colspan, rowspan)
         let mut rows: Vec<Vec<Cell4>> = Vec::new();
         let mut caption = None;
         let mut irregular = false;
-        let add_row = |tr: u32, trc: bool, rows: &mut Vec<Vec<Cell4>>, irregular: &mut bool| {
+        let add_row = |tr: ViewId, trc: bool, rows: &mut Vec<Vec<Cell4>>, irregular: &mut bool| {
             let mut cells = Vec::new();
             for item in self.children(tr) {
                 match item {
@@ -43,7 +43,7 @@ impl<'a> Md<'a> {
                                 .unwrap_or(1)
                         };
                         let (cs, rs) = (span("colspan"), span("rowspan"));
-                        if cs > MAX_SPAN || rs > MAX_SPAN || self.layout_cell[*c as usize] {
+                        if cs > MAX_SPAN || rs > MAX_SPAN || self.layout_cell[*c] {
                             *irregular = true;
                         }
                         cells.push((
@@ -90,7 +90,7 @@ impl<'a> Md<'a> {
             irregular = true;
         }
         if irregular {
-            let plain: Vec<Vec<(u32, bool)>> = rows
+            let plain: Vec<Vec<(ViewId, bool)>> = rows
                 .iter()
                 .map(|r| r.iter().map(|&(c, cc, _, _)| (c, cc)).collect())
                 .collect();
@@ -112,7 +112,7 @@ impl<'a> Md<'a> {
     /// as rows of cells apart by ` | ` (text). A spanned cell's text stands in its first
     /// slot, the slots it covers stay empty, and short rows are padded: every row's cells
     /// keep their columns. Rows without text are left out. None: no text at all.
-    fn grid_table(&self, grid: &[Vec<Option<(u32, bool)>>], width: usize) -> Option<String> {
+    fn grid_table(&self, grid: &[Vec<Option<(ViewId, bool)>>], width: usize) -> Option<String> {
         let md = self.fmt == Format::Markdown;
         let texts: Vec<Vec<String>> = grid
             .iter()
@@ -185,9 +185,9 @@ impl<'a> Md<'a> {
 
     /// An irregular table: a row of cells that are lines of text becomes one paragraph
     /// (cells joined by " · "); cells with structure of their own become blocks.
-    fn rows_of_text(&self, rows: &[Vec<(u32, bool)>], out: &mut Vec<Block>) {
+    fn rows_of_text(&self, rows: &[Vec<(ViewId, bool)>], out: &mut Vec<Block>) {
         for r in rows {
-            if r.iter().all(|&(c, _)| !self.has_structure[c as usize]) {
+            if r.iter().all(|&(c, _)| !self.has_structure[c]) {
                 let cells: Vec<String> = r
                     .iter()
                     .map(|&(c, cc)| self.line(c, cc))
@@ -217,14 +217,14 @@ impl<'a> Md<'a> {
 }
 
 /// A table cell: (element, content, colspan, rowspan).
-type Cell4 = (u32, bool, usize, usize);
+type Cell4 = (ViewId, bool, usize, usize);
 
 /// Spans beyond this (and tables wider than this) are no pipe table: a layout table.
 const MAX_SPAN: usize = 64;
 
 /// The table's rows as slots, column by column: a cell stands in the first slot it spans
 /// (`Some`), the other slots it covers across and down are `None`.
-fn span_grid(rows: &[Vec<Cell4>]) -> Vec<Vec<Option<(u32, bool)>>> {
+fn span_grid(rows: &[Vec<Cell4>]) -> Vec<Vec<Option<(ViewId, bool)>>> {
     let mut grid = Vec::with_capacity(rows.len());
     let mut below: Vec<usize> = Vec::new(); // per column: rows still covered from above
     for row in rows {

@@ -1,7 +1,7 @@
 //! The containers group: the page's element tree as arrays (`Tree`), ancestor aggregates,
 //! the densest text container, and each block's ancestors at the context levels.
 
-use crate::page::blocks::PageBlocks;
+use crate::page::blocks::{ElemId, PageBlocks};
 
 use super::columns::{ANCESTOR_LEVELS, CONTEXT_LEVELS, C_ANC, C_BEST, N_FEATURES};
 use super::sums::pairwise_sum;
@@ -15,8 +15,8 @@ pub(super) struct Tree {
     pub(super) sub: Vec<[f64; 4]>,
     /// Readability's container score per element
     score: Vec<f64>,
-    /// chain[i * width + k]: the element k levels above block i's element (-1 above)
-    chain: Vec<i64>,
+    /// chain[i * width + k]: the element k levels above block i's element (none above)
+    chain: Vec<Option<ElemId>>,
     width: usize,
 }
 
@@ -43,18 +43,13 @@ impl Tree {
         // half, for their grandparent (all parents first, then all grandparents).
         let mut score = vec![0.0f64; m];
         for (i, &e) in pb.elem.iter().enumerate() {
-            let up = parent[e];
-            if up >= 0 {
-                score[up as usize] += plain[i];
+            if let Some(up) = parent[e] {
+                score[up] += plain[i];
             }
         }
         for (i, &e) in pb.elem.iter().enumerate() {
-            let up = parent[e];
-            if up >= 0 {
-                let up2 = parent[up as usize];
-                if up2 >= 0 {
-                    score[up2 as usize] += plain[i] / 2.0;
-                }
+            if let Some(up2) = parent[e].and_then(|up| parent[up]) {
+                score[up2] += plain[i] / 2.0;
             }
         }
         // bottom-up sums, one depth level at a time (deepest first, index order within)
@@ -74,10 +69,9 @@ impl Tree {
         }
         for d in (0..=max_depth).rev() {
             for &e in &by_depth[start[d]..start[d + 1]] {
-                let p = parent[e];
-                if p >= 0 {
+                if let Some(p) = parent[e] {
                     let s = sub[e];
-                    let t = &mut sub[p as usize];
+                    let t = &mut sub[p];
                     for k in 0..4 {
                         t[k] += s[k];
                     }
@@ -87,16 +81,11 @@ impl Tree {
         // ancestor chains
         let top = if m > 0 { max_depth + 1 } else { 1 }.max(MIN_CHAIN);
         let width = top + 1;
-        let mut chain = vec![-1i64; nb * width];
+        let mut chain = vec![None; nb * width];
         for (i, &e) in pb.elem.iter().enumerate() {
             let row = &mut chain[i * width..(i + 1) * width];
-            let mut a = e as i64;
-            for slot in row.iter_mut() {
-                *slot = a;
-                if a < 0 {
-                    break;
-                }
-                a = parent[a as usize];
+            for (slot, a) in row.iter_mut().zip(pb.self_and_ancestors(e)) {
+                *slot = Some(a);
             }
         }
         Tree {
@@ -108,7 +97,7 @@ impl Tree {
     }
 
     #[inline]
-    pub(super) fn up(&self, block: usize, level: usize) -> i64 {
+    pub(super) fn up(&self, block: usize, level: usize) -> Option<ElemId> {
         self.chain[block * self.width + level]
     }
 }
@@ -142,9 +131,8 @@ pub(super) fn containers(pb: &PageBlocks, tree: &Tree, x: &mut [f64], n_tok: &[f
         let row = &mut x[i * nf..(i + 1) * nf];
         let mut c = C_ANC;
         for &lvl in &ANCESTOR_LEVELS {
-            let a = tree.up(i, lvl);
-            if a >= 0 {
-                let s = &sub[a as usize];
+            if let Some(a) = tree.up(i, lvl) {
+                let s = &sub[a];
                 row[c] = s[0] / total;
                 row[c + 1] = if s[0] > 0.0 { s[1] / s[0] } else { 0.0 };
                 row[c + 2] = s[2].ln_1p();
@@ -154,13 +142,10 @@ pub(super) fn containers(pb: &PageBlocks, tree: &Tree, x: &mut [f64], n_tok: &[f
         }
         let chain = &tree.chain[i * tree.width..(i + 1) * tree.width];
         let mut inside = false;
-        let mut scored = 0.0f64; // the chain's -1 entries score 0
-        for &a in chain {
-            if a < 0 {
-                break;
-            }
-            inside |= a as usize == best;
-            let s = score[a as usize];
+        let mut scored = 0.0f64; // the chain's empty entries score 0
+        for a in chain.iter().map_while(|&a| a) {
+            inside |= a.index() == best;
+            let s = score[a];
             if s > scored {
                 scored = s;
             }
@@ -168,7 +153,7 @@ pub(super) fn containers(pb: &PageBlocks, tree: &Tree, x: &mut [f64], n_tok: &[f
         let inside = inside && best_score > 0.0;
         row[C_BEST] = if inside { 1.0 } else { 0.0 };
         row[C_BEST + 1] = if inside {
-            (pb.depth[chain[0] as usize] - pb.depth[best]) as f64
+            (pb.depth[pb.elem[i]] - pb.depth[best]) as f64
         } else {
             f64::NAN
         };
@@ -180,16 +165,17 @@ pub(super) fn containers(pb: &PageBlocks, tree: &Tree, x: &mut [f64], n_tok: &[f
 }
 
 /// (blocks x [`CONTEXT_LEVELS`]) element index of each block's ancestor at that many levels
-/// up (level 0 would be the block's element), -1 above `<body>`.
-pub(crate) fn ancestors(pb: &PageBlocks) -> Vec<[i64; 6]> {
+/// up (level 0 would be the block's element), none above `<body>`.
+pub(crate) fn ancestors(pb: &PageBlocks) -> Vec<[Option<ElemId>; 6]> {
     let top = CONTEXT_LEVELS[CONTEXT_LEVELS.len() - 1];
     pb.elem
         .iter()
         .map(|&e| {
-            let mut out = [-1i64; 6];
-            let (mut a, mut lvl, mut j) = (e as i64, 0usize, 0usize);
-            while lvl < top && a >= 0 {
-                a = pb.parent[a as usize];
+            let mut out = [None; 6];
+            let (mut a, mut lvl, mut j) = (Some(e), 0usize, 0usize);
+            while lvl < top {
+                let Some(x) = a else { break };
+                a = pb.parent[x];
                 lvl += 1;
                 if lvl == CONTEXT_LEVELS[j] {
                     out[j] = a;

@@ -310,8 +310,16 @@ fn heading_level(tag: &str) -> u32 {
 mod tests {
     use super::columns::{C_ANC, C_BEST, C_SIB, C_STRUCT};
     use super::*;
+    use crate::page::blocks::ElemId;
 
     const NAN: f64 = f64::NAN;
+
+    /// Element ids as the Python writes them, -1 for none.
+    fn ids(raw: &[i64]) -> Vec<Option<ElemId>> {
+        raw.iter()
+            .map(|&i| usize::try_from(i).ok().map(ElemId::new))
+            .collect()
+    }
 
     fn same(got: &[f64], want: &[f64]) -> bool {
         got.len() == want.len()
@@ -387,13 +395,13 @@ mod tests {
         ];
         PageBlocks {
             tags: tags.iter().map(|s| s.to_string()).collect(),
-            parent: vec![-1, 0, 1, 1, 1, 0, 5, 5],
+            parent: ids(&[-1, 0, 1, 1, 1, 0, 5, 5]),
             depth: vec![0, 1, 2, 2, 2, 1, 2, 2],
             flags: vec![0; 8],
             tag_flags: vec![0; 8],
             kinds: kinds.iter().map(|s| s.to_string()).collect(),
             consent: vec![crate::page::blocks::ConsentName::No; 8],
-            elem: vec![2, 3, 4, 6, 7],
+            elem: ids(&[2, 3, 4, 6, 7]).into_iter().flatten().collect(),
             text: text.iter().map(|s| s.to_string()).collect(),
             tokens: text.iter().map(|s| crate::text::count_tokens(s)).collect(),
             link_chars: vec![0, 0, 0, 4, 4],
@@ -559,13 +567,14 @@ mod tests {
         assert_eq!(&x3[C_SITE..C_SITE + 4], &[0.5, 0.5, 0.5, 4.0f64.ln()]);
         assert_eq!(
             ancestors(&pb),
-            vec![
+            [
                 [1, 0, -1, -1, -1, -1],
                 [1, 0, -1, -1, -1, -1],
                 [1, 0, -1, -1, -1, -1],
                 [5, 0, -1, -1, -1, -1],
                 [5, 0, -1, -1, -1, -1]
             ]
+            .map(|row| <[_; 6]>::try_from(ids(&row)).unwrap())
         );
         assert!(block_features(&PageBlocks::default(), None).is_empty());
     }

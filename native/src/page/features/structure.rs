@@ -157,10 +157,13 @@ pub(super) fn structure(pb: &PageBlocks, tree: &Tree, x: &mut [f64], page: &Page
     }
     // alike siblings: same tag and class under one parent
     let m = pb.parent.len();
-    let mut ids: HashMap<(i64, &str), usize> = HashMap::with_capacity(m);
+    // (keyed by the parent's index, u64::MAX for <body>'s none: one word to hash, where an
+    // `Option` hashes its discriminant and its value)
+    let mut ids: HashMap<(u64, &str), usize> = HashMap::with_capacity(m);
     let mut kind_id = Vec::with_capacity(m);
     for (&up, kind) in pb.parent.iter().zip(&pb.kinds) {
         let next = ids.len();
+        let up = up.map_or(u64::MAX, |up| up.index() as u64);
         kind_id.push(*ids.entry((up, kind.as_str())).or_insert(next));
     }
     let k = ids.len();
@@ -178,11 +181,10 @@ pub(super) fn structure(pb: &PageBlocks, tree: &Tree, x: &mut [f64], page: &Page
     for i in 0..n {
         let row = &mut x[i * nf..(i + 1) * nf];
         for (j, &lvl) in SIBLING_LEVELS.iter().enumerate() {
-            let a = tree.up(i, lvl);
-            if a < 0 {
+            let Some(a) = tree.up(i, lvl) else {
                 continue;
-            }
-            let id = kind_id[a as usize];
+            };
+            let id = kind_id[a];
             let c = C_SIB + 4 * j;
             row[c] = count[id].ln();
             row[c + 1] = mass[id] / total;

@@ -26,7 +26,7 @@
 //! letters and common operators as their commands. MathML nested deeper than
 //! `MAX_NESTING` is read as its text.
 
-use crate::read::parse::{attr, Arena, Data, NONE};
+use crate::read::parse::{attr, Arena, Data, NodeId};
 
 use self::tables::{plain_letter, symbol, FUNCTIONS, LARGE_OPERATORS, MATHJAX2_BOXES};
 
@@ -70,7 +70,7 @@ fn has_class(class: &str, name: &str) -> bool {
 
 /// Element `i` as math: a formula, a rendering to leave out, or None (not math: the tree
 /// reads it as it reads any element). Hiding is the caller's to check.
-pub(crate) fn detect(a: &Arena, i: u32) -> Option<Found> {
+pub(crate) fn detect(a: &Arena, i: NodeId) -> Option<Found> {
     let tag = a.tag(i)?;
     let attrs = a.attrs(i);
     match tag {
@@ -127,7 +127,7 @@ fn formula(tex: String, display: bool) -> Option<Formula> {
 }
 
 /// The first `<math>` below element `i`, in document order.
-fn first_math(a: &Arena, i: u32) -> Option<u32> {
+fn first_math(a: &Arena, i: NodeId) -> Option<NodeId> {
     a.descendants(i)
         .into_iter()
         .find(|&d| a.tag(d) == Some("math"))
@@ -135,7 +135,7 @@ fn first_math(a: &Arena, i: u32) -> Option<u32> {
 
 /// A `<math>` element as a formula (display where `display`, or where it says so): its
 /// TeX annotation, else its presentation markup converted, else its `alttext`.
-fn math_element(a: &Arena, m: u32, display: bool) -> Option<Formula> {
+fn math_element(a: &Arena, m: NodeId, display: bool) -> Option<Formula> {
     let display = display || attr(a.attrs(m), "display") == Some("block");
     let annotated = a.descendants(m).into_iter().find(|&d| {
         a.tag(d) == Some("annotation")
@@ -202,7 +202,7 @@ fn balanced(s: &str) -> bool {
 
 /// The text of a token element (`mi`, `mn`, `mo`, `mtext`): formatting whitespace at its
 /// ends taken off and runs of it folded (a no-break space stays a space).
-fn token_text(a: &Arena, i: u32) -> String {
+fn token_text(a: &Arena, i: NodeId) -> String {
     let raw = a.text_of(i, "");
     let folded: Vec<&str> = raw.split_ascii_whitespace().collect();
     folded.join(" ").replace('\u{a0}', " ")
@@ -294,29 +294,22 @@ impl Tex {
     }
 
     /// The element children of `i`, annotations and comments aside.
-    fn kids(a: &Arena, i: u32) -> Vec<u32> {
-        let mut out = Vec::new();
-        let mut c = a.nodes[i as usize].first;
-        while c != NONE {
-            if let Data::Element { .. } = a.nodes[c as usize].data {
-                if !matches!(a.tag(c), Some("annotation" | "annotation-xml")) {
-                    out.push(c);
-                }
-            }
-            c = a.nodes[c as usize].next;
-        }
-        out
+    fn kids(a: &Arena, i: NodeId) -> Vec<NodeId> {
+        a.children(i)
+            .filter(|&c| matches!(a[c].data, Data::Element { .. }))
+            .filter(|&c| !matches!(a.tag(c), Some("annotation" | "annotation-xml")))
+            .collect()
     }
 
     /// Element `i` alone, as TeX.
-    fn of(a: &Arena, i: u32, depth: usize) -> String {
+    fn of(a: &Arena, i: NodeId, depth: usize) -> String {
         let mut t = Tex::default();
         t.element(a, i, depth);
         t.out.trim().to_string()
     }
 
     /// Several elements in a row, as TeX.
-    fn row(a: &Arena, kids: &[u32], depth: usize) -> String {
+    fn row(a: &Arena, kids: &[NodeId], depth: usize) -> String {
         let mut t = Tex::default();
         for &k in kids {
             t.element(a, k, depth);
@@ -324,19 +317,17 @@ impl Tex {
         t.out.trim().to_string()
     }
 
-    fn children(&mut self, a: &Arena, i: u32, depth: usize) {
-        let mut c = a.nodes[i as usize].first;
-        while c != NONE {
-            match &a.nodes[c as usize].data {
+    fn children(&mut self, a: &Arena, i: NodeId, depth: usize) {
+        for c in a.children(i) {
+            match &a[c].data {
                 Data::Element { .. } => self.element(a, c, depth + 1),
                 Data::Text(t) if !t.trim().is_empty() => self.push(&math_text(t.trim())),
                 _ => {}
             }
-            c = a.nodes[c as usize].next;
         }
     }
 
-    fn element(&mut self, a: &Arena, i: u32, depth: usize) {
+    fn element(&mut self, a: &Arena, i: NodeId, depth: usize) {
         if depth > MAX_NESTING {
             return self.push(&math_text(&token_text(a, i)));
         }
@@ -344,7 +335,7 @@ impl Tex {
         let attrs = a.attrs(i);
         let kids = Tex::kids(a, i);
         let d = depth + 1;
-        let arg = |k: Option<&u32>| k.map_or(String::new(), |&k| Tex::of(a, k, d));
+        let arg = |k: Option<&NodeId>| k.map_or(String::new(), |&k| Tex::of(a, k, d));
         match tag {
             "mi" => {
                 let t = token_text(a, i);
@@ -468,7 +459,7 @@ impl Tex {
                     Some(p) => (&kids[..p], &kids[p + 1..]),
                     None => (&kids[..], &[][..]),
                 };
-                let scripts = |pairs: &[u32]| {
+                let scripts = |pairs: &[NodeId]| {
                     let mut s = String::new();
                     for pair in pairs.chunks(2) {
                         for (mark, k) in ["_", "^"].iter().zip(pair) {
@@ -497,9 +488,9 @@ impl Tex {
         }
     }
 
-    fn under_over(&mut self, a: &Arena, tag: &str, kids: &[u32], d: usize) {
+    fn under_over(&mut self, a: &Arena, tag: &str, kids: &[NodeId], d: usize) {
         let base = kids.first().map_or(String::new(), |&k| Tex::of(a, k, d));
-        let script = |k: Option<&u32>| k.map(|&k| Tex::of(a, k, d));
+        let script = |k: Option<&NodeId>| k.map(|&k| Tex::of(a, k, d));
         let (under, over) = match tag {
             "munder" => (script(kids.get(1)), None),
             "mover" => (None, script(kids.get(1))),
@@ -555,7 +546,7 @@ mod tests {
     fn found(html: &str, tag: &str) -> Option<Found> {
         let a = parse(html);
         let i = a
-            .descendants(0)
+            .descendants(NodeId::DOCUMENT)
             .into_iter()
             .find(|&i| a.tag(i) == Some(tag))?;
         detect(&a, i)
