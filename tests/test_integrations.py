@@ -105,6 +105,39 @@ def test_clean_batch_on_dicts_cleans_every_page() -> None:
     assert other["confidence"] == [None]  # a method that gives none
 
 
+# A story with two readers' comments under it, in a section named for them.
+COMMENTED = """<html><head><title>Harbour wall repaired</title></head><body>
+<nav><a href="/">Home</a> <a href="/news">News</a></nav>
+<article><h1>Harbour wall repaired after winter storms</h1>
+<p>The council finished repairs to the old harbour wall on Tuesday, three months after the
+January storms broke a twelve-metre section near the lifeboat station.</p>
+<p>Engineers used granite blocks from the original quarry so that the new stretch matches the
+rest of the wall, which dates from 1847.</p>
+<p>Fishing boats had been mooring in the outer basin since the storm, and skippers said the
+repairs came just in time for the mackerel season.</p></article>
+<section id="comments" class="comments"><h2>2 Comments</h2>
+<div class="comment"><p class="author">Jane</p><p>Great to see the wall fixed at last, it
+looked terrible all spring and the kids could not fish from it.</p></div>
+<div class="comment"><p class="author">Tom</p><p>Shame it took three months, but the granite
+looks much better than the concrete they used in the nineties.</p></div></section>
+<footer>Copyright 2026 The Harbour Gazette</footer></body></html>"""
+
+
+def test_comments_kept_apart_get_a_column_of_their_own() -> None:
+    bare = COMMENTED.split("<section")[0] + "</body></html>"
+    rows = {"html": [COMMENTED, bare], "url": ["https://harbour.example/news/wall"] * 2}
+    apart = clean_batch(rows, comments="separate")
+    # the comments beside the text, out of it; "" for the page without comments
+    assert "granite looks much better" in apart["comments"][0]
+    assert "granite looks much better" not in apart["text"][0]
+    assert "mackerel season" in apart["text"][0]
+    assert apart["comments"][1] == "" and "mackerel season" in apart["text"][1]
+    # without comments=separate no such column (the comments are the model's to keep or not)
+    assert "comments" not in clean_batch(rows)
+    one = clean_batch({"html": COMMENTED, "url": None}, comments="separate")
+    assert "nineties" in one["comments"] and "nineties" not in one["text"]
+
+
 def test_bad_rows_get_an_error_and_empty_text_the_rest_are_cleaned() -> None:
     pages = sample()[:4]
     html: list[Any] = [pages[0]["html"], JUNK, None, "", "   ", pages[1]["raw"], PNG.encode(
@@ -253,6 +286,20 @@ def test_datatrove_step_cleans_documents_and_drops_broken_ones() -> None:
     assert stats["clean_error"] == 2  # junk and png: refused, logged once
     assert stats["dropped"] == 1  # the empty document, as DataTrove's extractors do
     assert "timeout" not in stats and "broken_process" not in stats
+
+
+def test_datatrove_step_keeps_comments_apart_in_the_metadata() -> None:
+    _need("datatrove", "datatrove")
+    from datatrove.data import Document
+
+    from sitesift.integrations.datatrove import Sitesift
+
+    docs = [Document(text=COMMENTED, id="wall", metadata={"url": "https://harbour.example/w"})]
+    out = list(Sitesift(comments="separate")(iter(docs), rank=0, world_size=1))
+    assert "granite looks much better" in out[0].metadata["comments"]
+    assert "granite looks much better" not in out[0].text
+    plain = [Document(text=COMMENTED, id="wall", metadata={"url": "https://harbour.example/w"})]
+    assert "comments" not in next(iter(Sitesift()(iter(plain), rank=0, world_size=1))).metadata
 
 
 def test_datatrove_step_extract_is_the_main_text() -> None:

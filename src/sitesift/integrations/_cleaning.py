@@ -105,16 +105,31 @@ FIELDS = ("language", "language_score", "page_type", "page_type_score", "confide
 the confidence (None for a method that cannot give one)."""
 
 
+COMMENTS = "comments"
+"""The field of a page's comments kept apart from its text (`comments=separate`), as
+trafilatura's and rs-trafilatura's `comments`: there only where the cleaner keeps them apart
+(`fields_of`)."""
+
+
+def fields_of(cleaner: Cleaner) -> tuple[str, ...]:
+    """The fields a cleaner's documents and rows get: `FIELDS`, and `comments` where the
+    cleaner keeps comments apart from the text."""
+    apart = getattr(getattr(cleaner, "params", None), "comments", None) == "separate"
+    return (*FIELDS, COMMENTS) if apart else FIELDS
+
+
 def clean_fields(cleaner: Cleaner, html: str | bytes | bytearray | memoryview,
                  url: str | None = None) -> tuple[str, dict[str, Any]]:
-    """`clean_text`'s text, and the page's `FIELDS` as its result holds them."""
+    """`clean_text`'s text, and the page's `fields_of(cleaner)` as its result holds them
+    (`comments`: None for a page without comments)."""
     page = make_page(html, url)
     result = finish(cleaner.clean(page, noise=False), page, _TEXT)
-    return result.text, {"language": result.language,
-                         "language_score": result.language_score,
-                         "page_type": result.page_type,
-                         "page_type_score": result.page_type_score,
-                         "confidence": result.confidence}
+    fields = {"language": result.language, "language_score": result.language_score,
+              "page_type": result.page_type, "page_type_score": result.page_type_score,
+              "confidence": result.confidence}
+    if COMMENTS in fields_of(cleaner):
+        fields[COMMENTS] = result.comments
+    return result.text, fields
 
 
 def describe(exc: BaseException) -> str:

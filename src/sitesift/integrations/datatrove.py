@@ -13,7 +13,8 @@ document that comes out empty. Its stats are the base extractor's: `total`, `ext
 refuses: binary junk, nesting too deep, too large; the first one is logged). The
 document's id and metadata are left as the reader made them (the metadata gains the
 text's `language` and `language_score`, as DataTrove's own `LanguageFilter` writes them, and
-`page_type`, `page_type_score` and `confidence`, as a crawl record has them), so its
+`page_type`, `page_type_score` and `confidence`, as a crawl record has them, and with
+`comments="separate"` the page's `comments`, None where it has none), so its
 provenance goes on with it: `WarcReader` makes the id the WARC-Record-ID and fills `url`
 and `date` from WARC-Target-URI and WARC-Date (a crawl record's `warc_record_id`, `url` and
 `warc_date`, docs/crawl.md). Its `url` (the key `url_key`) is handed to the cleaner, whose
@@ -31,7 +32,7 @@ from datatrove.pipeline.extractors.base import BaseExtractor, ExtractorSandbox
 from datatrove.utils.logging import logger
 from datatrove.utils.typeshelper import StatHints
 
-from sitesift.integrations._cleaning import FIELDS, build_cleaner, clean_fields, describe
+from sitesift.integrations._cleaning import build_cleaner, clean_fields, describe, fields_of
 from sitesift.language import detect_language
 from sitesift.methods.base import Cleaner
 
@@ -140,7 +141,8 @@ class Sitesift(BaseExtractor):
                         doc.text, fields = extractor.process_document(
                             (doc.text, url if isinstance(url, str) else None),
                             self._extract_in_worker)
-                        doc.metadata.update({k: fields[k] for k in FIELDS if k in fields})
+                        doc.metadata.update({k: fields[k] for k in fields_of(self.cleaner)
+                                             if k in fields})
                         self.stat_update("extracted")
                     except TimeoutError:
                         self.stat_update("timeout")

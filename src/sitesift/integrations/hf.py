@@ -12,7 +12,8 @@ Each row gets `text` (the main text, one block per line), `sitesift_error` ("" w
 row was cleaned, else why not), the text's `language` and `language_score` and the page's
 `page_type` and `page_type_score`, and its `confidence` (as a crawl record has them; "" and 0.0
 where the row failed or its text has nothing to read; the confidence 0.0 where the row failed,
-None for a method that cannot give one), and keeps its other columns (`map` adds these), so a
+None for a method that cannot give one), with `comments=separate` its `comments` ("" where
+the page has none), and keeps its other columns (`map` adds these), so a
 row's provenance goes on with it (a `url`, a `warc_record_id`, a `warc_date`, as a crawl
 record has them: docs/crawl.md); a row that fails (no HTML, binary junk, a page nested too
 deep) gets empty text and its reason, and the map goes on. Settings that are wrong for every
@@ -31,7 +32,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from sitesift.integrations._cleaning import FIELDS, build_cleaner, clean_fields, describe
+from sitesift.integrations._cleaning import build_cleaner, clean_fields, describe, fields_of
 from sitesift.methods.base import Cleaner
 
 __all__ = ["ERROR_COLUMN", "BatchCleaner", "batch_cleaner", "clean_batch"]
@@ -60,7 +61,7 @@ def _cached_cleaner(method: str | None, params: Mapping[str, Any],
 # empty (not None: `datasets` types a column by its first batch, and a batch of such rows
 # would make it a column of nulls).
 FAILED: dict[str, Any] = {"language": "", "language_score": 0.0, "page_type": "",
-                          "page_type_score": 0.0, "confidence": 0.0}
+                          "page_type_score": 0.0, "confidence": 0.0, "comments": ""}
 
 
 def _column(batch: Mapping[str, Any], name: str) -> list[Any]:
@@ -92,7 +93,8 @@ def _clean_rows(cleaner: Cleaner, batch: Mapping[str, Any], html_column: str,
             else [None] * len(htmls))
     texts: list[str] = []
     errors: list[str] = []
-    fields: dict[str, list[Any]] = {k: [] for k in FIELDS}
+    names = fields_of(cleaner)
+    fields: dict[str, list[Any]] = {k: [] for k in names}
     for html, url in zip(htmls, urls, strict=True):
         try:
             if html is None:
@@ -104,7 +106,7 @@ def _clean_rows(cleaner: Cleaner, batch: Mapping[str, Any], html_column: str,
             texts.append("")
             errors.append(describe(exc))
             more = FAILED
-        for k in FIELDS:
+        for k in names:
             if k == "confidence" and not cleaner.gives_confidence:
                 fields[k].append(None)  # every row's: the method cannot give one
             else:
