@@ -1,4 +1,5 @@
-//! Gradient-boosted trees as plain arrays (a port of `sitesift/extractor/forest.py`).
+//! Gradient-boosted trees as plain arrays, evaluated (`sitesift/extractor/forest.py` exports
+//! them from scikit-learn and checks the model file's arrays).
 //!
 //! A fitted binary `HistGradientBoostingClassifier` is the sum of its trees' leaf values
 //! plus a baseline, through the logistic function. The model file stores every tree's

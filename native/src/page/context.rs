@@ -1,6 +1,7 @@
 //! Second-stage features: the first stage's content probabilities around each block.
 //!
-//! A port of `sitesift/extractor/context.py` that computes the same numbers. Content is
+//! The one home of these numbers (`sitesift/extractor/context.py` only asks the core for
+//! them), in the order of operations of the NumPy code they replaced. Content is
 //! mostly one region, and the blocks of a container share a fate: a paragraph among
 //! paragraphs the first stage is sure of is content even where its own evidence is thin, a
 //! lone "article-like" block inside a sidebar is not. For each block: the probabilities of

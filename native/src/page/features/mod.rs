@@ -1,9 +1,10 @@
 //! The feature matrix of a page's blocks: one row per block, NaN where a value is unknown.
 //!
-//! A port of `sitesift/extractor/features.py` that computes the same numbers: every count,
-//! ratio and sum in the same order of floating-point operations as the Python (NumPy's
-//! pairwise summation where the Python calls `.sum()`, sequential sums where it calls
-//! `cumsum`, `bincount` or `add.at`), and Python's string semantics through `crate::text`.
+//! The one home of these numbers (`sitesift/extractor/features.py` only asks the core for
+//! them). They were first computed in Python with NumPy, and the model was trained on those,
+//! so every count, ratio and sum keeps NumPy's order of floating-point operations (pairwise
+//! summation for `.sum()`, sequential sums for `cumsum`, `bincount` and `add.at`) and
+//! Python's string semantics (`crate::text`): the shipped model reads the same numbers.
 //!
 //! Groups (names in [`FEATURES`]):
 //! - text: length, word shape, stop words, sentence punctuation, digits, link share;
