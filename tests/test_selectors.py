@@ -11,7 +11,7 @@ import pytest
 
 import sitesift
 from sitesift import datasets
-from sitesift.errors import SettingsError
+from sitesift.errors import ModelError, SettingsError
 from sitesift.extractor import selectors as css
 from sitesift.methods.base import get_cleaner
 from sitesift.methods.default import read_page
@@ -168,3 +168,45 @@ def test_a_revealed_page_takes_no_selector_and_says_so() -> None:
     plain, named = sitesift.clean(html), sitesift.clean(html, drop="#lead")
     assert plain.meta["revealed"] and named.meta["selectors"] == css.NOT_APPLIED
     assert named.text == plain.text
+
+
+def test_a_tree_the_core_reads_otherwise_takes_no_selector_rather_than_the_wrong_one() -> None:
+    # MathJax's preview box is no element of the core's tree and a <math> becomes one: the
+    # two trees have as many elements but not the same ones, so a decision by number would
+    # land on the formula instead of the story
+    story = " ".join(f"Sentence {i} of the story tells what happened next in town."
+                     for i in range(12))
+    html = ("<body><div><span class='MathJax_Preview'></span></div>"
+            f"<div id=a><p>{story}</p></div>"
+            "<div><p><math><mi>E</mi><mo>=</mo><mi>m</mi></math></p></div></body>")
+    result = sitesift.clean(html, drop="#a p")
+    assert result.meta["selectors"] == css.NOT_THE_SAME_TREE
+    assert not any("drop=" in b.reason for b in result.blocks)
+    assert "Sentence 3 of the story" in result.text  # the model's verdict, untouched
+
+
+def test_keep_leaves_comments_kept_apart_apart() -> None:
+    story = " ".join(f"Sentence {i} of the story tells what happened next in town."
+                     for i in range(15))
+    replies = "".join(
+        f"<li class='comment'><div class='comment-author'>User{i} says:</div><div "
+        f"class='comment-body'><p>I think comment {i} is a reasonably long reply about the "
+        "story, really.</p></div></li>" for i in range(4))
+    html = (f"<body><article><h1>Head</h1><p>{story}</p><section id=comments class=comments>"
+            f"<h2>4 Comments</h2><ol class=commentlist>{replies}</ol></section></article></body>")
+    kept = sitesift.clean(html, comments="separate", keep="article")
+    assert "elements decided" in kept.meta["selectors"]
+    assert "comment 1 is" not in kept.text and "Sentence 3" in kept.text
+    assert "comment 1 is" in (kept.comments or "")
+
+
+@pytest.mark.parametrize("state", [
+    [["p/div/body", "false", "#a"]],  # a string where the decision's bool is
+    {"abc": 1}, [{"a": 1, "b": 2, "c": 3}], [[["x"], {"y": 1}, None]], [["p", True]], "p",
+])
+def test_a_saved_models_learnt_paths_must_be_path_bool_selector(state: object) -> None:
+    with pytest.raises(ModelError, match=r"learnt selector path"):
+        css.Selectors((), ("#a",)).load_state(state)
+    good = css.Selectors((), ("#a",))
+    good.load_state([["p/div/body", False, "#a"]])
+    assert good.learnt == {"p/div/body": css.Decision(False, "#a", True)}

@@ -40,6 +40,9 @@ from sitesift.result import CONTENT, NOISE, Block
 
 NOT_APPLIED = ("not applied: the core read another tree than the page as served (its hidden "
                "content shown)")
+NOT_THE_SAME_TREE = ("not applied: the core's tree of this page is not Lexbor's element for "
+                     "element (formulas the core reads as one element, a parse they disagree "
+                     "on)")
 
 
 def checked(name: str, value: Any) -> tuple[str, ...]:
@@ -97,6 +100,10 @@ class Tree:
     path."""
 
     __slots__ = ("_paths", "body", "by_mem", "by_nid", "nodes", "parser")
+
+    def tags(self) -> list[str]:
+        """Each element's tag, by node id - 1 (as the core's blocks name theirs)."""
+        return [n.tag for n in self.by_nid]
 
     def __init__(self, page: Page) -> None:
         # A parse of its own: the page's shared tree lets go of Lexbor's nodes as it reads
@@ -199,23 +206,57 @@ class Selectors:
         return [[p, d.content, d.selector] for p, d in sorted(self.learnt.items())]
 
     def load_state(self, state: Any) -> None:
-        try:
-            self.learnt = {str(p): Decision(bool(c), str(s), True) for p, c, s in state}
-        except (TypeError, ValueError) as exc:
-            raise ModelError(f"default state: bad learnt selector paths: {exc}") from None
+        """The learnt paths of a saved model: a list of [path, content, selector], each a
+        str, a bool and a str; anything else is a ModelError (a hand-edited `"false"` must
+        not turn a drop into a keep)."""
+        if not isinstance(state, list):
+            raise ModelError("default state: learnt selector paths must be a list, "
+                             f"got {type(state).__name__}")
+        learnt: dict[str, Decision] = {}
+        for entry in state:
+            if not (isinstance(entry, list) and len(entry) == 3
+                    and isinstance(entry[0], str) and isinstance(entry[1], bool)
+                    and isinstance(entry[2], str)):
+                raise ModelError("default state: a learnt selector path must be "
+                                 f"[path, true|false, selector], got {entry!r:.120}")
+            learnt[entry[0]] = Decision(entry[1], entry[2], True)
+        self.learnt = learnt
 
 
-def select(blocks: list[Block], decided: list[Decision | None], kept: bytes, noise: bool
-           ) -> tuple[list[Block], bytes, list[Decision | None] | None]:
+def same_tree(blocks: Sequence[Block], tags: Sequence[str], kept: bytes) -> bool:
+    """Whether Lexbor's tree (`tags`, by element index) is the core's element for element, as
+    far as the core's blocks show: as many elements, and each block's element of its tag.
+    The core reads some things as other elements (a formula's markup as one `math` element,
+    MathJax's boxes skipped): there the numbering parts, and no decision may be placed."""
+    return len(tags) == len(kept) and all(
+        0 < b.nid <= len(tags) and tags[b.nid - 1] == b.tag for b in blocks)
+
+
+def _apart(tree: Tree, kept: bytes) -> list[bool]:
+    """Whether each element is in a comment kept apart (its verdict byte 3 or 4, its own or
+    the nearest ancestor's with one), by element index."""
+    own: list[int] = [0] * len(kept)
+    for node in tree.nodes:  # preorder: a parent's before its children
+        i, parent = node.nid - 1, node.parent
+        up = own[parent.nid - 1] if parent is not None and parent.nid else 0
+        own[i] = kept[i] or up
+    return [v in _APART for v in own]
+
+
+def select(blocks: list[Block], decided: list[Decision | None], kept: bytes, noise: bool,
+           tree: Tree) -> tuple[list[Block], bytes, list[Decision | None] | None]:
     """The core's blocks and verdict bytes (a byte per element: 0 none, the parent's; 1
     noise, 2 content, 3 a comment kept apart, 4 a reply control) with the selectors'
     decisions (`decided`, by element index) set: every decided element's byte, so nothing
-    under it renders otherwise; `noise` false, the content blocks only. Where Lexbor's tree
-    and the core's differ in size (a parse they disagree on), nothing is decided (None)."""
-    applied = len(decided) == len(kept)
+    under it renders otherwise, except that `keep` leaves a comment kept apart (3, 4) apart;
+    `noise` false, the content blocks only. Where Lexbor's tree and the core's are not the
+    same (`same_tree`), nothing is decided (None)."""
+    applied = len(decided) == len(kept) and same_tree(blocks, tree.tags(), kept)
+    apart = _apart(tree, kept) if applied else []
     out = []
     for b in blocks:
-        if applied and (d := decided[b.nid - 1]) is not None:
+        if applied and (d := decided[b.nid - 1]) is not None \
+                and not (d.content and apart[b.nid - 1]):
             b = Block(b.text, b.tag, CONTENT if d.content else NOISE, b.score,
                       f"default: p={b.score:.2f}, {d.label}", b.nid, b.path)
         if noise or b.label == CONTENT:
@@ -224,6 +265,9 @@ def select(blocks: list[Block], decided: list[Decision | None], kept: bytes, noi
         return out, kept, None
     marked = bytearray(kept)
     for i, d in enumerate(decided):
-        if d is not None:
+        if d is not None and not (d.content and apart[i]):
             marked[i] = 2 if d.content else 1
     return out, bytes(marked), decided
+
+
+_APART = (3, 4)  # verdict bytes of comments kept apart (`comments=separate`): a keep keeps them so

@@ -387,9 +387,9 @@ class DefaultCleaner(ParamsCleaner[DefaultParams]):
                                                              apart),
                         b.nid, b.path)
                   for b in cleaned.blocks]
-        kept = cleaned.kept
+        kept, applied = cleaned.kept, None
         if decided is not None:  # (None if the trees differ: no element is then decided)
-            blocks, kept, decided = css.select(blocks, decided, kept, noise)
+            blocks, kept, applied = css.select(blocks, decided[0], kept, noise, decided[1])
         page.know_title(npage.title)
         result = Result(blocks, self.name, page.id, page.url, page.site, page.title,
                         verdicts=Verdicts(npage, kept, comments=apart),
@@ -404,15 +404,20 @@ class DefaultCleaner(ParamsCleaner[DefaultParams]):
         if self.selectors.active:
             result.meta["selectors"] = (
                 css.NOT_APPLIED if decided is None else
-                f"{sum(d is not None for d in decided)} elements decided; "
+                css.NOT_THE_SAME_TREE if applied is None else
+                f"{sum(d is not None for d in applied)} elements decided; "
                 f"{len(self.selectors.learnt)} style paths learnt on the site")
         return check_page(page, result)
 
-    def _decided(self, page: Page, npage: Any) -> list[css.Decision | None] | None:
+    def _decided(self, page: Page, npage: Any
+                 ) -> tuple[list[css.Decision | None], css.Tree] | None:
         """The selectors' decision on each element of the page (`extractor.selectors`), by
-        the core's element index; None on a page whose script-gated content the core shows
-        (its tree is not the page's own)."""
-        return None if npage.revealed else self.selectors.decisions(css.Tree(page))
+        the core's element index, and the tree they were made on; None on a page whose
+        script-gated content the core shows (its tree is not the page's own)."""
+        if npage.revealed:
+            return None
+        tree = css.Tree(page)
+        return self.selectors.decisions(tree), tree
 
     def evidence_used(self) -> str:
         """Which evidence the cut read, for a result's meta: `page` (the page alone: no fit,
