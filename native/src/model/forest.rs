@@ -708,6 +708,22 @@ mod tests {
         (roots, feature, thr, ml, left, right, value)
     }
 
+    /// `n` feature values in [-1.1, 1.1), about `nan_share` of them NaN (an LCG from `seed`).
+    fn random_values(n: usize, seed: u64, nan_share: f64) -> Vec<f64> {
+        let mut state = seed;
+        (0..n)
+            .map(|_| {
+                state = state.wrapping_mul(6364136223846793005).wrapping_add(1);
+                let u = (state >> 33) as f64 / (1u64 << 31) as f64;
+                if u < nan_share {
+                    f64::NAN
+                } else {
+                    u * 2.2 - 1.1
+                }
+            })
+            .collect()
+    }
+
     #[test]
     fn matches_a_plain_walk_over_the_arrays() {
         let nf = 5;
@@ -726,18 +742,7 @@ mod tests {
         .unwrap();
         // both evaluations: trees of at most MAX_LEAVES leaves by masks, the others walked
         assert!(!f.walked.is_empty() && f.walked.len() < f.n_trees());
-        let mut state = 5u64;
-        let x: Vec<f64> = (0..40 * nf)
-            .map(|_| {
-                state = state.wrapping_mul(6364136223846793005).wrapping_add(1);
-                let u = (state >> 33) as f64 / (1u64 << 31) as f64;
-                if u < 0.15 {
-                    f64::NAN
-                } else {
-                    u * 2.2 - 1.1
-                }
-            })
-            .collect();
+        let x = random_values(40 * nf, 5, 0.15);
         let leaves = |xr: &[f64]| -> Vec<f64> {
             roots
                 .iter()
@@ -775,18 +780,7 @@ mod tests {
         let nf = 6;
         let (roots, feature, thr, ml, left, right, value) = random_arrays(40, nf, 7);
         let f = Forest::new(nf, 0.0, roots, feature, thr, ml, left, right, value).unwrap();
-        let mut state = 11u64;
-        let x: Vec<f64> = (0..(BATCH - 3) * nf)
-            .map(|_| {
-                state = state.wrapping_mul(6364136223846793005).wrapping_add(1);
-                let u = (state >> 33) as f64 / (1u64 << 31) as f64;
-                if u < 0.1 {
-                    f64::NAN
-                } else {
-                    u * 2.2 - 1.1
-                }
-            })
-            .collect();
+        let x = random_values((BATCH - 3) * nf, 11, 0.1);
         let mut columns = vec![[f64::NEG_INFINITY; BATCH]; nf];
         lay_out(&mut columns, &x, BATCH - 3, nf, &f.used);
         let sets = |scan: &dyn Fn(&mut [[Mask; BATCH]])| {

@@ -93,6 +93,10 @@ class Decision:
         kind = "keep" if self.content else "drop"
         return f"{kind}={self.selector}{' (site)' if self.site else ''}"
 
+    def reason(self, score: float) -> str:
+        """A decided block's reason: the model's probability, then what decided it."""
+        return f"default: p={score:.2f}, {self.label}"
+
 
 class Tree:
     """A page's visible elements in preorder (`nodes`: the core's blocks' `element`) and
@@ -258,7 +262,7 @@ def select(blocks: list[Block], decided: list[Decision | None], kept: bytes, noi
         if applied and (d := decided[b.nid - 1]) is not None \
                 and not (d.content and apart[b.nid - 1]):
             b = Block(b.text, b.tag, CONTENT if d.content else NOISE, b.score,
-                      f"default: p={b.score:.2f}, {d.label}", b.nid, b.path)
+                      d.reason(b.score), b.nid, b.path)
         if noise or b.label == CONTENT:
             out.append(b)
     if not applied:

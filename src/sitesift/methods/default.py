@@ -452,7 +452,7 @@ class DefaultCleaner(ParamsCleaner[DefaultParams]):
             nid = nodes[d.element].nid
             if chosen is not None and (x := chosen[nid - 1]) is not None:
                 verdicts[nid] = Verdict(CONTENT if x.content else NOISE, d.score,
-                                        f"default: p={d.score:.2f}, {x.label}")
+                                        x.reason(d.score))
             else:
                 verdicts[nid] = Verdict(CONTENT if d.content else NOISE, d.score,
                                         _reason(d.score, d.section, d.content))
