@@ -11,6 +11,7 @@ import pytest
 
 import sitesift
 from sitesift import datasets
+from sitesift.cli import main
 from sitesift.errors import ModelError, SettingsError
 from sitesift.extractor import selectors as css
 from sitesift.methods.base import get_cleaner
@@ -69,6 +70,21 @@ def test_a_bad_selector_is_refused_before_any_work(bad: object) -> None:
         get_cleaner("default", drop=bad)
     with pytest.raises(SettingsError):
         sitesift.clean(page(1), keep=bad)
+
+
+def test_repeated_selectors_on_the_command_line_add_up(tmp_path: Path) -> None:
+    src = tmp_path / "p.html"
+    src.write_text(page(6).html)
+    outs = {}
+    for name, sets in {"repeated": ["drop=#related-42", "drop=[\".nav\"]"],
+                       "one list": ["drop=#related-42, .nav"]}.items():
+        out = tmp_path / name
+        argv = ["clean", str(src), "--out", str(out), "--format", "text"]
+        assert main([*argv, *[a for s in sets for a in ("--set", s)]]) == 0
+        outs[name] = out.read_text()
+    assert outs["repeated"] == outs["one list"]
+    assert "Home" not in outs["repeated"] and "Other story" not in outs["repeated"]
+    assert "Headline number 6" in outs["repeated"]
 
 
 def test_the_command_line_refuses_a_bad_selector(tmp_path: Path) -> None:

@@ -126,18 +126,37 @@ def expand_inputs(command: str, inputs: list[str]) -> list[str]:
     return out
 
 
+# Settings that add up when repeated (`--set drop=.ad --set drop=#promo` drops both): the
+# default cleaner's selectors, each a list. Any other repeated key keeps its last value.
+ADD_UP = ("keep", "drop")
+
+
 def parse_set(pairs: Iterable[str], flag: str = "--set", command: str = "") -> dict[str, Any]:
-    """`--set threshold=0.4` pairs; values are read as JSON where they parse."""
+    """`--set threshold=0.4` pairs; values are read as JSON where they parse. A key given
+    again replaces its value, except the `ADD_UP` settings, whose values join one list."""
     out: dict[str, Any] = {}
     for pair in pairs:
         key, sep, value = pair.partition("=")
         if not sep or not key:
             raise fail(command or "", f"{flag} wants KEY=VALUE, got {pair!r}")
         try:
-            out[key] = json.loads(value)
+            parsed = json.loads(value)
         except json.JSONDecodeError:
-            out[key] = value
+            parsed = value
+        out[key] = _joined(out[key], parsed) if key in out and _adds_up(key) else parsed
     return out
+
+
+def _adds_up(key: str) -> bool:
+    return key.rpartition(".")[2] in ADD_UP
+
+
+def _joined(before: Any, value: Any) -> list[Any]:
+    """Two values of an `ADD_UP` setting as one list (each a selector or a list of them;
+    anything else is kept as it is, for the setting's own check to name)."""
+    def items(v: Any) -> list[Any]:
+        return list(v) if isinstance(v, list) else [v]
+    return items(before) + items(value)
 
 
 def method_params(pairs: Iterable[str], methods: list[str], command: str
@@ -152,7 +171,10 @@ def method_params(pairs: Iterable[str], methods: list[str], command: str
         if not methods:  # a setting for no method would be dropped without a word
             raise fail(command, f"--set {key}: no sitesift method is run to take it")
         for m in [method] if dot else methods:
-            params[m][name if dot else key] = value
+            setting = name if dot else key
+            had = params[m].get(setting)
+            params[m][setting] = (_joined(had, value) if had is not None and _adds_up(setting)
+                                  else value)
     return params
 
 
