@@ -19,14 +19,13 @@ from sitesift.cli.common import (
     OK,
     SOME_FAILED,
     add_quiet,
-    checked_cleaner,
     expand_inputs,
     fail,
     holding,
     numbered,
     out_folder,
-    parse_set,
 )
+from sitesift.cli.settings import checked_cleaner, parse_set
 
 if TYPE_CHECKING:
     from sitesift.jobs.source import Source

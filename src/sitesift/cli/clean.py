@@ -26,7 +26,6 @@ from sitesift.cli.common import (
     add_limits,
     add_quiet,
     add_workers,
-    checked_cleaner,
     error_line,
     expand_inputs,
     fail,
@@ -36,7 +35,6 @@ from sitesift.cli.common import (
     numbered,
     out_folder,
     outcome_error,
-    parse_set,
     render_result,
     run_settings,
     unwritable,
@@ -44,6 +42,7 @@ from sitesift.cli.common import (
     write_outcomes,
 )
 from sitesift.cli.fallback import add_fallback_below, clean_policy, fallback_routes
+from sitesift.cli.settings import checked_cleaner, parse_set
 from sitesift.errors import SettingsError
 from sitesift.output import Output, file_record
 

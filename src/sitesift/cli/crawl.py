@@ -15,15 +15,14 @@ from sitesift.cli.common import (
     add_quiet,
     add_workers,
     at_least,
-    checked_cleaner,
     holding,
     limits,
     megabytes,
     out_folder,
-    parse_set,
     run_settings,
 )
 from sitesift.cli.fallback import add_fallback_below, fallback_routes
+from sitesift.cli.settings import checked_cleaner, parse_set
 
 
 def add_parsers(sub: Any, methods: list[str]) -> None:

@@ -16,18 +16,16 @@ from sitesift.cli.common import (
     SOME_FAILED,
     UsageError,
     add_limits,
-    add_method_set,
     add_quiet,
     add_workers,
     at_least,
-    checked_cleaner,
     datasets_folder,
     grouping,
     holding,
     limits,
-    method_params,
     run_settings,
 )
+from sitesift.cli.settings import add_method_set, checked_cleaner, method_params
 
 
 def add_parsers(sub: Any, methods: list[str]) -> None:

@@ -6,7 +6,8 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
-from sitesift.cli.common import checked_cleaner, fail
+from sitesift.cli.common import fail
+from sitesift.cli.settings import checked_cleaner
 
 if TYPE_CHECKING:
     from sitesift.jobs.policy import SitePolicy

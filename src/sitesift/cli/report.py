@@ -7,12 +7,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from sitesift.cli.common import (
-    GROUPINGS,
-    add_method_set,
-    add_quiet,
-    method_params,
-)
+from sitesift.cli.common import GROUPINGS, add_quiet
+from sitesift.cli.settings import add_method_set, method_params
 
 
 def add_parsers(sub: Any, methods: list[str]) -> None:

@@ -9,13 +9,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from sitesift.cli.common import (
-    UsageError,
-    add_quiet,
-    datasets_folder,
-    parse_set,
-    unwritable,
-)
+from sitesift.cli.common import UsageError, add_quiet, datasets_folder, unwritable
+from sitesift.cli.settings import parse_set
 
 
 def add_parsers(sub: Any, methods: list[str]) -> None:
