@@ -164,7 +164,7 @@ def test_tex_in_the_text_of_a_mathjax_page_is_read_as_formulas() -> None:
     markdown, text = result.markdown(), result.text
     assert ("When $a \\neq 0$, the equation $ax^2 + bx + c = 0$ has the roots\n\n"
             "$$x = \\frac{-b \\pm \\sqrt{b^2 - 4ac}}{2a}$$\n\n"
-            "where $b^2 - 4ac \\gt  0$.") in markdown
+            "where $b^2 - 4ac \\gt 0$.") in markdown
     assert ("When $a \\neq 0$, the equation $ax^2 + bx + c = 0$ has the roots\n\n"
             "$$x = \\frac{-b \\pm \\sqrt{b^2 - 4ac}}{2a}$$\n\n"
             "where $b^2 - 4ac > 0$.") in text
@@ -226,3 +226,12 @@ def test_katex_auto_render_reads_its_default_delimiters_and_environments() -> No
     text = sitesift.clean(article(body, head=head)).text
     assert ("Energy:\n\n$$\\begin{equation} E = mc^2 \\end{equation}$$\n\nwith $c$ the speed "
             "of light, and $m$ the mass.") in text
+
+
+def test_a_display_formula_may_run_over_line_breaks_as_wordpress_writes_them() -> None:
+    # WordPress turns each newline of a post into <br />, in and around a `$$` block too
+    body = ("<p>By induction,<br />\n$$\\sum_{k=1}^n k<br />\n= \\frac{n(n+1)}{2}$$<br />\n"
+            "holds for every \\(n\\).</p>")
+    markdown = sitesift.clean(article(body, head=MATHJAX2_SRC)).markdown()
+    assert ("By induction,\n\n$$\\sum_{k=1}^n k = \\frac{n(n+1)}{2}$$\n\n"
+            "holds for every $n$.") in markdown
