@@ -30,9 +30,10 @@
 //!   `mathjax_ignore` or the configuration's `ignoreClass` / `ignoreHtmlClass` (a regular
 //!   expression, as MathJax reads it) unless of class `tex2jax_process`,
 //!   `mathjax_process` or the configuration's `processClass` / `processHtmlClass`;
-//! - a formula may run over the `<br>`s and comments between text nodes (MathJax's
-//!   `includeHtmlTags`), never over another element: both libraries end a string of text
-//!   at an element.
+//! - a formula may run over the `<br>`s and comments between text nodes on a MathJax page
+//!   (its `includeHtmlTags`), over adjacent text nodes only with KaTeX alone (as its
+//!   auto-render joins them), never over another element: both libraries end a string of
+//!   text at an element.
 
 use std::sync::OnceLock;
 
@@ -241,7 +242,7 @@ impl TexText {
         let mut k = 0;
         while k < kids.len() {
             let start = k;
-            while k < kids.len() && in_run(a, kids[k]) {
+            while k < kids.len() && in_run(a, kids[k], self.rules.mathjax) {
                 k += 1;
             }
             if k == start {
@@ -254,8 +255,9 @@ impl TexText {
         out
     }
 
-    /// A run of text nodes (with the `<br>`s and comments between them), its formulas
-    /// found: each `<br>` is a line break of the string scanned, as MathJax 3 reads it.
+    /// A run of text nodes (on a MathJax page with the `<br>`s and comments between them),
+    /// its formulas found: each `<br>` is a line break of the string scanned, as MathJax 3
+    /// reads it.
     fn run(&self, a: &Arena, run: &[NodeId], out: &mut Vec<Piece>) {
         let mut s = String::new();
         let mut spans = Vec::new(); // (start, end, node) of each text node and <br>
@@ -304,11 +306,13 @@ impl TexText {
     }
 }
 
-/// Whether child `c` continues a run of text: a text node, a comment or a `<br>`.
-fn in_run(a: &Arena, c: NodeId) -> bool {
+/// Whether child `c` continues a run of text: a text node, or with MathJax a comment or a
+/// `<br>`.
+fn in_run(a: &Arena, c: NodeId, mathjax: bool) -> bool {
     match &a[c].data {
-        Data::Text(_) | Data::Other => true,
-        Data::Element { .. } => a.tag(c) == Some("br"),
+        Data::Text(_) => true,
+        Data::Other => mathjax,
+        Data::Element { .. } => mathjax && a.tag(c) == Some("br"),
         Data::Document => false,
     }
 }
@@ -630,24 +634,32 @@ mod tests {
         assert!(odd.is_some());
     }
 
-    #[test]
-    fn a_formula_runs_over_line_breaks_but_not_elements() {
-        let t = page("<script src='MathJax.js'></script>").unwrap();
-        let a = parse("<body><p>a $$x +<br>y$$ b <em>\\(c</em> d\\)</p></body>");
+    /// The pieces of the first `<p>` of `body` on a page with `head`, as strings.
+    fn pieces_of(head: &str, body: &str) -> Vec<String> {
+        let t = page(head).unwrap();
+        let a = parse(body);
         let p = a
             .descendants(NodeId::DOCUMENT)
             .into_iter()
             .find(|&i| a.tag(i) == Some("p"))
             .unwrap();
-        let shown: Vec<String> = t
-            .pieces(&a, p)
+        t.pieces(&a, p)
             .into_iter()
             .map(|piece| match piece {
                 Piece::Node(n) => format!("<{}>", a.tag(n).unwrap_or("text")),
                 Piece::Text(t) => t,
                 Piece::Formula(f) => f.delimited(),
             })
-            .collect();
-        assert_eq!(shown, ["a ", "$$x + y$$", " b ", "<em>", "<text>"]);
+            .collect()
+    }
+
+    #[test]
+    fn a_formula_runs_over_line_breaks_but_not_elements() {
+        let body = "<body><p>a $$x +<br>y$$ b <em>\\(c</em> d\\)</p></body>";
+        let mathjax = pieces_of("<script src='MathJax.js'></script>", body);
+        assert_eq!(mathjax, ["a ", "$$x + y$$", " b ", "<em>", "<text>"]);
+        // KaTeX's auto-render joins adjacent text nodes only
+        let katex = pieces_of("<script src='auto-render.min.js'></script>", body);
+        assert_eq!(katex, ["<text>", "<br>", "<text>", "<em>", "<text>"]);
     }
 }
