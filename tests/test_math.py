@@ -145,3 +145,93 @@ def test_the_readability_corpus_s_formula_pages_keep_every_formula() -> None:
         displayed = len(re.findall(r"\$\$[^$]+\$\$", markdown))
         inline = len(re.findall(r"(?<!\$)\$[^$]+\$(?!\$)", markdown.replace("$$", "\x00")))
         assert displayed + inline == n, (page_id, displayed, inline)
+
+
+# TeX written as text for a script to typeset (native/src/read/math/text.rs; the scanner's
+# own cases are its Rust tests): read only where the page loads or configures MathJax or
+# KaTeX's auto-render, with the delimiters that library scans for.
+MATHJAX2_SRC = ("<script type='text/javascript' src='https://cdnjs.cloudflare.com/ajax/libs/"
+                "mathjax/2.7.7/MathJax.js?config=TeX-AMS-MML_HTMLorMML'></script>")
+DOLLAR_CONFIG = ("<script type='text/x-mathjax-config'>MathJax.Hub.Config({tex2jax: {"
+                 "inlineMath: [ ['$','$'], ['\\\\(','\\\\)'] ], processEscapes: true, "
+                 "ignoreClass: 'tex2jax_ignore|dno'}});</script>" + MATHJAX2_SRC)
+TEX_TEXT = ("<p>When \\(a \\neq 0\\), the equation \\(ax^2 + bx + c = 0\\) has the roots"
+            "$$x = \\frac{-b \\pm \\sqrt{b^2 - 4ac}}{2a}$$where \\(b^2 - 4ac &gt; 0\\).</p>")
+
+
+def test_tex_in_the_text_of_a_mathjax_page_is_read_as_formulas() -> None:
+    result = sitesift.clean(article(TEX_TEXT, head=MATHJAX2_SRC))
+    markdown, text = result.markdown(), result.text
+    assert ("When $a \\neq 0$, the equation $ax^2 + bx + c = 0$ has the roots\n\n"
+            "$$x = \\frac{-b \\pm \\sqrt{b^2 - 4ac}}{2a}$$\n\n"
+            "where $b^2 - 4ac \\gt 0$.") in markdown
+    assert ("When $a \\neq 0$, the equation $ax^2 + bx + c = 0$ has the roots\n\n"
+            "$$x = \\frac{-b \\pm \\sqrt{b^2 - 4ac}}{2a}$$\n\n"
+            "where $b^2 - 4ac > 0$.") in text
+    page = result.html()
+    assert '<span class="math inline">\\(a \\neq 0\\)</span>' in page
+    assert '<span class="math display">\\[x = \\frac' in page
+    assert STORY in text and "Copyright" not in text
+
+
+def test_dollars_are_math_only_where_the_page_s_configuration_lists_them() -> None:
+    body = ("<p>The sequence $a_1, a_2, \\dots$ converges to $\\lim_{n} a_n = L$, and "
+            "\\(L\\) is unique.</p><p>The book costs \\$25, or $5 and $10 at the fair; "
+            "write $ x$ with care.</p>")
+    configured = sitesift.clean(article(body, head=DOLLAR_CONFIG))
+    assert ("The sequence $a_1, a_2, \\dots$ converges to $\\lim_{n} a_n = L$, and $L$ is "
+            "unique.") in configured.markdown()
+    assert ("The book costs $25, or $5 and $10 at the fair; write $ x$ with care."
+            in configured.text)
+    # MathJax's defaults alone have no `$`: the same page without the configuration
+    plain = sitesift.clean(article(body, head=MATHJAX2_SRC))
+    assert ("The sequence $a_1, a_2, \\dots$ converges to $\\lim_{n} a_n = L$, and $L$ is "
+            "unique.") in plain.text
+    assert '<span class="math inline">\\(a_1' not in plain.html()
+    assert '<span class="math inline">\\(a_1' in configured.html()
+    assert "The book costs \\$25" in plain.text
+
+
+def test_a_page_that_loads_no_tex_script_keeps_its_text_as_it_was() -> None:
+    # prices, and TeX-like text on a page no script typesets: text, escaped in markdown
+    body = ("<p>Tickets cost $5 and $10, or $$ for the best seats.</p>"
+            "<p>In a regular expression \\(a|b\\) groups, and $x$ is a variable.</p>")
+    result = sitesift.clean(article(body))
+    assert "Tickets cost $5 and $10, or $$ for the best seats." in result.text
+    assert "In a regular expression \\(a|b\\) groups, and $x$ is a variable." in result.text
+    assert "\\\\(a|b\\\\)" in result.markdown()
+    assert 'class="math' not in result.html()
+
+
+def test_code_and_ignored_elements_keep_their_tex_as_text() -> None:
+    body = ("<p>Write <code>\\(x\\)</code> for \\(x\\).</p>"
+            "<pre><code>$$y = \\(z\\)$$ and $w$</code></pre>"
+            "<div class='dno'><p>Escaped \\(q\\) here, but <span class='tex2jax_process'>"
+            "\\(p\\)</span> is math.</p></div>"
+            "<textarea>\\(t\\)</textarea>")
+    result = sitesift.clean(article(body, head=DOLLAR_CONFIG))
+    markdown, text = result.markdown(), result.text
+    assert "Write `\\(x\\)` for $x$." in markdown
+    assert "```\n$$y = \\(z\\)$$ and $w$\n```" in markdown
+    assert "Escaped \\(q\\) here, but $p$ is math." in text
+    assert "$t$" not in text and "$$y" not in text.replace("$$y = \\(z\\)$$", "")
+
+
+def test_katex_auto_render_reads_its_default_delimiters_and_environments() -> None:
+    head = ("<link rel='stylesheet' href='https://cdn.jsdelivr.net/npm/katex@0.16.10/dist/"
+            "katex.min.css'><script defer src='https://cdn.jsdelivr.net/npm/katex@0.16.10/dist/"
+            "contrib/auto-render.min.js' onload='renderMathInElement(document.body);'></script>")
+    body = ("<p>Energy: \\begin{equation} E = mc^2 \\end{equation} with \\(c\\) the speed of "
+            "light, and $m$ the mass.</p>")
+    text = sitesift.clean(article(body, head=head)).text
+    assert ("Energy:\n\n$$\\begin{equation} E = mc^2 \\end{equation}$$\n\nwith $c$ the speed "
+            "of light, and $m$ the mass.") in text
+
+
+def test_a_display_formula_may_run_over_line_breaks_as_wordpress_writes_them() -> None:
+    # WordPress turns each newline of a post into <br />, in and around a `$$` block too
+    body = ("<p>By induction,<br />\n$$\\sum_{k=1}^n k<br />\n= \\frac{n(n+1)}{2}$$<br />\n"
+            "holds for every \\(n\\).</p>")
+    markdown = sitesift.clean(article(body, head=MATHJAX2_SRC)).markdown()
+    assert ("By induction,\n\n$$\\sum_{k=1}^n k = \\frac{n(n+1)}{2}$$\n\n"
+            "holds for every $n$.") in markdown

@@ -174,6 +174,9 @@ VECTORS = [
      '&amp;lt;b&amp;gt; &lt;a href="javascript:alert(1)"&gt;t&lt;/a&gt;'),
     ("link text that reads as markup", '<a href="https://ex.org/">a](javascript:alert(1)) '
                                        '[b</a><img src="/ok.png" alt="](javascript:alert(1))">'),
+    ("tex in text", '<script>window.MathJax = {tex: {inlineMath: [["$", "$"]]}};</script>'
+                    '\\(&lt;img src=x onerror=alert(1)&gt; [x](javascript:alert(1))\\) '
+                    '$$&lt;script&gt;alert(1)&lt;/script&gt;$$ $a](javascript:alert(1)$'),
     ("parens in address", '<a href="https://ex.org/a)(javascript:alert(1)">v</a>'
                           '<a href="x)[y](javascript:alert(1)">w</a>'),
 ]

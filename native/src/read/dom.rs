@@ -12,6 +12,7 @@ use std::sync::OnceLock;
 use html5ever::Attribute;
 use regex::Regex;
 
+use crate::read::math::text::{Piece, Scan, TexText};
 use crate::read::math::{Formula, Found};
 use crate::read::parse::{attr, Arena, Data, NodeId};
 use crate::text::all_space;
@@ -308,11 +309,19 @@ fn flat_text(a: &Arena, i: NodeId) -> Vec<Item> {
     out
 }
 
-/// The visible tree below `body` (an arena element).
+/// The visible tree below `body` (an arena element). On a page whose script typesets TeX
+/// written in its text (`math::text`), that text is split at its formulas, each a `math`
+/// element as the markup's formulas are.
 pub(crate) fn build_view(a: &Arena, body: NodeId) -> View {
+    let tex = TexText::of(a);
     let mut elems = vec![make_elem(a, body, None, 1)];
-    // the arena node of each element (none for a #text wrapper or a formula)
+    // the arena node of each element (none for a #text wrapper or a formula), and whether
+    // its text is scanned for TeX
     let mut source = vec![Some(body)];
+    let mut scan = vec![match &tex {
+        Some(t) => t.child(Scan::On, a, body),
+        None => Scan::Skipped,
+    }];
     let mut preorder = Vec::new();
     let mut stack = vec![ViewId::BODY];
     while let Some(e) = stack.pop() {
@@ -326,7 +335,24 @@ pub(crate) fn build_view(a: &Arena, body: NodeId) -> View {
         } else {
             let mut kids = Vec::new();
             let (mut has_elems, mut has_texts) = (false, false);
-            for c in a.children(src) {
+            let here = scan[e];
+            let mut take = |piece: Piece| {
+                let c = match piece {
+                    Piece::Node(c) => c,
+                    Piece::Text(t) => {
+                        has_texts = has_texts || !all_space(&t);
+                        kids.push(Item::Text(t));
+                        return;
+                    }
+                    Piece::Formula(f) => {
+                        kids.push(Item::Elem(ViewId::new(elems.len())));
+                        elems.push(math_elem(f, e, depth + 1));
+                        source.push(None);
+                        scan.push(Scan::Skipped);
+                        has_elems = true;
+                        return;
+                    }
+                };
                 match &a[c].data {
                     Data::Text(t) if !t.is_empty() => {
                         has_texts = has_texts || !all_space(t);
@@ -346,11 +372,16 @@ pub(crate) fn build_view(a: &Arena, body: NodeId) -> View {
                                 // (made whole here: nothing of the page below it is read)
                                 elems.push(math_elem(f, e, depth + 1));
                                 source.push(None);
+                                scan.push(Scan::Skipped);
                             }
                             Some(Found::Skip) => {}
                             None if visible(a, c) => {
                                 elems.push(make_elem(a, c, Some(e), depth + 1));
                                 source.push(Some(c));
+                                scan.push(match &tex {
+                                    Some(t) => t.child(here, a, c),
+                                    None => Scan::Skipped,
+                                });
                             }
                             None => {}
                         }
@@ -361,6 +392,10 @@ pub(crate) fn build_view(a: &Arena, body: NodeId) -> View {
                     }
                     _ => {}
                 }
+            };
+            match &tex {
+                Some(t) if here == Scan::On => t.pieces(a, src).into_iter().for_each(&mut take),
+                _ => a.children(src).for_each(|c| take(Piece::Node(c))),
             }
             if has_elems && has_texts {
                 // text runs beside elements become `#text` elements
@@ -379,6 +414,7 @@ pub(crate) fn build_view(a: &Arena, body: NodeId) -> View {
                             w.children.push(Item::Text(std::mem::take(t)));
                             elems.push(w);
                             source.push(None);
+                            scan.push(Scan::Skipped);
                             *item = Item::Elem(id);
                         }
                     }

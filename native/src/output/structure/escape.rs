@@ -113,13 +113,28 @@ pub(super) fn class_language(class: &str) -> Option<&str> {
 /// A formula's TeX as markdown may hold it: the same formula typeset, but nothing a markdown
 /// renderer that does not know `$` math would turn into markup a browser runs. The TeX comes
 /// from the page, so `<img onerror=...>` or `[x](javascript:...)` in an annotation would
-/// otherwise be raw HTML or a link: `<` and `>` become `\lt ` and `\gt ` (TeX's own names
-/// for them, in MathJax and KaTeX), and `](` gets a space between (a space in math mode is
-/// nothing, and a link needs the two together).
+/// otherwise be raw HTML or a link: `<` and `>` become `\lt` and `\gt` (TeX's own names
+/// for them, in MathJax and KaTeX; a space after each unless one follows already), and `](`
+/// gets a space between (a space in math mode is nothing, and a link needs the two
+/// together).
 pub(super) fn inert_tex(tex: &str) -> String {
-    tex.replace('<', "\\lt ")
-        .replace('>', "\\gt ")
-        .replace("](", "] (")
+    let mut out = String::with_capacity(tex.len() + 8);
+    let mut chars = tex.chars().peekable();
+    while let Some(c) = chars.next() {
+        let name = match c {
+            '<' => "\\lt",
+            '>' => "\\gt",
+            _ => {
+                out.push(c);
+                continue;
+            }
+        };
+        out.push_str(name);
+        if !chars.peek().is_some_and(|n| n.is_whitespace()) {
+            out.push(' ');
+        }
+    }
+    out.replace("](", "] (")
 }
 
 pub(super) fn indent(text: &str, width: usize) -> String {

@@ -105,9 +105,14 @@ impl Inline {
     }
 
     /// `s` as a paragraph of its own inside this run (display math): a blank line before
-    /// it unless it starts the run, and after it unless the run ends there (`finish`).
+    /// it unless it starts the run, and after it unless the run ends there (`finish`). A
+    /// line break just before it goes (`a<br>$$x$$`: markdown's `\` would stand alone).
     fn paragraph(&mut self, s: &str) {
-        let kept = self.buf.trim_end_matches([' ', '\n']).len();
+        let mut body = self.buf.as_str();
+        while let Some(rest) = body.strip_suffix(self.fmt.br()) {
+            body = rest;
+        }
+        let kept = body.trim_end_matches([' ', '\n']).len();
         self.buf.truncate(kept);
         if !self.buf.is_empty() {
             self.buf.push_str("\n\n");

@@ -73,6 +73,9 @@ fn display_math_is_a_block_of_its_own_inline_math_stays_in_its_line() {
     let page = "<p>before <script type='math/tex; mode=display'>x^2</script>after \
                 <script type='math/tex'>y</script> and</p>";
     assert_eq!(md(page), "before\n\n$$x^2$$\n\nafter $y$ and");
+    // a line break before or after it adds nothing (no `\` left at a paragraph's end)
+    let broken = "<p>before<br><script type='math/tex; mode=display'>x</script><br>after</p>";
+    assert_eq!(md(broken), "before\n\n$$x$$\n\nafter");
 }
 
 #[test]
@@ -598,4 +601,6 @@ fn a_formula_in_markdown_holds_no_markup_a_browser_runs() {
         "a\\lt b\\gt c [x] (javascript:alert(1))"
     );
     assert_eq!(inert_tex("\\frac{a}{b}"), "\\frac{a}{b}");
+    // a space after the name only where none follows already
+    assert_eq!(inert_tex("a > 0, b<c, d>"), "a \\gt 0, b\\lt c, d\\gt ");
 }

@@ -19,7 +19,11 @@
 //!   copy (`mjx-assistive-mml`); its rendered `mjx-math` or `svg` is left out;
 //! - Wikipedia, `<span class="mwe-math-element">`: the MathML it hides for screen readers
 //!   (with the TeX annotation), else its fallback image's `alt`; Wikipedia's
-//!   `{\displaystyle ...}` wrapper is taken off.
+//!   `{\displaystyle ...}` wrapper is taken off;
+//! - TeX written as text (`\(...\)`, `$$...$$`, `\[...\]`, `$...$` where configured, math
+//!   environments) on a page that loads or configures MathJax or KaTeX's auto-render, for
+//!   that script to find: `text.rs` (its header says what it reads and what not), each
+//!   formula the same `Formula`, in place of its text.
 //!
 //! The converter's output is TeX as a person would type it, not a proof of equivalence:
 //! `x^{2}` for `<msup><mi>x</mi><mn>2</mn></msup>`, `\frac{a}{b}`, `\sqrt[3]{x}`, Greek
@@ -31,6 +35,7 @@ use crate::read::parse::{attr, Arena, Data, NodeId};
 use self::tables::{plain_letter, symbol, FUNCTIONS, LARGE_OPERATORS, MATHJAX2_BOXES};
 
 mod tables;
+pub(crate) mod text;
 
 /// How deep the converter follows MathML elements before it reads the rest as text (a
 /// page's markup cannot make it recurse without end).
