@@ -40,7 +40,7 @@ pub(super) const TABLE: [Rule; N_RULES] = [
     rule("slideshows", TakeOut,   &[Drop],        Drop, Brought,          slideshows::run,
          "A numbered slideshow (`1/44`, `3 of 18`) beside the main text."),
     rule("teasers",    TakeOut,   &[Drop],        Drop, Brought,          teasers::run,
-         "On a story, a run of headline-and-teaser records linking the site's other stories."),
+         "Other stories' teasers beside the text: a stream beside a story, teasers cut off with \"...\", a run listing the page itself."),
     rule("reviews",    TakeOut,   &[Drop],        Drop, Brought,          reviews::run,
          "On a product page, the customer reviews."),
     rule("dialogs",    TakeOut,   &[Drop],        Drop, Brought,          dialogs::run,

@@ -68,11 +68,14 @@ a file named for it (the four editorial kinds in `editorial.rs`), and
   say) lies in an `<article>`, that article's prose-length blocks of little link text are
   kept (`rules/articles.rs`). `keep`, the default: the page says where its story is,
   and the model missed text unlike what it learnt from; `auto` leaves it to the model.
-- `teasers=drop|auto`: on a page declaring itself a story (`og:type` article, a JSON-LD
-  Article), a run of 4+ alike records beside the story's text, 3 in 4 of them a headline
-  linked to the site's own pages over a teaser sentence ("latest", "more stories"), is
-  dropped whole (`rules/teasers.rs`). `drop`, the default: no gold keeps another
-  story's teaser; `auto` leaves it to the model.
+- `teasers=drop|auto`: other stories' teasers beside the page's text are dropped whole
+  (`rules/teasers.rs`): on a page declaring itself a story (`og:type` article, a JSON-LD
+  Article), a run of 4+ alike records, 3 in 4 of them a headline linked to the site's own
+  pages over a teaser sentence ("latest", "more stories"); a run of 2+ records, 3 in 4 of
+  them a linked headline over a text cut off with an ellipsis ("..."), beside a declared
+  story or beside more text than its own; a run of 2+ linked headlines over texts, one of
+  which repeats the page's own headline or lead (the page listing itself). `drop`, the
+  default: no gold keeps another story's teaser; `auto` leaves it to the model.
 - `unseen=keep|auto`: on a page unlike every page the model trained on (its model file's
   reference of them, `extractor/novelty.py`), where even the kept text's median probability
   is under 0.9, the blocks between the first and last kept block that the model
