@@ -45,7 +45,9 @@
 
 use foldhash::{HashMap, HashMapExt, HashSet};
 
-use super::toolkit::{blocks_by_elem, holding, keeps_prose, main_block, record_kind, runs};
+use super::toolkit::{
+    blocks_by_elem, holding, keeps_prose, main_block, record_blocks, record_kind, runs,
+};
 use super::{Context, Setting};
 use crate::page::blocks::{BlockId, ElemId, PageBlocks};
 
@@ -105,34 +107,23 @@ pub(super) fn beside_story(pb: &PageBlocks, likely: &[bool], prob: &[f64]) -> Ve
         {
             continue;
         }
-        // each record's text blocks and their tokens, in page order (a record's subtree)
-        let blocks_of: Vec<Vec<(BlockId, usize)>> = records
-            .iter()
-            .map(|&r| {
-                by_elem[r.index()..pb.subtree_end(r)]
-                    .iter()
-                    .flatten()
-                    .map(|&b| (b, pb.tokens[b]))
-                    .filter(|&(_, n)| n > 0)
-                    .collect()
-            })
-            .collect();
+        let blocks_of = record_blocks(pb, &by_elem, &records);
         let teasers = blocks_of
             .iter()
             .filter(|bs| {
-                let Some((&(h, nh), rest)) = bs.split_first() else {
+                let Some((&h, rest)) = bs.split_first() else {
                     return false;
                 };
                 bs.len() <= MAX_TEASER_BLOCKS
-                    && nh >= 3
+                    && pb.tokens[h] >= 3
                     && home_links(h) >= 0.8 * chars(h)
                     && rest
                         .iter()
-                        .any(|&(b, n)| n >= 8 && links(b) <= 0.2 * chars(b))
+                        .any(|&b| pb.tokens[b] >= 8 && links(b) <= 0.2 * chars(b))
             })
             .count();
         if 4 * teasers >= 3 * records.len() {
-            for &(b, _) in blocks_of.iter().flatten() {
+            for &b in blocks_of.iter().flatten() {
                 out[b] = true;
             }
         }
@@ -272,18 +263,7 @@ pub(super) fn cut_off_or_listed(pb: &PageBlocks, likely: &[bool], prob: &[f64]) 
         {
             continue;
         }
-        // each record's text blocks, in page order
-        let blocks_of: Vec<Vec<BlockId>> = records
-            .iter()
-            .map(|&r| {
-                by_elem[r.index()..pb.subtree_end(r)]
-                    .iter()
-                    .flatten()
-                    .copied()
-                    .filter(|&b| n_tokens(b) > 0)
-                    .collect()
-            })
-            .collect();
+        let blocks_of = record_blocks(pb, &by_elem, &records);
         if !blocks_of.iter().flatten().any(|&b| likely[b]) {
             continue;
         }

@@ -77,6 +77,26 @@ pub(super) fn blocks_by_elem(pb: &PageBlocks) -> Vec<Vec<BlockId>> {
     by_elem
 }
 
+/// Each record's blocks that hold words, in page order (the blocks of the record's
+/// subtree, from `blocks_by_elem`).
+pub(super) fn record_blocks(
+    pb: &PageBlocks,
+    by_elem: &[Vec<BlockId>],
+    records: &[ElemId],
+) -> Vec<Vec<BlockId>> {
+    records
+        .iter()
+        .map(|&r| {
+            by_elem[r.index()..pb.subtree_end(r)]
+                .iter()
+                .flatten()
+                .copied()
+                .filter(|&b| pb.tokens[b] > 0)
+                .collect()
+        })
+        .collect()
+}
+
 /// `(record, block, path)` of every block inside the records of a run: the record's index
 /// in `records` and the block's path below it (record kinds, the record's child first).
 pub(super) fn placements(
