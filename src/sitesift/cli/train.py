@@ -60,8 +60,8 @@ def add_parsers(sub: Any, methods: list[str]) -> None:
     p.add_argument("--seeds", type=int, default=1, metavar="N",
                    help="a model of N members trained from seeds SEED, SEED+1, ... (their "
                         "probabilities averaged: less training-draw noise; N times the "
-                        "training time; two members clean in 1.2-1.4x one's time; the "
-                        "shipped model has two)")
+                        "training time; the shipped model has three, trained one seed a run "
+                        "and joined by --combine: docs/model-card.md)")
     p.add_argument("--combine", nargs="+", default=[], metavar="BUNDLE",
                    help="instead of training, make one model of the members of these "
                         "held-out bundles (e.g. runs with other --seed on the same "
