@@ -83,6 +83,21 @@ pub(super) fn run(cx: &Context, _: Setting) -> Option<Vec<bool>> {
     Some(out)
 }
 
+/// A block's characters (at least 1, to divide by).
+fn chars(pb: &PageBlocks, b: BlockId) -> f64 {
+    pb.text_chars(b).max(1) as f64
+}
+
+/// A block's link characters.
+fn links(pb: &PageBlocks, b: BlockId) -> f64 {
+    pb.link_chars[b] as f64
+}
+
+/// A block's characters of links to the page's own site (`PageBlocks::away_chars` off).
+fn home_links(pb: &PageBlocks, b: BlockId) -> f64 {
+    (pb.link_chars[b] - pb.away_chars[b]) as f64
+}
+
 /// The blocks of the runs of headline + teaser records beside the kept story.
 pub(super) fn beside_story(pb: &PageBlocks, likely: &[bool], prob: &[f64]) -> Vec<bool> {
     let mut out = vec![false; likely.len()];
@@ -97,9 +112,6 @@ pub(super) fn beside_story(pb: &PageBlocks, likely: &[bool], prob: &[f64]) -> Ve
     };
     let holds_main = holding(pb, main);
     let by_elem = blocks_by_elem(pb);
-    let chars = |b: BlockId| pb.text_chars(b).max(1) as f64;
-    let links = |b: BlockId| pb.link_chars[b] as f64;
-    let home_links = |b: BlockId| (pb.link_chars[b] - pb.away_chars[b]) as f64;
     for ((up, _), records) in runs(pb) {
         if records.len() < MIN_TEASERS
             || holds_main.contains(&up)
@@ -116,10 +128,10 @@ pub(super) fn beside_story(pb: &PageBlocks, likely: &[bool], prob: &[f64]) -> Ve
                 };
                 bs.len() <= MAX_TEASER_BLOCKS
                     && pb.tokens[h] >= 3
-                    && home_links(h) >= 0.8 * chars(h)
+                    && home_links(pb, h) >= 0.8 * chars(pb, h)
                     && rest
                         .iter()
-                        .any(|&b| pb.tokens[b] >= 8 && links(b) <= 0.2 * chars(b))
+                        .any(|&b| pb.tokens[b] >= 8 && links(pb, b) <= 0.2 * chars(pb, b))
             })
             .count();
         if 4 * teasers >= 3 * records.len() {
@@ -180,9 +192,7 @@ fn same_words(a: &HashSet<String>, b: &HashSet<String>) -> bool {
 pub(super) fn cut_off_or_listed(pb: &PageBlocks, likely: &[bool], prob: &[f64]) -> Vec<bool> {
     let mut out = vec![false; likely.len()];
     let n_tokens = |b: BlockId| pb.tokens[b];
-    let chars = |b: BlockId| pb.text_chars(b).max(1) as f64;
-    let links = |b: BlockId| pb.link_chars[b] as f64;
-    let headline = |b: BlockId| n_tokens(b) >= 3 && links(b) >= 0.8 * chars(b);
+    let headline = |b: BlockId| n_tokens(b) >= 3 && links(pb, b) >= 0.8 * chars(pb, b);
     // the page's headlines: its title's parts, its h1s that are no link (a strip of other
     // stories' linked h1s is no headline of the page's), each with its block
     let mut heads: Vec<(Option<BlockId>, HashSet<String>)> = title_parts(&pb.title)
@@ -191,7 +201,7 @@ pub(super) fn cut_off_or_listed(pb: &PageBlocks, likely: &[bool], prob: &[f64]) 
         .collect();
     heads.extend(
         pb.blocks()
-            .filter(|&b| pb.tags[pb.elem[b]] == "h1" && links(b) <= 0.5 * chars(b))
+            .filter(|&b| pb.tags[pb.elem[b]] == "h1" && links(pb, b) <= 0.5 * chars(pb, b))
             .map(|b| (Some(b), words(&pb.text[b]).collect())),
     );
     heads.retain(|(_, w)| w.len() >= HEADLINE_WORDS);
@@ -225,7 +235,8 @@ pub(super) fn cut_off_or_listed(pb: &PageBlocks, likely: &[bool], prob: &[f64]) 
     };
     let holds_main = holding(pb, main);
     let by_elem = blocks_by_elem(pb);
-    let home = |b: BlockId| (pb.link_chars[b] - pb.away_chars[b]) as f64 >= 0.8 * chars(b);
+    let kept_tokens: usize = pb.blocks().filter(|&b| likely[b]).map(n_tokens).sum();
+    let home = |b: BlockId| home_links(pb, b) >= 0.8 * chars(pb, b);
     // the runs a seed is in: each element of 1 to MAX_CUT_BLOCKS text blocks holding it
     // is a record, and its parent's children of its record kind the run
     let n_blocks = pb.subtree_sums(|b| usize::from(n_tokens(b) > 0));
@@ -275,16 +286,14 @@ pub(super) fn cut_off_or_listed(pb: &PageBlocks, likely: &[bool], prob: &[f64]) 
             // a linked headline over a cut-off text, or one block holding a link and it
             let is_cut = match (head, cut_at) {
                 (Some(h), Some(c)) => h < c && home(bs[h]),
-                (None, Some(c)) => {
-                    bs.len() == 1 && pb.link_chars[bs[c]] - pb.away_chars[bs[c]] >= 12
-                }
+                (None, Some(c)) => bs.len() == 1 && home_links(pb, bs[c]) >= 12.0,
                 _ => false,
             };
             let teaser = is_cut
                 || head.is_some_and(|h| {
-                    bs[h + 1..]
-                        .iter()
-                        .any(|&b| n_tokens(b) >= MIN_CUT_TOKENS && links(b) <= 0.2 * chars(b))
+                    bs[h + 1..].iter().any(|&b| {
+                        n_tokens(b) >= MIN_CUT_TOKENS && links(pb, b) <= 0.2 * chars(pb, b)
+                    })
                 });
             n_cut += usize::from(is_cut);
             n_teasers += usize::from(teaser);
@@ -320,11 +329,13 @@ pub(super) fn cut_off_or_listed(pb: &PageBlocks, likely: &[bool], prob: &[f64]) 
             listed = repeats_headline || repeats_lead();
         }
         let run_tokens: usize = in_run.iter().map(|&b| n_tokens(b)).sum();
-        let beside: usize = pb
-            .blocks()
-            .filter(|&b| likely[b] && !in_run.contains(&b))
-            .map(n_tokens)
+        // the kept text beside the run: the page's kept tokens, the run's kept ones off
+        let kept_in_run: usize = in_run
+            .iter()
+            .filter(|&&b| likely[b])
+            .map(|&b| n_tokens(b))
             .sum();
+        let beside = kept_tokens - kept_in_run;
         let cut_run = 4 * n_cut >= 3 * records.len() && (pb.kind.story || run_tokens < beside);
         let listing = listed && 2 * n_teasers >= records.len();
         if cut_run || listing {
