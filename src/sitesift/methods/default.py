@@ -21,109 +21,14 @@ blocks instead of nothing: at the balanced threshold it is at most `relative` (0
 the page's highest block probability, and every preset's cut scales by the same factor
 (`extractor.model.page_cut`; `relative=0` turns this off).
 
-Conventions the gold corpora disagree on (docs/conventions.md) are switches, each `auto`
-(the model decides) or set against it; each is a rule of the core in `native/src/rules/`, in
-a file named for it (the four editorial kinds in `editorial.rs`), and
-`native/src/rules/table.rs` lists them all with their values and defaults (`RULES` below):
-- `comments=drop` removes the page's comment section (people who build training corpora
-  often want no reader comments; the model follows the gold texts, which keep a forum's
-  posts and mostly drop a story's comments). A comment section is an element whose class,
-  id, role or itemprop names comments (the keyword groups' comment group). Forum posts in
-  such containers go too: that is what the option asks for. `comments=separate` takes
-  them out of the text the same way and keeps them apart, as the result's `comments`
-  (docs/math-and-comments.md).
-- `captions=drop|keep`: photo captions and credits (`<figcaption>`, class or id naming a
-  caption or credit);
-- `bylines=drop|keep`: bylines and author boxes (class, id, itemprop or rel naming an
-  author or byline);
-- `dates=drop|keep`: dates (class, id or itemprop naming a date, dateline, timestamp).
-- `records=keep|auto`: where the main text lies in one of a run of alike records (a forum
-  thread's posts, a listing's items), the records the model kept nothing of take its
-  verdicts from the ones it kept (`rules/records.rs`). `keep`, the default, because
-  the model learnt from corpora of stories, whose gold drops repeated records outside the
-  story; `auto` leaves them to the model.
-- `listings=keep|auto`: a page whose kept text holds no prose (no kept block of 40 tokens)
-  and that has a run of alike records holding at least four times what the model kept (a
-  shop's category, a job board, a blog's index, a thread whose posts the model dropped)
-  keeps the largest such run whole (runs of one kind in several sections together),
-  unless it lies in the navigation, header, footer, a sidebar, comments (not on a forum)
-  or a related list; so does a page whose kept text is a listing's short intro, for a run
-  of linked records eight times its size that fills the intro's part of the page
-  (`rules/listings.rs`). `keep`, the default, because the model, trained on stories,
-  keeps only a listing's heading and intro; `auto` leaves listings to the model.
-- `slideshows=drop|auto`: a numbered slideshow (a run of counters `1/44`, `2/44`, ... or
-  `3 of 18` stating 10 slides or more) lying beside the main text, with the page's main
-  block and some of its prose outside it, is dropped whole (`rules/slideshows.rs`):
-  the "World news in pictures" gallery under a story. `drop`, the default, because the
-  model keeps such captions (they are sentences) and every gold corpus drops them; `auto`
-  leaves them to the model. A gallery page, whose captions are its main text, and a
-  product's carousel of a few slides are left to the model either way.
-- `consent=drop|auto`: a cookie-consent dialog (an element whose class or id names one:
-  `onetrust-consent-sdk`, `cookie-banner`, Cookiebot's, Didomi's, ...; holding under half
-  the page's text, or a consent manager's own container beside the page's `main`,
-  `article` or `h1`) is dropped, and the rules above do not count its text as the page's
-  (`rules/consent.rs`). `drop`, the default: its
-  text is prose the model may keep, and no gold keeps it; `auto` leaves it to the model.
-- `articles=keep|auto`: where the kept text holds no prose and the main block (a heading,
-  say) lies in an `<article>`, that article's prose-length blocks of little link text are
-  kept (`rules/articles.rs`). `keep`, the default: the page says where its story is,
-  and the model missed text unlike what it learnt from; `auto` leaves it to the model.
-- `teasers=drop|auto`: other stories' teasers beside the page's text are dropped whole
-  (`rules/teasers.rs`): on a page declaring itself a story (`og:type` article, a JSON-LD
-  Article), a run of 4+ alike records, 3 in 4 of them a headline linked to the site's own
-  pages over a teaser sentence ("latest", "more stories"); a run of 2+ records, 3 in 4 of
-  them a linked headline over a text cut off with an ellipsis ("..."), beside a declared
-  story or beside more text than its own; a run of 2+ linked headlines over texts, one of
-  which repeats the page's own headline or lead (the page listing itself). `drop`, the
-  default: no gold keeps another story's teaser; `auto` leaves it to the model.
-- `unseen=keep|auto`: on a page unlike every page the model trained on (its model file's
-  reference of them, `extractor/novelty.py`), where even the kept text's median probability
-  is under 0.9, the blocks between the first and last kept block that the model
-  half-believes (from 3/7 of the cut: 0.16 at the balanced preset) are kept, and on a page
-  that declares no story (no `og:type` article, no JSON-LD Article) those before and after
-  them too, unless they lie in the navigation, header, footer, a sidebar, comments (not on
-  a forum), share or related lists (`rules/unseen.rs`); where such a page, not a
-  forum, kept no more than a listing's intro (one prose block, 120 tokens), whatever the
-  median, every such block from 1/20 of the cut. `keep`, the default: on a kind of page
-  the model never saw (a service page's feature tiles) its doubt is only not knowing;
-  `auto` leaves them to the model. A model file without a reference finds no page unlike
-  its own.
-- `notices=drop|auto`: a notice a site stamps on its template is dropped, and the rules
-  above do not count it as the page's text (`rules/notices.rs`): a block whose whole
-  text is an ad slot's label
-  ("Advertisement", "Sponsored content", "Anzeige", "Publicité", with or without "Scroll to
-  continue"; of 1,313 such blocks in the shared corpora 14 are in their gold), and a
-  copyright notice ("© 2024 ...", "All rights reserved") of at most 40 tokens in the page's
-  footer (a photo's "© Reuters" credit is left alone). `drop`, the default; `auto` leaves
-  them to the model.
-- `choices=drop|auto`: the options of a drop-down list (a `<select>`'s) are a form's
-  choices, which a browser shows only when the list is opened: dropped, and not counted as
-  the page's text (`rules/choices.rs`). `drop`, the default: of the 4,641 option
-  tokens the held-out model kept in the shared corpora, 80 are in their gold; `auto` leaves
-  them to the model.
-- `reviews=drop|auto`: on a page declaring a product (`og:type` product, a JSON-LD Product)
-  and no story, the customer reviews (an element named for reviews or testimonials, or a
-  review widget's name) are dropped (`rules/reviews.rs`). `drop`, the default: a
-  model that learnt from stories keeps their prose; 10 % of their text is in wcxb's gold;
-  `auto` leaves them to the model.
-- `dialogs=drop|auto`: a modal dialog's text (an element named `modal`, `popup` or
-  `lightbox`, or of role `dialog`) is dropped (`rules/dialogs.rs`): a privacy policy,
-  a size guide, a sign-up offer. `drop`, the default: 0.5-12 % of such text is in the
-  shared corpora's gold; `auto` leaves it to the model.
-- `hidden=drop|auto`: text a hiding utility class hides at every width (`hide`, `hidden`,
-  `d-none`, `is-hidden`, `js-hidden`, without a `md:block` or `d-lg-block` that shows it
-  again) is dropped, and the rules above do not count it as the page's text
-  (`rules/hidden.rs`): a promotion bar's variant for every country, a tab not chosen.
-  `drop`, the default: a browser shows none of it until a script does; `auto` leaves it to
-  the model.
-Neither section ever holds the page's main block (an editorial review in an element named
-`review`, an article opened in a lightbox, a page its scripts show whole), except a dialog
-in the page's header or footer.
-A section never holds the start of the main text (the first likely block of some length)
-nor its surest block of that length: a wrapper named for comments around the story, or
-around its body, is no comment section; `keep` keeps the
-section's blocks inside the main text's container (the captions of the story's photos, not
-those of a gallery beside it).
+Conventions the gold corpora disagree on are switches, each `auto` (the model decides) or
+set against it (`comments=drop|separate`, `captions`, `bylines`, `dates`, and the rules
+`records`, `listings`, `teasers`, `unseen`, `notices`, ...): each is a rule of the core in
+`native/src/rules/`, in a file named for it (the four editorial kinds in `editorial.rs`).
+Their one list, with values, defaults, precedence and a line each, is the core's table
+(`native/src/rules/table.rs`, here `RULES`; `sitesift methods default` prints it); what
+each does, why its default is what it is and what it was measured to gain is
+docs/conventions.md.
 
 Each page is read, scored and rendered by the native core (`sitesift.native`, Rust): one
 crossing per page, the GIL released while it works. The model is
