@@ -4,7 +4,8 @@
                                           [--datasets dragnet big9 wcxb l3s-gn1 chaos]
                                           [--workers 2 1] [--spark] [--no-bench]
                                           [--peers resiliparse] [--method default]
-                                          [--fallback default] [--keep DIR] [--out FILE.json]
+                                          [--fallback default] [--copies 4]
+                                          [--keep DIR] [--out FILE.json]
 
 The yardstick of issue 53. Its input is a fixed, seeded sample of modern pages from the
 shared corpora (../shared/datasets): per corpus, whole sites in a seeded order until
@@ -16,6 +17,12 @@ corpus. Then, each in a fresh process and on those same pages:
 - `sitesift crawl WARCS --method default --workers N` for each `--workers` (2, then 1);
 - `sitesift crawl ... --engine spark --workers 2` with `--spark` (it needs Java; its wall
   seconds include the session's start);
+- with `--copies K`, each crawl again on the sample K times over (copy n's hosts renamed
+  `copyN-host`: K times the sites and pages of the same mix), and per crawl its fixed CPU
+  (start, session, model loads) and its marginal CPU a page, from the two runs: what a job
+  costs on a crawl of any size. A Spark session's start is some 20 CPU-s, which a sample of
+  1,000 pages reads as 20 ms a page; on a real crawl the marginal figure is the one to set
+  beside the local job's;
 - `sitesift clean SLICES -o OUT --workers 1` (the slices are dataset folders: site groups
   from their index, as the bench has them);
 - `sitesift bench SLICES --methods default --peers resiliparse --workers 1`: the per-page
@@ -155,6 +162,47 @@ def build_input(work: Path, shared: Path, names: list[str], per_corpus: int,
     return slices, [warc_dir / f"{n}.warc.gz" for n in names], counts
 
 
+def copy_warcs(warcs: list[Path], out: Path, copies: int) -> list[Path]:
+    """`warcs` `copies` times over in one WARC each under `out`: copy n > 0 of a page at
+    http://host/path is at http://copyN-host/path, so each copy is other sites."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    from fastwarc.warc import ArchiveIterator, WarcRecordType
+
+    from sitesift.io.warc import HttpResponse, write_warc
+    out.mkdir(parents=True, exist_ok=True)
+    for warc in warcs:
+        with open(warc, "rb") as f:
+            pages = [(str(r.headers.get("WARC-Target-URI")), r.reader.read(),
+                      r.http_headers.get("Content-Type") if r.http_headers else None)
+                     for r in ArchiveIterator(f, record_types=WarcRecordType.response,
+                                              parse_http=True)]
+
+        def renamed(n: int, url: str) -> str:
+            parts = urlsplit(url)
+            return urlunsplit(parts._replace(netloc=f"copy{n}-{parts.netloc}")) if n else url
+        write_warc(out / warc.name, (HttpResponse(renamed(n, url), body, content_type=kind)
+                                     for n in range(copies) for url, body, kind in pages))
+    return [out / w.name for w in warcs]
+
+
+def scaling(rows: list[dict[str, Any]]) -> str:
+    """Fixed CPU and marginal CPU a page of each crawl, from its runs on the sample and on
+    its copies (rows `label` and `label (xK)`)."""
+    out = ["| path | fixed CPU s | marginal CPU ms/page | marginal pages/s per core |",
+           "|---|---|---|---|"]
+    by = {r["path"]: r for r in rows}
+    for r in rows:
+        big = next((b for p, b in by.items() if p.startswith(r["path"] + " (x")), None)
+        if big is None or big["pages"] <= r["pages"]:
+            continue
+        marginal = (big["cpu_s"] - r["cpu_s"]) / (big["pages"] - r["pages"])
+        out.append(f"| {r['path']} | {r['cpu_s'] - marginal * r['pages']:.1f} | "
+                   f"{1000 * marginal:.1f} | {1 / marginal:.1f} |" if marginal > 0 else
+                   f"| {r['path']} | | (no more CPU for more pages: noise) | |")
+    return "\n".join(out)
+
+
 def measure(label: str, argv: list[str], pages: int) -> dict[str, Any]:
     """Run `argv` in a wrapper; its figures over `pages`."""
     load = os.getloadavg()[0]
@@ -217,6 +265,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="local crawls, one per worker count (default: 2 1)")
     ap.add_argument("--spark", action="store_true",
                     help="also crawl with --engine spark --workers 2 (needs Java)")
+    ap.add_argument("--copies", type=int, default=0, metavar="K",
+                    help="also crawl the sample K times over (other hosts): fixed and "
+                         "marginal CPU of each crawl")
     ap.add_argument("--no-clean", action="store_true", help="skip clean DIR")
     ap.add_argument("--no-bench", action="store_true", help="skip sitesift bench")
     ap.add_argument("--peers", default="resiliparse",
@@ -229,6 +280,8 @@ def main(argv: list[str] | None = None) -> int:
                                               "(default: a temp dir, removed)")
     ap.add_argument("--out", type=Path, help="write the rows and settings as JSON here")
     args = ap.parse_args(argv)
+    if args.copies < 0 or args.copies == 1:
+        ap.error("--copies takes 2 or more (0: off)")
     work = args.keep or Path(tempfile.mkdtemp(prefix="sitesift-throughput-"))
     if args.keep:
         shutil.rmtree(work, ignore_errors=True)
@@ -243,12 +296,17 @@ def main(argv: list[str] | None = None) -> int:
               f"built in {time.perf_counter() - start:.1f} s", file=sys.stderr)
         ss = sitesift_cmd()
         rows: list[dict[str, Any]] = []
-        runs = [(f"crawl --workers {n}", n, "local") for n in args.workers]
+        runs = [(f"crawl --workers {n}", n, "local", warcs) for n in args.workers]
         if args.spark:
-            runs.append(("crawl --engine spark --workers 2", 2, "spark"))
-        for label, n, engine in runs:
+            runs.append(("crawl --engine spark --workers 2", 2, "spark", warcs))
+        if args.copies > 1:
+            many = copy_warcs(warcs, work / f"warcs-x{args.copies}", args.copies)
+            runs += [(f"{label} (x{args.copies})", n, engine, many)
+                     for label, n, engine, _ in runs]
+        for label, n, engine, inputs in runs:
             out = work / f"crawl-{engine}-{n}"
-            cmd = [*ss, "crawl", *map(str, warcs), "--out", str(out), "--method", args.method,
+            shutil.rmtree(out, ignore_errors=True)
+            cmd = [*ss, "crawl", *map(str, inputs), "--out", str(out), "--method", args.method,
                    "--fallback", fallback, "--workers", str(n), "-q"]
             if engine == "spark":
                 cmd += ["--engine", "spark"]
@@ -277,6 +335,9 @@ def main(argv: list[str] | None = None) -> int:
               f"(--per-corpus {args.per_corpus} --seed {args.seed}); --method {args.method} "
               f"--fallback {fallback}; {os.cpu_count()} cores\n")
         print(table(rows, ref))
+        if args.copies > 1:
+            print(f"\nCost of a crawl of any size, from the sample and its {args.copies} "
+                  f"copies:\n\n{scaling(rows)}")
         if ref:
             crawl2 = next((r for r in rows if r["path"] == "crawl --workers 2"), None)
             if crawl2:
@@ -286,7 +347,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.out:
             args.out.write_text(json.dumps(
                 {"datasets": counts, "per_corpus": args.per_corpus, "seed": args.seed,
-                 "method": args.method, "fallback": fallback, "cpus": os.cpu_count(),
+                 "method": args.method, "fallback": fallback, "copies": args.copies,
+                 "cpus": os.cpu_count(),
                  "date": time.strftime("%Y-%m-%d"), "bench_mean_ms": ref, "rows": rows},
                 indent=1) + "\n")
     finally:

@@ -58,3 +58,31 @@ def test_the_sample_is_whole_sites_in_a_seeded_order() -> None:
     everything = script.sample_rows(root, 0, 0)
     for site in set(sites[:-1]) - {sites[-1]}:
         assert sites.count(site) == sum(script.site_of(r) == site for r in everything)
+
+
+def test_copies_measure_each_crawl_again_on_other_sites_and_split_fixed_from_marginal(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    script = benchmark_script("crawl_throughput")
+    for name in script.DEFAULT:
+        shared_dataset(name)
+    out = tmp_path / "rows.json"
+    assert script.main(["--per-corpus", "2", "--workers", "1", "--copies", "3", "--no-clean",
+                        "--no-bench", "--keep", str(tmp_path / "work"), "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    by_path = {r["path"]: r for r in json.loads(out.read_text())["rows"]}
+    assert by_path["crawl --workers 1"]["pages"] == 10
+    assert by_path["crawl --workers 1 (x3)"]["pages"] == 30  # every copy cleaned
+    assert "| path | fixed CPU s | marginal CPU ms/page |" in printed
+    # copy n's pages are at hosts of their own: a crawl groups them as other sites
+    from fastwarc.warc import ArchiveIterator, WarcRecordType
+    with open(tmp_path / "work" / "warcs-x3" / "big9.warc.gz", "rb") as f:
+        urls = [str(r.headers.get("WARC-Target-URI"))
+                for r in ArchiveIterator(f, record_types=WarcRecordType.response)]
+    assert len(urls) == 6 and len(set(urls)) == 6
+    assert sum("://copy1-" in u for u in urls) == 2 and sum("://copy2-" in u for u in urls) == 2
+
+
+def test_copies_take_two_or_more() -> None:
+    script = benchmark_script("crawl_throughput")
+    with pytest.raises(SystemExit):
+        script.main(["--copies", "1"])
