@@ -50,7 +50,7 @@ pub(super) const TABLE: [Rule; N_RULES] = [
     rule("listings",   BringIn,   &[Keep],        Keep, Always,           listings::run,
          "A page without prose keeps its largest run of alike records (a shop's category)."),
     rule("articles",   BringIn,   &[Keep],        Keep, Always,           articles::run,
-         "Where the kept text holds no prose, the `<article>` of the main block keeps its prose."),
+         "Where the kept text holds no prose, the `<article>` of the main block keeps its prose; on a page declaring no story, its half-believed sentences too."),
     rule("unseen",     BringIn,   &[Keep],        Keep, Always,           unseen::run,
          "On a page unlike any the model trained on, the blocks it half-believes are kept."),
 ];
