@@ -296,16 +296,18 @@ def main(argv: list[str] | None = None) -> int:
               f"built in {time.perf_counter() - start:.1f} s", file=sys.stderr)
         ss = sitesift_cmd()
         rows: list[dict[str, Any]] = []
-        runs = [(f"crawl --workers {n}", n, "local", warcs) for n in args.workers]
+        # (label, workers, engine, inputs, output folder under `work`)
+        runs = [(f"crawl --workers {n}", n, "local", warcs, f"crawl-local-{n}")
+                for n in args.workers]
         if args.spark:
-            runs.append(("crawl --engine spark --workers 2", 2, "spark", warcs))
+            runs.append(("crawl --engine spark --workers 2", 2, "spark", warcs,
+                         "crawl-spark-2"))
         if args.copies > 1:
             many = copy_warcs(warcs, work / f"warcs-x{args.copies}", args.copies)
-            runs += [(f"{label} (x{args.copies})", n, engine, many)
-                     for label, n, engine, _ in runs]
-        for label, n, engine, inputs in runs:
-            out = work / f"crawl-{engine}-{n}"
-            shutil.rmtree(out, ignore_errors=True)
+            runs += [(f"{label} (x{args.copies})", n, engine, many, f"{folder}-x{args.copies}")
+                     for label, n, engine, _, folder in runs]
+        for label, n, engine, inputs, folder in runs:
+            out = work / folder
             cmd = [*ss, "crawl", *map(str, inputs), "--out", str(out), "--method", args.method,
                    "--fallback", fallback, "--workers", str(n), "-q"]
             if engine == "spark":

@@ -73,6 +73,9 @@ def test_copies_measure_each_crawl_again_on_other_sites_and_split_fixed_from_mar
     assert by_path["crawl --workers 1"]["pages"] == 10
     assert by_path["crawl --workers 1 (x3)"]["pages"] == 30  # every copy cleaned
     assert "| path | fixed CPU s | marginal CPU ms/page |" in printed
+    # --keep keeps both crawls' records, each in a folder of its own
+    for folder in ("crawl-local-1", "crawl-local-1-x3"):
+        assert (tmp_path / "work" / folder / "summary.json").is_file()
     # copy n's pages are at hosts of their own: a crawl groups them as other sites
     from fastwarc.warc import ArchiveIterator, WarcRecordType
     with open(tmp_path / "work" / "warcs-x3" / "big9.warc.gz", "rb") as f:
