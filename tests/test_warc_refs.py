@@ -198,3 +198,43 @@ def test_a_crawl_resumed_after_its_input_changed_is_refused(tmp_path: Path) -> N
     os.utime(path, ns=(1, 1))
     with pytest.raises(InputError, match="inputs changed since"):
         run_crawl([str(path)], tmp_path / "out", cfg, run=run, keep_work=True)
+
+
+def test_a_site_step_reads_each_record_from_its_input_once(tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch
+                                                            ) -> None:
+    """Reading a site's spill for some of its pages inflates only those pages' WARC records
+    (not every record of the site's frames), and a page the caller holds (the fit's
+    reading of it, being cleaned) is not read again: its source names it and refuses to
+    load rather than give an empty page."""
+    from sitesift.jobs.source import HELD, SpillPages, each
+
+    records = [warc_record(HttpResponse(f"http://a.example/{i}", html(i))) for i in range(6)]
+    (tmp_path / "a.warc.gz").write_bytes(b"".join(gzip.compress(r) for r in records))
+    pages = [i for i in refs_read(tmp_path / "a.warc.gz") if isinstance(i, PageRecord)]
+    assert refs(pages) == "RRRRRR"
+    writer = SpillWriter(tmp_path / "in.spill")
+    for page in pages:
+        writer.add(page, "a.example")
+    writer.close()
+    site = SpillPages(((str(tmp_path / "in.spill"), tuple(writer.frames["a.example"])),), 6)
+    read_at: list[int] = []
+    real = RefReader.read
+
+    def counted(self: RefReader, ref: object, source: str) -> bytes:
+        read_at.append(ref.offset)  # type: ignore[attr-defined]
+        return real(self, ref, source)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(RefReader, "read", counted)
+    wanted = {i: src for i, src in each(site, [1, 3, 4], held={3})}
+    assert sorted(wanted) == [1, 3, 4]
+    assert read_at == [pages[1].offset, pages[4].offset]  # 0, 2, 5 unwanted; 3 held
+    assert wanted[1].load().url == "http://a.example/1"
+    assert wanted[3].row["url"] == "http://a.example/3" and wanted[3].data is None
+    with pytest.raises(InputError, match="held by the site's fit"):
+        wanted[3].load()
+    assert HELD in str(wanted[3].error)
+    read_at.clear()
+    assert [src.load().url for _, src in each(site)] == [f"http://a.example/{i}"
+                                                         for i in range(6)]
+    assert len(read_at) == 6

@@ -26,10 +26,11 @@ Appending never rewrites what is there.
 from __future__ import annotations
 
 import io
+import itertools
 import json
 import struct
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Container, Iterable, Iterator, Sequence
 from pathlib import Path
 
 from fastwarc.stream_io import Lz4Reader, Lz4Writer
@@ -145,10 +146,14 @@ class SpillWriter:
         return self.counts
 
 
-def read_spill(parts: Iterable[tuple[str | Path, Frames]]) -> Iterator[PageRecord]:
+def read_spill(parts: Iterable[tuple[str | Path, Frames]],
+               held: Container[int] = ()) -> Iterator[PageRecord]:
     """The pages in the given frames of spill files (per file, its path and the frames to
-    read), in the order they were added."""
+    read), in the order they were added. A page whose number in that order is in `held`
+    (its caller holds it, read: a site's fit sample being cleaned) comes without a body
+    where its body is left in the input: its WARC record is not read and inflated again."""
     refs = RefReader()
+    seq = itertools.count()
     try:
         for path, frames in parts:
             where = ""
@@ -161,7 +166,7 @@ def read_spill(parts: Iterable[tuple[str | Path, Frames]]) -> Iterator[PageRecor
                         if len(data) != length:
                             raise ValueError(f"truncated: {len(data):,} of {length:,} bytes")
                         _ends(data)
-                        yield from _records(Lz4Reader(io.BytesIO(data)), refs)
+                        yield from _records(Lz4Reader(io.BytesIO(data)), refs, seq, held)
             except BaseException as exc:
                 if not _is_error(exc):
                     raise
@@ -186,14 +191,18 @@ def _ends(frame: bytes) -> None:
         raise ValueError("not a whole LZ4 frame (no end mark)")
 
 
-def _records(reader: Lz4Reader, refs: RefReader) -> Iterator[PageRecord]:
+def _records(reader: Lz4Reader, refs: RefReader, seq: Iterator[int],
+             held: Container[int]) -> Iterator[PageRecord]:
     while header := reader.read(_RECORD.size):
         meta_len, body_len = _RECORD.unpack(_exactly(reader, header, _RECORD.size))
         meta = json.loads(_exactly(reader, reader.read(meta_len), meta_len))
         index, position, source, url, ctype, offset, site, *warc = meta
         body = _exactly(reader, reader.read(body_len), body_len)
-        if len(warc) > 3:  # the payload left in the input: read it from there
-            body = refs.read(Ref.from_row(warc.pop()), source)
+        number = next(seq)
+        if len(warc) > 3:  # the payload left in the input: read it from there, unless held
+            ref = warc.pop()
+            if number not in held:
+                body = refs.read(Ref.from_row(ref), source)
         yield PageRecord(index, position, source, url, ctype, body, offset, site, *warc)
 
 

@@ -261,7 +261,7 @@ def _clean(run: Run, indices: Iterable[int], cleaner: Cleaner, cache: dict[int, 
     order = sorted({i for i in indices if i not in run.sent})
     following = dict(itertools.pairwise(order))
     announced = None  # the page whose Busy went with the last outcome
-    for i, src in each(task.pages, order):
+    for i, src in each(task.pages, order, held=frozenset(cache)):  # held: not read again
         if i in task.poison:
             yield run.error(i, src, "killed a worker")  # worded by its poison entry
             continue

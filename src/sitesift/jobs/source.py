@@ -8,7 +8,7 @@ holding the site in memory.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Container, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -67,14 +67,21 @@ def error_source(name: str, reason: str, dataset: str | None = None) -> Source:
     return Source(name, "", {"id": name}, dataset, error=reason)
 
 
-def record_source(rec: PageRecord) -> Source:
+HELD = "held by the site's fit: its page is cleaned from there, not read again"
+"""Why a held page's source cannot load (`record_source(held=True)`)."""
+
+
+def record_source(rec: PageRecord, *, held: bool = False) -> Source:
     """A crawl record as a source; its row keeps where the record came from, its WARC
-    headers included (for the crawl's result and error records)."""
+    headers included (for the crawl's result and error records). A `held` record's page is
+    held by its caller (a site's fit sample being cleaned; the spill left its body unread):
+    its source names the record but refuses to load, rather than load an empty page."""
     return Source(f"{rec.input_index}:{rec.position}", rec.input,
                   {"url": rec.url, "site": rec.site, "input": rec.input,
                    "input_index": rec.input_index,
                    "position": rec.position, "offset": rec.offset, **warc_fields(rec)},
-                  data=rec.body, content_type=rec.content_type)
+                  data=None if held else rec.body, content_type=rec.content_type,
+                  error=HELD if held else None)
 
 
 # Per input that has some of a site's pages: its spill file, and (offset, length) of each
@@ -92,31 +99,49 @@ class SpillPages:
     def __len__(self) -> int:
         return self.count
 
-    def read(self, wanted: set[int] | None) -> Iterator[tuple[int, Source]]:
+    def read(self, wanted: set[int] | None, held: Container[int] = ()
+             ) -> Iterator[tuple[int, Source]]:
         from sitesift.io.spill import read_spill
 
         left = None if wanted is None else set(wanted)
         if left is not None and not left:
             return
-        for seq, rec in enumerate(read_spill(self.parts)):
+        # (a page not wanted is not read from its input either)
+        skip = held if left is None else _Unwanted(left, held)
+        for seq, rec in enumerate(read_spill(self.parts, skip)):
             if left is not None:
                 if seq not in left:
                     continue
                 left.discard(seq)
-            yield seq, record_source(rec)
+            yield seq, record_source(rec, held=seq in held)
             if left is not None and not left:
                 return
+
+
+@dataclass(frozen=True, slots=True)
+class _Unwanted(Container[int]):
+    """The pages whose bodies `SpillPages.read` leaves unread: those not `wanted`, and the
+    `held` ones."""
+
+    wanted: set[int]
+    held: Container[int]
+
+    def __contains__(self, seq: object) -> bool:
+        return seq not in self.wanted or seq in self.held
 
 
 Pages = Sequence[Source] | SpillPages
 """A site's pages: sources in memory (page files are read when needed), or spill files."""
 
 
-def each(pages: Pages, indices: Iterable[int] | None = None) -> Iterator[tuple[int, Source]]:
+def each(pages: Pages, indices: Iterable[int] | None = None, held: Container[int] = ()
+         ) -> Iterator[tuple[int, Source]]:
     """(index, source) for `indices` (every page when None), in ascending order: spill files
-    are read front to back, once."""
+    are read front to back, once. Pages `held` by the caller (cleaned from the fit's
+    reading) are not read from their input again: their sources name them but cannot
+    load (`record_source`)."""
     if isinstance(pages, SpillPages):
-        yield from pages.read(None if indices is None else set(indices))
+        yield from pages.read(None if indices is None else set(indices), held)
         return
     for i in (range(len(pages)) if indices is None else sorted(set(indices))):
         yield i, pages[i]
