@@ -5,7 +5,7 @@
                                           [--workers 2 1] [--spark] [--no-bench]
                                           [--peers resiliparse] [--method default]
                                           [--fallback default] [--copies 4]
-                                          [--keep DIR] [--out FILE.json]
+                                          [--rounds 5] [--keep DIR] [--out FILE.json]
 
 The yardstick of issue 53. Its input is a fixed, seeded sample of modern pages from the
 shared corpora (../shared/datasets): per corpus, whole sites in a seeded order until
@@ -27,7 +27,13 @@ corpus. Then, each in a fresh process and on those same pages:
   from their index, as the bench has them);
 - `sitesift bench SLICES --methods default --peers resiliparse --workers 1`: the per-page
   median and mean CPU ms of each method from its pages.jsonl (sitesift's: parse, clean and
-  the page's share of its site's fit); the peer where installed.
+  the page's share of its site's fit); the peer where installed;
+- with `--rounds R`, R - 1 more rounds of the crawl with 2 workers, `clean DIR` and the bench
+  of `default` alone, in turn backwards and forwards (bench, clean, crawl; then crawl, clean,
+  bench; ...), each ratio taken within its round, and their medians. This machine's speed
+  moves by a quarter to a half within a minute (one run's bench read 5.7 ms a page against
+  8.4 in the next), so a crawl and a bench a minute apart can read 1.0x or 1.7x for the same
+  code; a ratio to judge is the median of rounds.
 
 For the commands: wall seconds and the CPU seconds of the whole process tree (user +
 system of every descendant: `getrusage(RUSAGE_CHILDREN)` in a small wrapper process, a
@@ -221,6 +227,17 @@ def measure(label: str, argv: list[str], pages: int) -> dict[str, Any]:
             "orphans_reaped": got["orphans"]}
 
 
+def _round(k: int, order: str, crawl: dict[str, Any], clean: dict[str, Any],
+           bench_ms: float | None) -> dict[str, Any]:
+    """One round's figures: the crawl's and clean's CPU ms a page over the bench's mean."""
+    if not bench_ms:
+        raise SystemExit(f"round {k}: the bench gave no CPU time for default")
+    return {"round": k, "order": order, "crawl_ms": crawl["cpu_ms_per_page"],
+            "clean_ms": clean["cpu_ms_per_page"], "bench_ms": bench_ms,
+            "crawl_ratio": crawl["cpu_ms_per_page"] / bench_ms,
+            "clean_ratio": clean["cpu_ms_per_page"] / bench_ms}
+
+
 def crawl_pages(out: Path) -> int:
     summary = json.loads((out / "summary.json").read_text())
     return int(summary.get("results", summary.get("pages", 0)))
@@ -238,6 +255,23 @@ def bench_rows(out: Path, cmd: list[str], pages: int) -> list[dict[str, Any]]:
              "cpu_ms_median": round(statistics.median(v), 2),
              "pages_per_core_s": round(1000 / statistics.fmean(v), 1)}
             for m, v in cpu.items() if v]
+
+
+def rounds_table(rounds: list[dict[str, Any]]) -> str:
+    """Each round's crawl, clean and bench of `default`, its ratios within the round, and
+    the medians over the rounds."""
+    out = ["| round | order | crawl x2 ms/page | pages/s per core | clean ms/page | "
+           "bench mean ms | crawl x bench | clean x bench |", "|---|---|---|---|---|---|---|---|"]
+    for r in rounds:
+        out.append(f"| {r['round']} | {r['order']} | {r['crawl_ms']:.1f} | "
+                   f"{1000 / r['crawl_ms']:.1f} | {r['clean_ms']:.1f} | {r['bench_ms']:.1f} | "
+                   f"{r['crawl_ratio']:.2f}x | {r['clean_ratio']:.2f}x |")
+    med = {k: statistics.median(r[k] for r in rounds)
+           for k in ("crawl_ms", "clean_ms", "bench_ms", "crawl_ratio", "clean_ratio")}
+    out.append(f"| median of {len(rounds)} | | {med['crawl_ms']:.1f} | "
+               f"{1000 / med['crawl_ms']:.1f} | {med['clean_ms']:.1f} | {med['bench_ms']:.1f} | "
+               f"{med['crawl_ratio']:.2f}x | {med['clean_ratio']:.2f}x |")
+    return "\n".join(out)
 
 
 def table(rows: list[dict[str, Any]], ref: float | None) -> str:
@@ -276,12 +310,21 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--fallback", default=None,
                     help="the crawl's --fallback (default: the method where it is default, "
                          "else alltext)")
+    ap.add_argument("--rounds", type=int, default=1, metavar="R",
+                    help="R - 1 more rounds of crawl (2 workers), clean DIR and the bench "
+                         "of default, in alternating order; the median of each round's "
+                         "ratios (default 1: none)")
     ap.add_argument("--keep", type=Path, help="build and keep everything here "
                                               "(default: a temp dir, removed)")
     ap.add_argument("--out", type=Path, help="write the rows and settings as JSON here")
     args = ap.parse_args(argv)
     if args.copies < 0 or args.copies == 1:
         ap.error("--copies takes 2 or more (0: off)")
+    if args.rounds < 1:
+        ap.error("--rounds takes 1 or more")
+    if args.rounds > 1 and (args.no_clean or args.no_bench or 2 not in args.workers):
+        ap.error("--rounds measures the crawl with 2 workers, clean DIR and the bench: "
+                 "not with --no-clean, --no-bench or without --workers 2")
     work = args.keep or Path(tempfile.mkdtemp(prefix="sitesift-throughput-"))
     if args.keep:
         shutil.rmtree(work, ignore_errors=True)
@@ -306,8 +349,8 @@ def main(argv: list[str] | None = None) -> int:
             many = copy_warcs(warcs, work / f"warcs-x{args.copies}", args.copies)
             runs += [(f"{label} (x{args.copies})", n, engine, many, f"{folder}-x{args.copies}")
                      for label, n, engine, _, folder in runs]
-        for label, n, engine, inputs, folder in runs:
-            out = work / folder
+        def crawl(label: str, n: int, engine: str, inputs: list[Path],
+                  out: Path) -> dict[str, Any]:
             cmd = [*ss, "crawl", *map(str, inputs), "--out", str(out), "--method", args.method,
                    "--fallback", fallback, "--workers", str(n), "-q"]
             if engine == "spark":
@@ -316,27 +359,60 @@ def main(argv: list[str] | None = None) -> int:
             row["pages"] = crawl_pages(out)  # the results the job wrote
             row["cpu_ms_per_page"] = round(1000 * row["cpu_s"] / max(row["pages"], 1), 2)
             row["pages_per_core_s"] = round(row["pages"] / row["cpu_s"], 1)
-            rows.append(row)
             print(f"{label}: {row['cpu_ms_per_page']} CPU ms/page", file=sys.stderr)
+            return row
+
+        def clean(out: Path) -> dict[str, Any]:
+            cmd = [*ss, "clean", *map(str, slices), "-o", str(out) + "/", "--workers", "1",
+                   "-q"]
+            row = measure("clean DIR -o OUT --workers 1", cmd, pages)
+            print(f"clean: {row['cpu_ms_per_page']} CPU ms/page", file=sys.stderr)
+            return row
+
+        def bench(out: Path, peers: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+            cmd = [*ss, "bench", *map(str, slices), "--methods", "default", "--peers",
+                   peers, "--workers", "1", "--out", str(out), "--no-plots", "-q"]
+            whole = measure("bench, whole run (incl. peers)", cmd, pages)
+            return whole, bench_rows(out, cmd, pages)
+
+        for label, n, engine, inputs, folder in runs:
+            rows.append(crawl(label, n, engine, inputs, work / folder))
         if not args.no_clean:
-            cmd = [*ss, "clean", *map(str, slices), "-o", str(work / "clean") + "/",
-                   "--workers", "1", "-q"]
-            rows.append(measure("clean DIR -o OUT --workers 1", cmd, pages))
-            print(f"clean: {rows[-1]['cpu_ms_per_page']} CPU ms/page", file=sys.stderr)
+            rows.append(clean(work / "clean"))
         ref = None
         if not args.no_bench:
-            out = work / "bench"
-            cmd = [*ss, "bench", *map(str, slices), "--methods", "default", "--peers",
-                   args.peers, "--workers", "1", "--out", str(out), "--no-plots", "-q"]
-            whole = measure("bench, whole run (incl. peers)", cmd, pages)
-            per_method = bench_rows(out, cmd, pages)
+            whole, per_method = bench(work / "bench", args.peers)
             rows += [*per_method, whole]
             ref = next((r["cpu_ms_per_page"] for r in per_method
                         if r["path"].startswith("bench default ")), None)
+        rounds: list[dict[str, Any]] = []
+        if args.rounds > 1:
+            first = {r["path"]: r for r in rows}
+            rounds.append(_round(1, "crawl, clean, bench", first["crawl --workers 2"],
+                                 first["clean DIR -o OUT --workers 1"], ref))
+        for k in range(2, args.rounds + 1):
+            steps = ["crawl", "clean", "bench"]
+            if k % 2 == 0:  # backwards, then forwards: a drift of the machine's speed
+                steps.reverse()  # weighs on each side of a ratio in turn
+            got: dict[str, Any] = {}
+            for step in steps:
+                if step == "crawl":
+                    got[step] = crawl("crawl --workers 2", 2, "local", warcs,
+                                      work / f"crawl-local-2-r{k}")
+                elif step == "clean":
+                    got[step] = clean(work / f"clean-r{k}")
+                else:
+                    got[step] = next(r["cpu_ms_per_page"] for r in
+                                     bench(work / f"bench-r{k}", "none")[1]
+                                     if r["path"].startswith("bench default "))
+            rounds.append(_round(k, ", ".join(steps), got["crawl"], got["clean"],
+                                 got["bench"]))
         print(f"datasets: {', '.join(f'{k} {v}' for k, v in counts.items())} "
               f"(--per-corpus {args.per_corpus} --seed {args.seed}); --method {args.method} "
               f"--fallback {fallback}; {os.cpu_count()} cores\n")
         print(table(rows, ref))
+        if rounds:
+            print(f"\nRounds, each ratio within its round:\n\n{rounds_table(rounds)}")
         if args.copies > 1:
             print(f"\nCost of a crawl of any size, from the sample and its {args.copies} "
                   f"copies:\n\n{scaling(rows)}")
@@ -351,7 +427,8 @@ def main(argv: list[str] | None = None) -> int:
                 {"datasets": counts, "per_corpus": args.per_corpus, "seed": args.seed,
                  "method": args.method, "fallback": fallback, "copies": args.copies,
                  "cpus": os.cpu_count(),
-                 "date": time.strftime("%Y-%m-%d"), "bench_mean_ms": ref, "rows": rows},
+                 "date": time.strftime("%Y-%m-%d"), "bench_mean_ms": ref, "rows": rows,
+                 "rounds": rounds},
                 indent=1) + "\n")
     finally:
         if args.keep is None:

@@ -6,21 +6,29 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tests.conftest import benchmark_script, shared_dataset
 
 
-def test_one_run_measures_every_path_on_the_same_pages(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def run_script(tmp_path: Path, capsys: pytest.CaptureFixture[str], *argv: str
+               ) -> tuple[Any, str, dict[str, Any]]:
+    """The script run on the shared corpora's slices (skipped where they are absent), kept
+    in `tmp_path / "work"`: the module, what it printed and the JSON it wrote."""
     script = benchmark_script("crawl_throughput")
     for name in script.DEFAULT:
         shared_dataset(name)  # skips where ../shared/datasets is absent
     out = tmp_path / "rows.json"
-    assert script.main(["--per-corpus", "2", "--workers", "2", "--keep",
-                        str(tmp_path / "work"), "--out", str(out)]) == 0
-    lines = [ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("|")]
+    assert script.main([*argv, "--keep", str(tmp_path / "work"), "--out", str(out)]) == 0
+    return script, capsys.readouterr().out, json.loads(out.read_text())
+
+
+def test_one_run_measures_every_path_on_the_same_pages(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    script, printed, run = run_script(tmp_path, capsys, "--per-corpus", "2", "--workers", "2")
+    lines = [ln for ln in printed.splitlines() if ln.startswith("|")]
     header = [c.strip() for c in lines[0].strip("|").split("|")]
     assert header[:6] == ["path", "pages", "wall s", "CPU ms/page", "pages/s per core",
                           "x bench mean (default)"]
@@ -28,7 +36,6 @@ def test_one_run_measures_every_path_on_the_same_pages(
     assert paths[:2] == ["crawl --workers 2", "clean DIR -o OUT --workers 1"]
     assert "bench default (per-page median / mean)" in paths
     assert all(len(ln.split("|")) == len(lines[0].split("|")) for ln in lines)
-    run = json.loads(out.read_text())
     assert run["datasets"] == {name: 2 for name in script.DEFAULT}
     by_path = {r["path"]: r for r in run["rows"]}
     assert by_path["crawl --workers 2"]["pages"] == 10
@@ -62,14 +69,9 @@ def test_the_sample_is_whole_sites_in_a_seeded_order() -> None:
 
 def test_copies_measure_each_crawl_again_on_other_sites_and_split_fixed_from_marginal(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    script = benchmark_script("crawl_throughput")
-    for name in script.DEFAULT:
-        shared_dataset(name)
-    out = tmp_path / "rows.json"
-    assert script.main(["--per-corpus", "2", "--workers", "1", "--copies", "3", "--no-clean",
-                        "--no-bench", "--keep", str(tmp_path / "work"), "--out", str(out)]) == 0
-    printed = capsys.readouterr().out
-    by_path = {r["path"]: r for r in json.loads(out.read_text())["rows"]}
+    _, printed, run = run_script(tmp_path, capsys, "--per-corpus", "2", "--workers", "1",
+                                 "--copies", "3", "--no-clean", "--no-bench")
+    by_path = {r["path"]: r for r in run["rows"]}
     assert by_path["crawl --workers 1"]["pages"] == 10
     assert by_path["crawl --workers 1 (x3)"]["pages"] == 30  # every copy cleaned
     assert "| path | fixed CPU s | marginal CPU ms/page |" in printed
@@ -89,3 +91,30 @@ def test_copies_take_two_or_more() -> None:
     script = benchmark_script("crawl_throughput")
     with pytest.raises(SystemExit):
         script.main(["--copies", "1"])
+
+
+def test_rounds_measure_again_in_turn_and_take_each_ratio_within_its_round(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _, printed, run = run_script(tmp_path, capsys, "--per-corpus", "1", "--workers", "2",
+                                 "--peers", "none", "--rounds", "3")
+    rounds = run["rounds"]
+    assert [r["round"] for r in rounds] == [1, 2, 3]
+    assert [r["order"] for r in rounds] == ["crawl, clean, bench", "bench, clean, crawl",
+                                            "crawl, clean, bench"]
+    for r in rounds:
+        assert r["crawl_ratio"] == pytest.approx(r["crawl_ms"] / r["bench_ms"])
+        assert r["clean_ratio"] == pytest.approx(r["clean_ms"] / r["bench_ms"])
+    # each round crawled into a folder of its own (a crawl's folder resumes: not reused)
+    for k in (2, 3):
+        assert json.loads((tmp_path / "work" / f"crawl-local-2-r{k}" / "summary.json")
+                          .read_text())["results"] == 5
+    assert "| median of 3 |" in printed
+
+
+@pytest.mark.parametrize("argv", [["--rounds", "0"], ["--rounds", "2", "--no-bench"],
+                                  ["--rounds", "2", "--no-clean"],
+                                  ["--rounds", "2", "--workers", "1"]])
+def test_rounds_need_the_crawl_clean_and_bench(argv: list[str]) -> None:
+    script = benchmark_script("crawl_throughput")
+    with pytest.raises(SystemExit):
+        script.main(argv)
