@@ -147,11 +147,12 @@ class SpillWriter:
 
 
 def read_spill(parts: Iterable[tuple[str | Path, Frames]],
-               held: Container[int] = ()) -> Iterator[PageRecord]:
+               unread: Container[int] = ()) -> Iterator[PageRecord]:
     """The pages in the given frames of spill files (per file, its path and the frames to
-    read), in the order they were added. A page whose number in that order is in `held`
-    (its caller holds it, read: a site's fit sample being cleaned) comes without a body
-    where its body is left in the input: its WARC record is not read and inflated again."""
+    read), in the order they were added. A page whose number in that order is in `unread`
+    (its caller does not want it, or holds it already: a site's fit sample being cleaned)
+    comes without a body where its body is left in the input: its WARC record is not read
+    and inflated for nothing."""
     refs = RefReader()
     seq = itertools.count()
     try:
@@ -166,7 +167,7 @@ def read_spill(parts: Iterable[tuple[str | Path, Frames]],
                         if len(data) != length:
                             raise ValueError(f"truncated: {len(data):,} of {length:,} bytes")
                         _ends(data)
-                        yield from _records(Lz4Reader(io.BytesIO(data)), refs, seq, held)
+                        yield from _records(Lz4Reader(io.BytesIO(data)), refs, seq, unread)
             except BaseException as exc:
                 if not _is_error(exc):
                     raise
@@ -192,16 +193,16 @@ def _ends(frame: bytes) -> None:
 
 
 def _records(reader: Lz4Reader, refs: RefReader, seq: Iterator[int],
-             held: Container[int]) -> Iterator[PageRecord]:
+             unread: Container[int]) -> Iterator[PageRecord]:
     while header := reader.read(_RECORD.size):
         meta_len, body_len = _RECORD.unpack(_exactly(reader, header, _RECORD.size))
         meta = json.loads(_exactly(reader, reader.read(meta_len), meta_len))
         index, position, source, url, ctype, offset, site, *warc = meta
         body = _exactly(reader, reader.read(body_len), body_len)
         number = next(seq)
-        if len(warc) > 3:  # the payload left in the input: read it from there, unless held
+        if len(warc) > 3:  # the payload left in the input: read it from there if wanted
             ref = warc.pop()
-            if number not in held:
+            if number not in unread:
                 body = refs.read(Ref.from_row(ref), source)
         yield PageRecord(index, position, source, url, ctype, body, offset, site, *warc)
 
