@@ -8,7 +8,8 @@ holding the site in memory.
 
 from __future__ import annotations
 
-from collections.abc import Container, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -99,16 +100,16 @@ class SpillPages:
     def __len__(self) -> int:
         return self.count
 
-    def read(self, wanted: set[int] | None, held: Container[int] = ()
+    def read(self, wanted: set[int] | None, held: AbstractSet[int] = frozenset()
              ) -> Iterator[tuple[int, Source]]:
         from sitesift.io.spill import read_spill
 
         left = None if wanted is None else set(wanted)
         if left is not None and not left:
             return
-        # (a page not wanted is not read from its input either)
-        skip = held if left is None else _Unwanted(left, held)
-        for seq, rec in enumerate(read_spill(self.parts, skip)):
+        # a page not wanted is not read from its input either, nor one held
+        unread = held if left is None else (frozenset(range(self.count)) - left) | held
+        for seq, rec in enumerate(read_spill(self.parts, unread)):
             if left is not None:
                 if seq not in left:
                     continue
@@ -118,28 +119,16 @@ class SpillPages:
                 return
 
 
-@dataclass(frozen=True, slots=True)
-class _Unwanted(Container[int]):
-    """The pages whose bodies `SpillPages.read` leaves unread: those not `wanted`, and the
-    `held` ones."""
-
-    wanted: set[int]
-    held: Container[int]
-
-    def __contains__(self, seq: object) -> bool:
-        return seq not in self.wanted or seq in self.held
-
-
 Pages = Sequence[Source] | SpillPages
 """A site's pages: sources in memory (page files are read when needed), or spill files."""
 
 
-def each(pages: Pages, indices: Iterable[int] | None = None, held: Container[int] = ()
-         ) -> Iterator[tuple[int, Source]]:
+def each(pages: Pages, indices: Iterable[int] | None = None,
+         held: AbstractSet[int] = frozenset()) -> Iterator[tuple[int, Source]]:
     """(index, source) for `indices` (every page when None), in ascending order: spill files
-    are read front to back, once. Pages `held` by the caller (cleaned from the fit's
-    reading) are not read from their input again: their sources name them but cannot
-    load (`record_source`)."""
+    are read front to back, once. In a spill, pages `held` by the caller (cleaned from the
+    fit's reading) are not read from their input again: their sources name them but cannot
+    load (`record_source`); a listed source is only read when it is loaded anyway."""
     if isinstance(pages, SpillPages):
         yield from pages.read(None if indices is None else set(indices), held)
         return
