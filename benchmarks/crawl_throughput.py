@@ -257,6 +257,12 @@ def bench_rows(out: Path, cmd: list[str], pages: int) -> list[dict[str, Any]]:
             for m, v in cpu.items() if v]
 
 
+def default_mean(per_method: list[dict[str, Any]]) -> float | None:
+    """The bench's mean CPU ms a page for `default` (`bench_rows`), None without it."""
+    return next((r["cpu_ms_per_page"] for r in per_method
+                 if r["path"].startswith("bench default ")), None)
+
+
 def rounds_table(rounds: list[dict[str, Any]]) -> str:
     """Each round's crawl, clean and bench of `default`, its ratios within the round, and
     the medians over the rounds."""
@@ -383,8 +389,7 @@ def main(argv: list[str] | None = None) -> int:
         if not args.no_bench:
             whole, per_method = bench(work / "bench", args.peers)
             rows += [*per_method, whole]
-            ref = next((r["cpu_ms_per_page"] for r in per_method
-                        if r["path"].startswith("bench default ")), None)
+            ref = default_mean(per_method)
         rounds: list[dict[str, Any]] = []
         if args.rounds > 1:
             first = {r["path"]: r for r in rows}
@@ -402,9 +407,7 @@ def main(argv: list[str] | None = None) -> int:
                 elif step == "clean":
                     got[step] = clean(work / f"clean-r{k}")
                 else:
-                    got[step] = next(r["cpu_ms_per_page"] for r in
-                                     bench(work / f"bench-r{k}", "none")[1]
-                                     if r["path"].startswith("bench default "))
+                    got[step] = default_mean(bench(work / f"bench-r{k}", "none")[1])
             rounds.append(_round(k, ", ".join(steps), got["crawl"], got["clean"],
                                  got["bench"]))
         print(f"datasets: {', '.join(f'{k} {v}' for k, v in counts.items())} "
