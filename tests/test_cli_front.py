@@ -145,7 +145,7 @@ def test_methods_and_set_help_list_every_setting_with_its_default(
         capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["methods", "default"]) == 0
     out = capsys.readouterr().out
-    for key in ("preset=balanced", "threshold=null", "comments=auto", "relative=0.5"):
+    for key in ("preset=balanced", "threshold=null", "comments=stories", "relative=0.5"):
         assert f"--set {key}" in out
     assert main(["clean", "--set", "help", "--method", "sst"]) == 0
     out = capsys.readouterr().out

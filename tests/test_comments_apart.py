@@ -95,16 +95,17 @@ def test_clean_json_and_the_crawl_record_hold_the_comments(tmp_path: Path) -> No
 
 
 def test_a_bad_comments_value_is_refused_before_any_work(tmp_path: Path) -> None:
-    with pytest.raises(SettingsError, match="comments must be one of auto, drop, separate"):
+    values = "comments must be one of stories, auto, drop, separate"
+    with pytest.raises(SettingsError, match=values):
         sitesift.clean(BLOG, comments="apart")
     page = tmp_path / "blog.html"
     page.write_text(BLOG, encoding="utf-8")
     out = tmp_path / "out"
     refused(["clean", str(page), "--set", "comments=apart", "-o", str(out)],
-            "comments must be one of auto, drop, separate")
+            values)
     assert not out.exists()
     refused(["crawl", str(tmp_path), "--set", "comments=keep", "--out", str(tmp_path / "c")],
-            "comments must be one of auto, drop, separate")
+            values)
     # a method without the switch refuses it too
     with pytest.raises(SettingsError, match="comments"):
         sitesift.clean(BLOG, method="alltext", comments="separate")
@@ -128,3 +129,21 @@ def test_dragnet_pages_comments_apart_match_its_comment_gold() -> None:
         text_apart.append(token_prf(apart.text, gold).f1)
     assert sum(s > 0.5 for s in scores) >= 6, scores
     assert sum(text_apart) >= sum(text_auto) - 0.05 * len(rows)
+
+
+def test_a_page_declaring_a_story_loses_its_comment_section_by_default() -> None:
+    # the default (`comments=stories`) drops the comment section of a page that declares a
+    # story whatever the model says, and names the switch in each block's reason
+    story = BLOG.replace("<title>", "<meta property='og:type' content='article'><title>")
+    default = sitesift.clean(story)
+    assert default.text == sitesift.clean(story, comments="drop").text
+    assert STORY in default.text and "Ann says" not in default.text
+    assert all(b.reason.endswith("comments=drop") for b in default.blocks
+               if "Bob says" in b.text or "Agreed" in b.text)
+    # a page declaring no story, or a forum thread declaring one: the model's call
+    undeclared = sitesift.clean(BLOG)
+    assert undeclared.text == sitesift.clean(BLOG, comments="auto").text
+    assert not any("comments=" in b.reason for b in undeclared.blocks)
+    thread = "https://forums.example.com/threads/budget-delayed.1/"
+    posts = sitesift.clean(story, url=thread)
+    assert not any("comments=" in b.reason for b in posts.blocks)

@@ -25,12 +25,16 @@ pub(crate) struct PageKind {
     pub(crate) product: bool,
 }
 
-/// Hosts that are forums by name (`forum.`, `forums.`, `community.`, `discuss.`, `bbs.`).
+/// Hosts that are forums by name (`forum.`, `forums.`, `community.`, `discuss.`, `bbs.`),
+/// or whose name ends in one (`warriorforum.com`, `macrumorsforums.com`; not
+/// `forumdaily.com`).
 fn forum_host_re() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
-        Regex::new(r"(?i)^(forums?|community|communities|discuss|discussions?|bbs|boards?)\.")
-            .unwrap()
+        Regex::new(
+            r"(?i)^(community|communities|discuss|discussions?|bbs|boards?)\.|(^|\.)[a-z0-9-]*forums?\.",
+        )
+        .unwrap()
     })
 }
 
@@ -113,6 +117,7 @@ mod tests {
             "https://example.org/t/help-me/12345",
             "http://example.net/board/viewtopic.php?t=9",
             "https://community.example.com/travel/japan",
+            "https://www.warriorforum.com/beginners-area/1488296-will-it-work.html",
         ] {
             assert!(kind("", Some(url)).forum, "{url}");
         }
@@ -142,6 +147,8 @@ mod tests {
             "https://www.example.com/2024/05/a-story.html",
             "https://news.example.com/topic-of-the-day/story",
             "https://example.com/tutorials/threads-in-rust",
+            "https://www.forumdaily.com/en/a-story/",
+            "https://example.forum/2024/a-story",
             "not a url",
         ] {
             assert!(!kind("", Some(url)).forum, "{url}");

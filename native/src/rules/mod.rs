@@ -70,7 +70,9 @@ impl Phase {
 
 /// A switch's value: `auto` leaves the blocks to the model; `drop` and `keep` decide them;
 /// `separate` (comments only) drops them from the main text and keeps them apart, as the
-/// result's comments (`pipeline::comment_elements`).
+/// result's comments (`pipeline::comment_elements`); `stories` (comments only) drops them
+/// on a page that declares a story and is no discussion, and leaves the rest to the model
+/// (`editorial::comments`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) enum Setting {
     #[default]
@@ -78,14 +80,16 @@ pub(crate) enum Setting {
     Drop,
     Keep,
     Separate,
+    Stories,
 }
 
 impl Setting {
-    const ALL: [Setting; 4] = [
+    const ALL: [Setting; 5] = [
         Setting::Auto,
         Setting::Drop,
         Setting::Keep,
         Setting::Separate,
+        Setting::Stories,
     ];
 
     pub(crate) fn word(self) -> &'static str {
@@ -94,15 +98,16 @@ impl Setting {
             Setting::Drop => "drop",
             Setting::Keep => "keep",
             Setting::Separate => "separate",
+            Setting::Stories => "stories",
         }
     }
 
     /// What a rule set so decides of the blocks it marks in the main text (none for
-    /// `auto`; `separate` takes them out of it).
+    /// `auto`; `separate` takes them out of it, and `stories` on the pages it reads).
     fn decision(self) -> Option<Decision> {
         match self {
             Setting::Auto => None,
-            Setting::Drop | Setting::Separate => Some(Decision::Drop),
+            Setting::Drop | Setting::Separate | Setting::Stories => Some(Decision::Drop),
             Setting::Keep => Some(Decision::Keep),
         }
     }
@@ -419,7 +424,7 @@ mod tests {
         assert_eq!(Settings::default(), parse(&[]).unwrap());
         assert_eq!(
             parse(&[("comments", "keep")]).unwrap_err(),
-            "comments=keep: use auto, drop or separate"
+            "comments=keep: use stories, auto, drop or separate"
         );
         let apart = parse(&[("comments", "separate")]).unwrap();
         assert_eq!(apart.get(comments), Setting::Separate);
@@ -459,7 +464,7 @@ mod tests {
     #[test]
     fn the_table_holds_its_promises() {
         // one rule a name; each default one of its values, first; the switches on by
-        // default but the editorial kinds
+        // default but the editorial kinds, of which comments is on (`stories`)
         let mut names: Vec<&str> = RULES.iter().map(|r| r.name).collect();
         names.sort_unstable();
         names.dedup();
@@ -468,7 +473,8 @@ mod tests {
             let values = r.values();
             assert_eq!(values[0], r.default, "{}", r.name);
             assert_eq!(values.len(), r.on.len() + 1, "{}", r.name);
-            assert_eq!(r.default == Auto, r.phase == Editorial, "{}", r.name);
+            let editorial = r.phase == Editorial && r.name != "comments";
+            assert_eq!(r.default == Auto, editorial, "{}", r.name);
             assert!(!r.on.contains(&Auto) && !r.summary.is_empty(), "{}", r.name);
         }
         // the precedence the verdicts rely on: the editorial kinds, bar, take-out, then
@@ -503,7 +509,7 @@ mod tests {
                 .map(|s| s.word())
                 .collect()
         };
-        assert_eq!(words("comments"), ["auto", "drop", "separate"]);
+        assert_eq!(words("comments"), ["stories", "auto", "drop", "separate"]);
         assert_eq!(words("captions"), ["auto", "drop", "keep"]);
         assert_eq!(words("records"), ["keep", "auto"]);
         assert_eq!(words("hidden"), ["drop", "auto"]);

@@ -4,7 +4,7 @@
 
 use super::Phase::{Bar, BringIn, Editorial, TakeOut};
 use super::Report::{Always, Brought, OverCut, OverCutOrBrought};
-use super::Setting::{Auto, Drop, Keep, Separate};
+use super::Setting::{Auto, Drop, Keep, Separate, Stories};
 use super::{
     articles, choices, consent, dialogs, editorial, hidden, listings, notices, records, reviews,
     slideshows, teasers, unseen, Context, Phase, Report, Rule, Setting,
@@ -21,8 +21,8 @@ pub(crate) const N_RULES: usize = 16;
 #[rustfmt::skip]
 pub(super) const TABLE: [Rule; N_RULES] = [
     //   name          phase      on (or auto)    def.  report            run; the summary below
-    rule("comments",   Editorial, &[Drop, Separate], Auto, Always,        editorial::comments,
-         "The page's comment section (named for comments by class, id, role or itemprop); `separate`: apart, as the comments."),
+    rule("comments",   Editorial, &[Drop, Separate, Stories], Stories, Always, editorial::comments,
+         "The page's comment section (named by class, id, role or itemprop); `stories`: where the page declares a story, no forum; `separate`: apart."),
     rule("captions",   Editorial, &[Drop, Keep],  Auto, Always,           editorial::captions,
          "Photo captions and credits (`<figcaption>`, a class or id naming a caption)."),
     rule("bylines",    Editorial, &[Drop, Keep],  Auto, Always,           editorial::bylines,

@@ -22,7 +22,7 @@ the page's highest block probability, and every preset's cut scales by the same 
 (`extractor.model.page_cut`; `relative=0` turns this off).
 
 Conventions the gold corpora disagree on are switches, each `auto` (the model decides) or
-set against it (`comments=drop|separate`, `captions`, `bylines`, `dates`, and the rules
+set against it (`comments=stories|drop|separate`, `captions`, `bylines`, `dates`, and the rules
 `records`, `listings`, `teasers`, `unseen`, `notices`, ...): each is a rule of the core in
 `native/src/rules/`, in a file named for it (the four editorial kinds in `editorial.rs`).
 Their one list, with values, defaults, precedence and a line each, is the core's table
@@ -167,7 +167,8 @@ class DefaultParams:
 class DefaultCleaner(ParamsCleaner[DefaultParams]):
     """Learned two-stage block classifier with site evidence when pages of the site are
     at hand. Each rule's switch (comments ... unseen) is `auto` (the model decides)
-    or set against the model: `drop` takes what it names out, `keep` keeps it."""
+    or set against the model: `drop` takes what it names out, `keep` keeps it (the
+    defaults are the core's table: `comments=stories`, `records=keep`, ...)."""
 
     name = "default"
     site_level = True
