@@ -95,17 +95,17 @@ def test_clean_json_and_the_crawl_record_hold_the_comments(tmp_path: Path) -> No
 
 
 def test_a_bad_comments_value_is_refused_before_any_work(tmp_path: Path) -> None:
-    values = "comments must be one of stories, auto, drop, separate"
-    with pytest.raises(SettingsError, match=values):
+    refusal = "comments must be one of stories, auto, drop, separate"
+    with pytest.raises(SettingsError, match=refusal):
         sitesift.clean(BLOG, comments="apart")
     page = tmp_path / "blog.html"
     page.write_text(BLOG, encoding="utf-8")
     out = tmp_path / "out"
     refused(["clean", str(page), "--set", "comments=apart", "-o", str(out)],
-            values)
+            refusal)
     assert not out.exists()
     refused(["crawl", str(tmp_path), "--set", "comments=keep", "--out", str(tmp_path / "c")],
-            values)
+            refusal)
     # a method without the switch refuses it too
     with pytest.raises(SettingsError, match="comments"):
         sitesift.clean(BLOG, method="alltext", comments="separate")
